@@ -1,0 +1,34 @@
+# Quick start:  make run   (build, then benchmark a built-in example)
+#               make test  (normal + sanitizer builds, ctest on both)
+# Other targets: make build, make install [PREFIX=...], make clean.
+JOBS   ?= $(shell nproc)
+PREFIX ?= /usr/local
+CMAKE_FLAGS ?=
+
+.PHONY: run test build build-asan install deps clean
+
+deps:
+	@./scripts/deps.sh
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+	cmake --build build -j $(JOBS)
+
+# Sanitizers and nvcc-compiled device code do not mix; the sanitizer build
+# checks the host code, the GPU tests run on the device machine.
+build-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBSRMV_SANITIZE=ON -DBSRMV_CUDA=OFF $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+
+run: build
+	./build/bsrmv bench --example
+
+test: build build-asan
+	cd build && ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+install: build
+	cmake --install build
+
+clean:
+	rm -rf build build-asan

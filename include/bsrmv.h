@@ -1,0 +1,396 @@
+/*
+ * bsrmv: block-sparse matrix times vector, y = alpha*op(A)*x + beta*y.
+ *
+ * One header, C11.  Every symbol starts with bsrmv_ / BSRMV_.
+ *
+ * Conventions
+ *  - Every function that can fail returns a bsrmv_status.  On failure it
+ *    leaves its outputs untouched (handles set to NULL), frees what it
+ *    allocated, and records a message that bsrmv_last_error() returns
+ *    (per thread).  Nothing in the library aborts or prints.
+ *  - Matrices are standard BSR (a.k.a. BCSR): mb block rows, nb block
+ *    columns, square bs x bs blocks, nnzb stored blocks.
+ *      row_ptr[mb+1]  64-bit, row_ptr[0] == 0, non-decreasing, row_ptr[mb] == nnzb
+ *      col_idx[nnzb]  32-bit block-column indices, 0-based, strictly
+ *                     increasing within a block row
+ *      val[nnzb*bs*bs] block k starts at val + k*bs*bs; inside a block the
+ *                     entries are column-major (BSRMV_COL_MAJOR, the default,
+ *                     Eberhardt & Hoemmen's layout) or row-major
+ *                     (BSRMV_ROW_MAJOR, cuSPARSE's BSR direction "row").
+ *    The matrix is (mb*bs) x (nb*bs).  x has nb*bs entries and y mb*bs
+ *    (swapped for the transpose).
+ *  - Value type: float or double, the same for A, x and y.  alpha and beta
+ *    are passed as double and rounded to the matrix type.
+ */
+#ifndef BSRMV_H
+#define BSRMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSRMV_VERSION_MAJOR 0
+#define BSRMV_VERSION_MINOR 1
+#define BSRMV_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ */
+/* Status codes and errors                                             */
+/* ------------------------------------------------------------------ */
+
+typedef enum bsrmv_status {
+    BSRMV_SUCCESS = 0,
+    BSRMV_ERR_ARGUMENT,     /* NULL pointer, negative size, unknown enum   */
+    BSRMV_ERR_NOMEM,        /* host allocation failed                      */
+    BSRMV_ERR_OVERFLOW,     /* a size or offset does not fit its type      */
+    BSRMV_ERR_STRUCTURE,    /* index arrays break a BSR/CSR/COO rule       */
+    BSRMV_ERR_DIMENSION,    /* vector length does not match the matrix     */
+    BSRMV_ERR_IO,           /* a file could not be opened, read or written */
+    BSRMV_ERR_FORMAT,       /* malformed Matrix Market file                */
+    BSRMV_ERR_UNSUPPORTED,  /* valid request this build cannot serve       */
+    BSRMV_ERR_DEVICE,       /* a CUDA call failed                          */
+    BSRMV_ERR_DEVICE_NOMEM, /* device allocation failed                    */
+    BSRMV_ERR_NO_DEVICE     /* no usable GPU, or library built without CUDA */
+} bsrmv_status;
+
+/* Fixed English name of a status, e.g. "BSRMV_ERR_STRUCTURE". */
+const char *bsrmv_status_string(bsrmv_status s);
+
+/* Message of the last failure in the calling thread ("" if none).  The
+ * pointer stays valid until the thread's next failing call. */
+const char *bsrmv_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Enums                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef enum bsrmv_type {
+    BSRMV_FLOAT = 0,
+    BSRMV_DOUBLE = 1
+} bsrmv_type;
+
+typedef enum bsrmv_order {
+    BSRMV_COL_MAJOR = 0,
+    BSRMV_ROW_MAJOR = 1
+} bsrmv_order;
+
+typedef enum bsrmv_op {
+    BSRMV_OP_N = 0, /* y = alpha*A*x   + beta*y */
+    BSRMV_OP_T = 1  /* y = alpha*A^T*x + beta*y */
+} bsrmv_op;
+
+/* Size in bytes of one value of type t (0 for an unknown type). */
+size_t bsrmv_type_size(bsrmv_type t);
+
+/* ------------------------------------------------------------------ */
+/* Structure check                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum bsrmv_rule {
+    BSRMV_RULE_OK = 0,
+    BSRMV_RULE_SIZES,          /* mb, nb, bs or nnzb out of range          */
+    BSRMV_RULE_ROW_PTR_START,  /* row_ptr[0] != 0                          */
+    BSRMV_RULE_ROW_PTR_ORDER,  /* row_ptr[i+1] < row_ptr[i]                */
+    BSRMV_RULE_ROW_PTR_END,    /* row_ptr[mb] != nnzb                      */
+    BSRMV_RULE_COL_RANGE,      /* col_idx outside [0, nb)                  */
+    BSRMV_RULE_COL_ORDER,      /* col_idx decreasing within a block row    */
+    BSRMV_RULE_COL_DUPLICATE   /* the same col_idx twice in a block row    */
+} bsrmv_rule;
+
+typedef struct bsrmv_check_report {
+    bsrmv_rule rule; /* first rule broken, BSRMV_RULE_OK if none          */
+    int64_t row;     /* block row where it broke (-1 if not row-specific) */
+    int64_t pos;     /* index into col_idx or row_ptr where it broke      */
+} bsrmv_check_report;
+
+/* Check BSR index arrays.  Returns BSRMV_SUCCESS or BSRMV_ERR_STRUCTURE
+ * (BSRMV_ERR_ARGUMENT for NULL pointers).  report may be NULL. */
+bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                             const int64_t *row_ptr, const int32_t *col_idx,
+                             bsrmv_check_report *report);
+
+/* Name of a rule, e.g. "col_idx not sorted within a block row". */
+const char *bsrmv_rule_string(bsrmv_rule r);
+
+/* ------------------------------------------------------------------ */
+/* Coordinate (triplet) matrices: the exchange format of the I/O and   */
+/* the converters.  A plain struct, owned by whoever allocated it.     */
+/* ------------------------------------------------------------------ */
+
+typedef struct bsrmv_coo {
+    int64_t m, n;   /* scalar rows and columns                      */
+    int64_t nnz;    /* entries in use                               */
+    int64_t *row;   /* 0-based row of each entry                    */
+    int64_t *col;   /* 0-based column of each entry                 */
+    double *val;    /* value of each entry                          */
+} bsrmv_coo;
+
+/* Allocate a COO with room for nnz entries (nnz entries in use). */
+bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz);
+void bsrmv_coo_destroy(bsrmv_coo *coo);
+
+/* Number of aligned bs x bs blocks that hold at least one entry of coo, as
+ * an aligned split would make.  Fill ratio = nnzb*bs*bs / nnz. */
+bsrmv_status bsrmv_coo_count_blocks(const bsrmv_coo *coo, int bs, int64_t *nnzb);
+
+/* ------------------------------------------------------------------ */
+/* Matrix Market I/O                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Read a coordinate Matrix Market file (.mtx or gzip-compressed .mtx.gz,
+ * detected from the content).  Fields real, integer and pattern (pattern
+ * entries get the value 1); symmetric and skew-symmetric files are expanded
+ * to both triangles.  Errors: BSRMV_ERR_IO (cannot open/read),
+ * BSRMV_ERR_FORMAT (the message names the line and what is wrong),
+ * BSRMV_ERR_UNSUPPORTED (array or complex files).  If progress is non-zero
+ * and stderr is a terminal, long reads print progress to stderr. */
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress);
+
+/* Write coo as "coordinate real general", 1-based, 17 significant digits;
+ * a path ending in ".gz" is written gzip-compressed. */
+bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo);
+
+/* ------------------------------------------------------------------ */
+/* BSR matrix (opaque)                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct bsrmv_matrix bsrmv_matrix;
+
+/* Create a matrix by copying the caller's BSR arrays (checked first). */
+bsrmv_status bsrmv_matrix_create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                 int64_t nnzb, const int64_t *row_ptr,
+                                 const int32_t *col_idx, const void *val,
+                                 bsrmv_type type, bsrmv_order order);
+
+/* Wrap the caller's BSR arrays without copying (checked first).  The
+ * arrays must outlive the handle and must not change structure; values
+ * may change between calls. */
+bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                               int64_t nnzb, const int64_t *row_ptr,
+                               const int32_t *col_idx, const void *val,
+                               bsrmv_type type, bsrmv_order order);
+
+/* How scalar entries become blocks when building from COO/CSR. */
+typedef enum bsrmv_blocking {
+    /* Cut the matrix into aligned bs x bs blocks; a block holding any entry
+     * is stored whole, missing entries as explicit zeros.  The scalar matrix
+     * is padded with zero rows/columns to a multiple of bs. */
+    BSRMV_SPLIT = 0,
+    /* Replace every scalar a_ij by a dense bs x bs block: the matrix grows
+     * to (m*bs) x (n*bs) with the same block pattern as the scalar one.
+     * Block entry (r,c) is a_ij * (1 + 0.25*u) with u in [-1,1) drawn from
+     * seed, so blocks are not constant (the KSPARSE test-matrix method). */
+    BSRMV_PROMOTE = 1
+} bsrmv_blocking;
+
+/* Build a BSR matrix from COO (any order; duplicates are summed). */
+bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                   bsrmv_blocking how, uint64_t seed,
+                                   bsrmv_type type, bsrmv_order order);
+
+/* Build from 0-based scalar CSR (row_ptr[m+1], col_idx[nnz], val[nnz]);
+ * columns need not be sorted, duplicates are summed. */
+bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
+                                   const int64_t *row_ptr, const int64_t *col_idx,
+                                   const double *val, int bs, bsrmv_blocking how,
+                                   uint64_t seed, bsrmv_type type, bsrmv_order order);
+
+/* Scalar entries of A (explicit zeros inside blocks included) as COO. */
+bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo);
+
+void bsrmv_matrix_destroy(bsrmv_matrix *A);
+
+typedef struct bsrmv_matrix_info {
+    int64_t mb, nb, nnzb;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t rows, cols;          /* mb*bs, nb*bs                      */
+    int64_t row_len_min;         /* blocks in the shortest block row  */
+    int64_t row_len_max;         /* blocks in the longest block row   */
+    double row_len_mean;
+    int64_t empty_rows;          /* block rows with no block          */
+    int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
+} bsrmv_matrix_info;
+
+bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
+
+/* Read-only views of the arrays (for uploading or exporting). */
+bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
+                                 const int32_t **col_idx, const void **val);
+
+/* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
+ * (y counted once; reading it when beta != 0 is not added). */
+double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
+
+/* ------------------------------------------------------------------ */
+/* CPU SpMV                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Which CPU kernel bsrmv_spmv uses for this matrix. */
+typedef enum bsrmv_cpu_kernel {
+    /* Compile-time block size where one is built (bs 1..8, 12, 16, 24, 32),
+     * else the generic kernel. */
+    BSRMV_CPU_AUTO = 0,
+    /* The runtime-bs kernel for every bs (the baseline that shows what
+     * specialisation gains). */
+    BSRMV_CPU_GENERIC = 1
+} bsrmv_cpu_kernel;
+
+bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k);
+
+/* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads
+ * (omp_get_max_threads(), i.e. OMP_NUM_THREADS or omp_set_num_threads).
+ * nx and ny are the lengths of x and y (checked against op(A)).
+ * beta == 0: y is only written (NaN/Inf in y do not propagate).
+ * alpha == 0: A and x are not read; y = beta*y.
+ * x and y must not overlap. */
+bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A,
+                        const void *x, int64_t nx, double beta, void *y, int64_t ny);
+
+/* Threads bsrmv_spmv will use (for reports). */
+int bsrmv_num_threads(void);
+
+/* ------------------------------------------------------------------ */
+/* Generators (reproducible from the seed)                             */
+/* ------------------------------------------------------------------ */
+
+/* A 3D nx*ny*nz grid of nodes, bs unknowns per node, each node coupled to
+ * its neighbours by a 7-point (faces) or 27-point (faces, edges, corners)
+ * stencil: block row = node, one dense bs x bs block per neighbour.
+ * Off-diagonal entries are uniform in [-1, 0); the diagonal block is made
+ * strictly diagonally dominant by rows, so the matrix is nonsingular. */
+bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
+                                 int bs, int stencil_points, uint64_t seed,
+                                 bsrmv_type type, bsrmv_order order);
+
+/* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
+bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
+/* functions return BSRMV_ERR_NO_DEVICE.                               */
+/* ------------------------------------------------------------------ */
+
+/* (section owned by the CUDA backend: src/cuda/) */
+
+/* A BSR matrix in device memory plus its plan: row-length statistics and
+ * the kernel and launch geometry chosen once, when the handle is made (like
+ * cuSPARSE's preprocess or MKL's inspector).  Not thread-safe per handle. */
+typedef struct bsrmv_gpu_matrix bsrmv_gpu_matrix;
+
+/* Kernel families (docs/GPU.md). */
+typedef enum bsrmv_gpu_kernel {
+    BSRMV_GPU_AUTO = 0,           /* tune table, else the default rule      */
+    BSRMV_GPU_BY_BLOCK = 1,       /* Eberhardt-Hoemmen by-block, bs <= 5    */
+    BSRMV_GPU_BY_COLUMN = 2,      /* by-column, sub-warp groups, bs <= 32   */
+    BSRMV_GPU_ROW_PER_THREAD = 3, /* row per thread, x in shared memory     */
+    BSRMV_GPU_K1_SMALL = 4,       /* KSPARSE K1: truncated warps, bs <= 5   */
+    BSRMV_GPU_K2_MEDIUM = 5,      /* KSPARSE K2: thread arrays, register blocking */
+    BSRMV_GPU_K3_LARGE = 6,       /* KSPARSE K3: several thread blocks per row */
+    BSRMV_GPU_TRANSPOSE = 7       /* op = T (atomic scatter); chosen for OP_T */
+} bsrmv_gpu_kernel;
+
+/* A kernel and its tuning parameters; 0 means "the family's default".
+ *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN: 8, 16, 32) or
+ *           thread groups per block (K2, K3: NTG)
+ *  rows:    consecutive block rows per group / thread array
+ *  threads: threads per thread block (BY_BLOCK, K1, BY_COLUMN, ROW_PER_THREAD)
+ *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
+ *           per thread block */
+typedef struct bsrmv_gpu_config {
+    bsrmv_gpu_kernel kernel;
+    int group, rows, threads, param;
+} bsrmv_gpu_config;
+
+/* The plan of a device matrix. */
+typedef struct bsrmv_gpu_plan_info {
+    int device;
+    int64_t mb, nb, nnzb;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t row_len_min, row_len_max, empty_rows;
+    double row_len_mean, row_len_std;
+    bsrmv_gpu_config config;   /* what bsrmv_gpu_spmv(OP_N) launches        */
+    int from_tune_table;       /* 1 if config came from the tune table      */
+    int owns_arrays;           /* 1 if uploaded, 0 if wrapped               */
+    size_t device_bytes;       /* device memory the handle allocated        */
+} bsrmv_gpu_plan_info;
+
+/* Number of CUDA devices (0 when none or no driver: then BSRMV_ERR_NO_DEVICE
+ * with the reason in bsrmv_last_error()). */
+bsrmv_status bsrmv_gpu_device_count(int *count);
+
+/* "NVIDIA H100 80GB HBM3" etc. */
+bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
+
+/* Copy a host matrix to `device` (stream may be NULL: the legacy default
+ * stream; the copy is complete when the call returns). */
+bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
+                                     int device, void *stream);
+
+/* Wrap BSR arrays already in device memory of `device` (no copy).  The
+ * pointers must be device (or managed) memory: a host pointer gives
+ * BSRMV_ERR_ARGUMENT.  row_ptr is copied to the host once to build the plan
+ * (and checked: row_ptr[0] == 0, non-decreasing, row_ptr[mb] == nnzb); the
+ * arrays must outlive the handle. */
+bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb, int64_t nb, int bs,
+                                   int64_t nnzb, const int64_t *d_row_ptr,
+                                   const int32_t *d_col_idx, const void *d_val,
+                                   bsrmv_type type, bsrmv_order order, int device);
+
+void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA);
+
+/* y = alpha*op(A)*x + beta*y with x and y in device memory, enqueued on
+ * `stream` (a cudaStream_t; NULL = default stream); asynchronous.  nx, ny
+ * as for bsrmv_spmv.  beta == 0 never reads y; alpha == 0 reads neither A
+ * nor x.  Errors: BSRMV_ERR_ARGUMENT (host pointer for x or y, NULL),
+ * BSRMV_ERR_DIMENSION, BSRMV_ERR_DEVICE (launch failure). */
+bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
+                            const void *d_x, int64_t nx, double beta, void *d_y,
+                            int64_t ny, void *stream);
+
+/* Force a kernel (cfg->kernel == BSRMV_GPU_AUTO or cfg == NULL: back to the
+ * automatic choice).  BSRMV_ERR_UNSUPPORTED if that kernel/parameter set is
+ * not built for this bs. */
+bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const bsrmv_gpu_config *cfg);
+
+/* Every built kernel/parameter set that applies to dA (for benchmarks and
+ * the tuner): up to max entries into cfgs, the total in *n. */
+bsrmv_status bsrmv_gpu_candidates(const bsrmv_gpu_matrix *dA, bsrmv_gpu_config *cfgs,
+                                  int max, int *n);
+
+bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *dA, bsrmv_gpu_plan_info *info);
+
+/* "by_column", "k2_medium", ... and "by_column/g8/r4/t256/p0". */
+const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k);
+void bsrmv_gpu_config_string(const bsrmv_gpu_config *cfg, char *buf, size_t len);
+
+/* Tune table (text, written by `bsrmv tune`): lines
+ *   type order bs kernel group rows threads param
+ * e.g. "double col 3 by_column 16 4 256 0"; '#' starts a comment.  Loaded
+ * from path, or with path == NULL from $BSRMV_TUNE_FILE (nothing if unset).
+ * The table is read by plans made after the call; the first plan loads
+ * $BSRMV_TUNE_FILE by itself. */
+bsrmv_status bsrmv_gpu_load_tune_file(const char *path);
+
+/* Device memory helpers (cudaMalloc/cudaFree/cudaMemcpy with bsrmv errors:
+ * BSRMV_ERR_DEVICE_NOMEM when the allocation does not fit). */
+bsrmv_status bsrmv_gpu_malloc(void **p, size_t bytes);
+void bsrmv_gpu_free(void *p);
+bsrmv_status bsrmv_gpu_to_device(void *d_dst, const void *src, size_t bytes);
+bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes);
+
+/* Read bandwidth of the current device: a read-only kernel over `bytes`
+ * (>= 1 GiB recommended), median of `reps` passes after a warm-up, in
+ * 1e9 bytes/s. */
+bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BSRMV_H */

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs what the build needs from the distribution's packages, or says
+# exactly what is missing when it cannot.
+set -e
+missing=""
+command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
+command -v cc >/dev/null 2>&1 || missing="$missing gcc"
+[ -f /usr/include/zlib.h ] || missing="$missing zlib1g-dev"
+[ -n "$missing" ] || exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bsrmv: installing:$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+else
+    echo "bsrmv: missing packages:$missing (install them, e.g. sudo apt-get install -y$missing)" >&2
+    exit 1
+fi

@@ -1,0 +1,185 @@
+/* One source for every CPU SpMV kernel variant.  spmv.c includes it once
+ * per value type with T (the type) and SUF (a name suffix) defined.  The
+ * block size, block order and unroll depth reach the always_inline bodies
+ * as arguments that are compile-time constants in every specialised
+ * caller, so -O3 unrolls the block loops and vectorises them for that size;
+ * the generic caller passes a runtime bs and gets the same loops unspecialised. */
+
+#define FN_(name, suf) name##_##suf
+#define FN2(name, suf) FN_(name, suf)
+#define FN(name) FN2(name, SUF)
+#define INLINE static inline __attribute__((always_inline))
+
+/* acc[r] += sum_c A(r,c) * xb[c] for one block. */
+INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
+                        const T *restrict a, const T *restrict xb)
+{
+    if (order == BSRMV_COL_MAJOR) {
+        /* Eberhardt & Hoemmen's Algorithm 1: stream val down each column. */
+        for (int c = 0; c < bs; c++) {
+            const T xc = xb[c];
+            for (int r = 0; r < bs; r++)
+                acc[r] += a[c * bs + r] * xc;
+        }
+    } else {
+        for (int r = 0; r < bs; r++) {
+            T s = 0;
+#pragma omp simd reduction(+ : s)
+            for (int c = 0; c < bs; c++)
+                s += a[r * bs + c] * xb[c];
+            acc[r] += s;
+        }
+    }
+}
+
+/* y rows [r0, r1) = alpha * (A x) + beta * y.  U independent accumulator
+ * sets take consecutive blocks so that small blocks are not limited by the
+ * latency of one chain of FMAs; acc holds U*bs values. */
+INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64_t r0,
+                       int64_t r1, const int64_t *restrict rp, const int32_t *restrict ci,
+                       const T *restrict val, const T *restrict x, T alpha, T beta,
+                       T *restrict y, T *restrict acc)
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    for (int64_t i = r0; i < r1; i++) {
+        for (int j = 0; j < U * bs; j++)
+            acc[j] = 0;
+        int64_t k = rp[i];
+        const int64_t k1 = rp[i + 1];
+        for (; k + U <= k1; k += U)
+            for (int u = 0; u < U; u++)
+                FN(block_n)(bs, order, acc + u * bs, val + (k + u) * bs2,
+                            x + (int64_t)ci[k + u] * bs);
+        for (; k < k1; k++)
+            FN(block_n)(bs, order, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
+        for (int u = 1; u < U; u++)
+            for (int r = 0; r < bs; r++)
+                acc[r] += acc[u * bs + r];
+        T *yi = y + i * bs;
+        /* beta == 0 must not read y: NaN there would survive 0*NaN. */
+        if (beta == 0)
+            for (int r = 0; r < bs; r++)
+                yi[r] = alpha * acc[r];
+        else
+            for (int r = 0; r < bs; r++)
+                yi[r] = alpha * acc[r] + beta * yi[r];
+    }
+}
+
+/* yt += A(rows r0..r1)^T x: each block scatters into its block column. */
+INLINE void FN(rows_t)(const int bs, const bsrmv_order order, int64_t r0, int64_t r1,
+                       const int64_t *restrict rp, const int32_t *restrict ci,
+                       const T *restrict val, const T *restrict x, T *restrict yt)
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    for (int64_t i = r0; i < r1; i++) {
+        const T *xi = x + i * bs;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            const T *a = val + k * bs2;
+            T *yj = yt + (int64_t)ci[k] * bs;
+            if (order == BSRMV_COL_MAJOR) {
+                for (int c = 0; c < bs; c++) {
+                    T s = 0;
+#pragma omp simd reduction(+ : s)
+                    for (int r = 0; r < bs; r++)
+                        s += a[c * bs + r] * xi[r];
+                    yj[c] += s;
+                }
+            } else {
+                for (int r = 0; r < bs; r++) {
+                    const T xr = xi[r];
+                    for (int c = 0; c < bs; c++)
+                        yj[c] += a[r * bs + c] * xr;
+                }
+            }
+        }
+    }
+}
+
+/* Entry points with a uniform signature for the dispatch tables. */
+#define ARGS_N                                                                          \
+    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha, \
+        double beta, void *y
+#define PASS_N(BS, U, ORDER, ACC)                                                       \
+    FN(rows_n)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,         \
+               (const T *)x, (T)alpha, (T)beta, (T *)y, ACC)
+#define ARGS_T int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, void *yt
+#define PASS_T(BS, ORDER)                                                               \
+    FN(rows_t)(BS, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,            \
+               (const T *)x, (T *)yt)
+
+/* Specialised: bs and the unroll depth are constants. */
+#define SPECIALISE(B)                                                                   \
+    static void FN(n_col_##B)(ARGS_N)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        PASS_N(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
+    }                                                                                   \
+    static void FN(n_row_##B)(ARGS_N)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        PASS_N(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
+    }                                                                                   \
+    static void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
+    static void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
+BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
+#undef SPECIALISE
+
+/* Generic: any bs, one accumulator set (the plain triple loop). */
+static void FN(n_col_any)(ARGS_N)
+{
+    T acc[bs];
+    PASS_N(bs, 1, BSRMV_COL_MAJOR, acc);
+}
+static void FN(n_row_any)(ARGS_N)
+{
+    T acc[bs];
+    PASS_N(bs, 1, BSRMV_ROW_MAJOR, acc);
+}
+static void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
+static void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
+
+#define ENTRY(B) {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(t_col_##B), FN(t_row_##B)}},
+static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
+#undef ENTRY
+static const kernel_set FN(generic) = {0, {FN(n_col_any), FN(n_row_any)},
+                                       {FN(t_col_any), FN(t_row_any)}};
+
+/* y = beta * y over [j0, j1), never reading y when beta == 0. */
+static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
+{
+    T *y = yv;
+    const T b = (T)beta;
+    if (beta == 0)
+        for (int64_t j = j0; j < j1; j++)
+            y[j] = 0;
+    else
+        for (int64_t j = j0; j < j1; j++)
+            y[j] *= b;
+}
+
+/* y[j] = alpha * sum_q bufs[q][j] + beta * y[j] over [j0, j1). */
+static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufv,
+                       double alpha, double beta, void *yv)
+{
+    const T *buf = bufv;
+    T *y = yv;
+    const T a = (T)alpha, b = (T)beta;
+    for (int64_t j = j0; j < j1; j++) {
+        T s = 0;
+        for (int q = 0; q < nbuf; q++)
+            s += buf[q * stride + j];
+        y[j] = beta == 0 ? a * s : a * s + b * y[j];
+    }
+}
+
+static const vector_ops FN(vops) = {FN(scale), FN(reduce)};
+
+#undef ARGS_N
+#undef PASS_N
+#undef ARGS_T
+#undef PASS_T
+#undef INLINE
+#undef FN
+#undef FN2
+#undef FN_

@@ -1,0 +1,87 @@
+/* Definitions shared by the library's source files; not installed. */
+#ifndef BSRMV_INTERNAL_H
+#define BSRMV_INTERNAL_H
+
+#include "bsrmv.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define BSRMV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define BSRMV_PRINTF(f, a)
+#endif
+
+struct bsrmv_matrix {
+    int64_t mb, nb, nnzb;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    const int64_t *row_ptr;
+    const int32_t *col_idx;
+    const void *val;
+    bool owns;                 /* arrays allocated by bsrmv_big_alloc   */
+    bsrmv_cpu_kernel cpu_kernel;
+};
+
+/* Record the failure message for bsrmv_last_error() and return s. */
+bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...) BSRMV_PRINTF(2, 3);
+
+/* Large arrays: 64-byte aligned; above 2 MiB, aligned to 2 MiB and advised
+ * for transparent huge pages, which moves streaming SpMV by up to 1.5x on
+ * machines whose THP mode is "madvise".  Freed with bsrmv_big_free. */
+void *bsrmv_big_alloc(size_t bytes);
+void bsrmv_big_free(void *p);
+
+/* a*b and a+b for non-negative sizes; false on overflow of int64_t. */
+static inline bool bsrmv_mul64(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool bsrmv_add64(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
+/* n elements of size sz as size_t bytes; false on overflow. */
+static inline bool bsrmv_bytes(int64_t n, size_t sz, size_t *r)
+{
+    if (n < 0)
+        return false;
+    return !__builtin_mul_overflow((size_t)n, sz, r);
+}
+
+/* Allocates an empty matrix shell with the given shape and arrays. */
+bsrmv_status bsrmv_matrix_shell(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                int64_t nnzb, bsrmv_type type, bsrmv_order order);
+
+/* Allocates owned arrays for a matrix of the shell's shape. */
+bsrmv_status bsrmv_matrix_alloc_arrays(bsrmv_matrix *A, int64_t **row_ptr,
+                                       int32_t **col_idx, void **val);
+
+/* Reproducible random numbers: splitmix64 and a uniform double in [0,1). */
+static inline uint64_t bsrmv_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline double bsrmv_uniform01(uint64_t *state)
+{
+    return (double)(bsrmv_splitmix64(state) >> 11) * 0x1.0p-53;
+}
+/* Stateless hash to [0,1): value of stream `seed` at position i. */
+static inline double bsrmv_hash01(uint64_t seed, uint64_t i)
+{
+    uint64_t s = seed ^ (i * 0xD1B54A32D192ED03ull);
+    return bsrmv_uniform01(&s);
+}
+
+/* Work-balanced split of block rows into nparts ranges: part p is
+ * [boundary(p), boundary(p+1)); boundary(0) = 0, boundary(nparts) = mb. */
+int64_t bsrmv_partition_boundary(const int64_t *row_ptr, int64_t mb, int bs, int p,
+                                 int nparts);
+
+#endif

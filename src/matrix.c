@@ -1,0 +1,204 @@
+/* The BSR matrix handle: creation by copy or wrap, queries, destruction. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bsrmv_status bsrmv_matrix_shell(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                int64_t nnzb, bsrmv_type type, bsrmv_order order)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "matrix handle pointer is NULL");
+    *A = NULL;
+    if (bsrmv_type_size(type) == 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown value type %d", (int)type);
+    if (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown block order %d", (int)order);
+    if (bs < 1)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "block size %d < 1", bs);
+    if (mb < 0 || nb < 0 || nnzb < 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "negative size (mb %lld, nb %lld, nnzb %lld)",
+                          (long long)mb, (long long)nb, (long long)nnzb);
+    int64_t t;
+    size_t bytes;
+    if (nb > INT32_MAX)
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%lld block columns do not fit 32-bit col_idx",
+                          (long long)nb);
+    if (!bsrmv_mul64(mb, bs, &t) || !bsrmv_mul64(nb, bs, &t) ||
+        !bsrmv_mul64(nnzb, (int64_t)bs * bs, &t) ||
+        !bsrmv_bytes(t, bsrmv_type_size(type), &bytes))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                          "sizes overflow 64 bits (mb %lld, nb %lld, nnzb %lld, bs %d)",
+                          (long long)mb, (long long)nb, (long long)nnzb, bs);
+    bsrmv_matrix *M = calloc(1, sizeof *M);
+    if (!M)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the matrix handle");
+    M->mb = mb;
+    M->nb = nb;
+    M->nnzb = nnzb;
+    M->bs = bs;
+    M->type = type;
+    M->order = order;
+    M->cpu_kernel = BSRMV_CPU_AUTO;
+    *A = M;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_alloc_arrays(bsrmv_matrix *A, int64_t **row_ptr,
+                                       int32_t **col_idx, void **val)
+{
+    size_t rp_bytes, ci_bytes, v_bytes;
+    /* Sizes were checked by the shell; these cannot overflow int64, but
+     * size_t may be narrower on 32-bit hosts. */
+    if (!bsrmv_bytes(A->mb + 1, sizeof(int64_t), &rp_bytes) ||
+        !bsrmv_bytes(A->nnzb, sizeof(int32_t), &ci_bytes) ||
+        !bsrmv_bytes(A->nnzb * A->bs * A->bs, bsrmv_type_size(A->type), &v_bytes))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "matrix too large for this host");
+    int64_t *rp = bsrmv_big_alloc(rp_bytes);
+    int32_t *ci = bsrmv_big_alloc(ci_bytes);
+    void *v = bsrmv_big_alloc(v_bytes);
+    if (!rp || !ci || !v) {
+        bsrmv_big_free(rp);
+        bsrmv_big_free(ci);
+        bsrmv_big_free(v);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for a matrix of %.3g GB",
+                          (double)(rp_bytes + ci_bytes + v_bytes) * 1e-9);
+    }
+    A->row_ptr = rp;
+    A->col_idx = ci;
+    A->val = v;
+    A->owns = true;
+    *row_ptr = rp;
+    *col_idx = ci;
+    *val = v;
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                           const int64_t *row_ptr, const int32_t *col_idx, const void *val,
+                           bsrmv_type type, bsrmv_order order, bool copy)
+{
+    bsrmv_status s = bsrmv_matrix_shell(A, mb, nb, bs, nnzb, type, order);
+    if (s)
+        return s;
+    if (!row_ptr || (nnzb > 0 && (!col_idx || !val))) {
+        bsrmv_matrix_destroy(*A);
+        *A = NULL;
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL BSR array");
+    }
+    s = bsrmv_check_bsr(mb, nb, bs, nnzb, row_ptr, col_idx, NULL);
+    if (s) {
+        bsrmv_matrix_destroy(*A);
+        *A = NULL;
+        return s;
+    }
+    bsrmv_matrix *M = *A;
+    if (!copy) {
+        M->row_ptr = row_ptr;
+        M->col_idx = col_idx;
+        M->val = val;
+        return BSRMV_SUCCESS;
+    }
+    int64_t *rp;
+    int32_t *ci;
+    void *v;
+    s = bsrmv_matrix_alloc_arrays(M, &rp, &ci, &v);
+    if (s) {
+        bsrmv_matrix_destroy(M);
+        *A = NULL;
+        return s;
+    }
+    memcpy(rp, row_ptr, (size_t)(mb + 1) * sizeof *rp);
+    if (nnzb > 0) {
+        memcpy(ci, col_idx, (size_t)nnzb * sizeof *ci);
+        memcpy(v, val, (size_t)(nnzb * bs * bs) * bsrmv_type_size(type));
+    }
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                 int64_t nnzb, const int64_t *row_ptr,
+                                 const int32_t *col_idx, const void *val,
+                                 bsrmv_type type, bsrmv_order order)
+{
+    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true);
+}
+
+bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                               int64_t nnzb, const int64_t *row_ptr,
+                               const int32_t *col_idx, const void *val,
+                               bsrmv_type type, bsrmv_order order)
+{
+    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false);
+}
+
+void bsrmv_matrix_destroy(bsrmv_matrix *A)
+{
+    if (!A)
+        return;
+    if (A->owns) {
+        bsrmv_big_free((void *)A->row_ptr);
+        bsrmv_big_free((void *)A->col_idx);
+        bsrmv_big_free((void *)A->val);
+    }
+    free(A);
+}
+
+bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info)
+{
+    if (!A || !info)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_get_info: NULL argument");
+    memset(info, 0, sizeof *info);
+    info->mb = A->mb;
+    info->nb = A->nb;
+    info->nnzb = A->nnzb;
+    info->bs = A->bs;
+    info->type = A->type;
+    info->order = A->order;
+    info->rows = A->mb * A->bs;
+    info->cols = A->nb * A->bs;
+    info->owns_arrays = A->owns;
+    int64_t lo = A->mb > 0 ? INT64_MAX : 0, hi = 0, empty = 0;
+    for (int64_t i = 0; i < A->mb; i++) {
+        int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
+        lo = len < lo ? len : lo;
+        hi = len > hi ? len : hi;
+        empty += len == 0;
+    }
+    info->row_len_min = lo;
+    info->row_len_max = hi;
+    info->row_len_mean = A->mb > 0 ? (double)A->nnzb / (double)A->mb : 0.0;
+    info->empty_rows = empty;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
+                                 const int32_t **col_idx, const void **val)
+{
+    if (!A || !row_ptr || !col_idx || !val)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_arrays: NULL argument");
+    *row_ptr = A->row_ptr;
+    *col_idx = A->col_idx;
+    *val = A->val;
+    return BSRMV_SUCCESS;
+}
+
+double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A)
+{
+    if (!A)
+        return 0.0;
+    double vs = (double)bsrmv_type_size(A->type);
+    return (double)A->nnzb * A->bs * A->bs * vs + (double)A->nnzb * sizeof(int32_t) +
+           (double)(A->mb + 1) * sizeof(int64_t) + (double)A->nb * A->bs * vs +
+           (double)A->mb * A->bs * vs;
+}
+
+bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_set_cpu_kernel: NULL matrix");
+    if (k != BSRMV_CPU_AUTO && k != BSRMV_CPU_GENERIC)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown CPU kernel %d", (int)k);
+    A->cpu_kernel = k;
+    return BSRMV_SUCCESS;
+}

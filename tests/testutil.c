@@ -1,0 +1,226 @@
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double unif(uint64_t *s) { return (double)(next(s) >> 11) * 0x1.0p-53; }
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* len distinct sorted values from [0, nb). */
+static int64_t pick_columns(int64_t nb, int64_t len, int32_t *out, uint64_t *rng)
+{
+    if (len > nb)
+        len = nb;
+    if (len * 4 > nb) { /* dense enough: selection sampling */
+        int64_t need = len, k = 0;
+        for (int64_t j = 0; j < nb && need > 0; j++)
+            if (unif(rng) * (double)(nb - j) < (double)need) {
+                out[k++] = (int32_t)j;
+                need--;
+            }
+        return k;
+    }
+    for (int64_t k = 0; k < len; k++)
+        out[k] = (int32_t)(next(rng) % (uint64_t)nb);
+    qsort(out, (size_t)len, sizeof *out, cmp_i32);
+    int64_t u = 0;
+    for (int64_t k = 0; k < len; k++)
+        if (u == 0 || out[k] != out[u - 1])
+            out[u++] = out[k];
+    return u;
+}
+
+bsrmv_matrix *tu_random_bsr(const tu_shape *sh, bsrmv_type type, bsrmv_order order,
+                            uint64_t seed)
+{
+    uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 1;
+    int64_t cap = 0;
+    int64_t *lens = malloc((size_t)(sh->mb + 1) * sizeof *lens);
+    TU_CHECK(lens, "out of memory");
+    for (int64_t i = 0; i < sh->mb; i++) {
+        int64_t len = (int64_t)(unif(&rng) * 2.0 * sh->mean_len + 0.5);
+        if (unif(&rng) < sh->empty_frac)
+            len = 0;
+        if (i == sh->long_row)
+            len = sh->long_len;
+        if (len > sh->nb)
+            len = sh->nb;
+        lens[i] = len;
+        cap += len;
+    }
+    int64_t *rp = malloc((size_t)(sh->mb + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *ci);
+    TU_CHECK(rp && ci, "out of memory");
+    rp[0] = 0;
+    for (int64_t i = 0; i < sh->mb; i++)
+        rp[i + 1] = rp[i] + pick_columns(sh->nb, lens[i], ci + rp[i], &rng);
+    int64_t nnzb = rp[sh->mb];
+    size_t nval = (size_t)(nnzb * sh->bs * sh->bs);
+    void *val = tu_random_vector((int64_t)nval, type, next(&rng));
+    bsrmv_matrix *A = NULL;
+    TU_OK(bsrmv_matrix_create(&A, sh->mb, sh->nb, sh->bs, nnzb, rp, ci, val, type, order));
+    free(lens);
+    free(rp);
+    free(ci);
+    free(val);
+    return A;
+}
+
+bsrmv_matrix *tu_reorder(const bsrmv_matrix *A, bsrmv_order order)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &val));
+    size_t vs = bsrmv_type_size(in.type);
+    int64_t bs = in.bs;
+    char *out = malloc((size_t)(in.nnzb * bs * bs) * vs + 1);
+    TU_CHECK(out, "out of memory");
+    for (int64_t k = 0; k < in.nnzb; k++)
+        for (int64_t r = 0; r < bs; r++)
+            for (int64_t c = 0; c < bs; c++) {
+                int64_t from = k * bs * bs + (in.order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
+                int64_t to = k * bs * bs + (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
+                memcpy(out + to * vs, (const char *)val + from * vs, vs);
+            }
+    bsrmv_matrix *B = NULL;
+    TU_OK(bsrmv_matrix_create(&B, in.mb, in.nb, in.bs, in.nnzb, rp, ci, out, in.type, order));
+    free(out);
+    return B;
+}
+
+double tu_get(const void *v, bsrmv_type t, int64_t i)
+{
+    return t == BSRMV_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i];
+}
+
+static void set(void *v, bsrmv_type t, int64_t i, double x)
+{
+    if (t == BSRMV_DOUBLE)
+        ((double *)v)[i] = x;
+    else
+        ((float *)v)[i] = (float)x;
+}
+
+void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed)
+{
+    void *v = malloc((size_t)(n > 0 ? n : 1) * bsrmv_type_size(t));
+    TU_CHECK(v, "out of memory");
+    uint64_t rng = seed ^ 0xA5A5A5A5ull;
+    for (int64_t i = 0; i < n; i++) {
+        double u = 0.25 + 0.75 * unif(&rng);
+        set(v, t, i, unif(&rng) < 0.5 ? -u : u);
+    }
+    return v;
+}
+
+void *tu_nan_vector(int64_t n, bsrmv_type t)
+{
+    void *v = malloc((size_t)(n > 0 ? n : 1) * bsrmv_type_size(t));
+    TU_CHECK(v, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        set(v, t, i, NAN);
+    return v;
+}
+
+void *tu_copy_vector(const void *v, int64_t n, bsrmv_type t)
+{
+    size_t bytes = (size_t)(n > 0 ? n : 1) * bsrmv_type_size(t);
+    void *c = malloc(bytes);
+    TU_CHECK(c, "out of memory");
+    memcpy(c, v, (size_t)n * bsrmv_type_size(t));
+    return c;
+}
+
+void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x,
+                 double beta, const void *y0, long double *y_ref, long double *mag,
+                 int64_t *terms)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &val));
+    const int64_t bs = in.bs;
+    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
+    for (int64_t j = 0; j < ny; j++) {
+        y_ref[j] = 0;
+        mag[j] = 0;
+        terms[j] = 0;
+    }
+    for (int64_t i = 0; i < in.mb; i++)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            for (int64_t r = 0; r < bs; r++)
+                for (int64_t c = 0; c < bs; c++) {
+                    int64_t at = k * bs * bs + (in.order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
+                    long double a = tu_get(val, in.type, at);
+                    int64_t row = i * bs + r, col = (int64_t)ci[k] * bs + c;
+                    int64_t out = op == BSRMV_OP_N ? row : col;
+                    int64_t inp = op == BSRMV_OP_N ? col : row;
+                    long double xv = tu_get(x, in.type, inp);
+                    y_ref[out] += a * xv;
+                    mag[out] += fabsl(a * xv);
+                    terms[out]++;
+                }
+    for (int64_t j = 0; j < ny; j++) {
+        y_ref[j] *= (long double)alpha;
+        mag[j] *= fabsl((long double)alpha);
+        if (beta != 0) {
+            long double yv = tu_get(y0, in.type, j);
+            y_ref[j] += (long double)beta * yv;
+            mag[j] += fabsl((long double)beta * yv);
+        }
+    }
+}
+
+void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
+                     const void *x, double beta, const void *y0, const void *y)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
+    long double *ref = malloc((size_t)(ny + 1) * sizeof *ref);
+    long double *mag = malloc((size_t)(ny + 1) * sizeof *mag);
+    int64_t *terms = malloc((size_t)(ny + 1) * sizeof *terms);
+    TU_CHECK(ref && mag && terms, "out of memory");
+    tu_ref_spmv(A, op, alpha, x, beta, y0, ref, mag, terms);
+    /* Componentwise bound for a dot product of n terms plus the alpha/beta
+     * update: |err| <= gamma_{n+3} * magnitude (Higham), with a margin of 2. */
+    const double eps = in.type == BSRMV_DOUBLE ? 0x1p-53 : 0x1p-24;
+    for (int64_t j = 0; j < ny; j++) {
+        long double got = tu_get(y, in.type, j);
+        long double err = fabsl(got - ref[j]);
+        long double tol = 2.0L * (long double)(terms[j] + 3) * eps * mag[j];
+        if (in.type == BSRMV_FLOAT) /* the result itself is rounded to float */
+            tol += eps * fabsl(ref[j]) + 1e-38L;
+        if (!(err <= tol)) {
+            fprintf(stderr,
+                    "FAIL %s: %s bs=%d %s %s alpha=%g beta=%g mb=%lld nb=%lld nnzb=%lld: "
+                    "y[%lld] = %.17Lg, reference %.17Lg (error %.3Lg > bound %.3Lg)\n",
+                    what, op == BSRMV_OP_N ? "A*x" : "A^T*x", in.bs,
+                    in.type == BSRMV_DOUBLE ? "double" : "float",
+                    in.order == BSRMV_COL_MAJOR ? "col-major" : "row-major", alpha, beta,
+                    (long long)in.mb, (long long)in.nb, (long long)in.nnzb, (long long)j, got,
+                    ref[j], err, tol);
+            exit(1);
+        }
+    }
+    free(ref);
+    free(mag);
+    free(terms);
+}

@@ -1,0 +1,76 @@
+/* Helpers shared by the tests: a plain reference SpMV, random matrices,
+ * and failure reporting.  Every check prints what failed and exits 1. */
+#ifndef BSRMV_TESTUTIL_H
+#define BSRMV_TESTUTIL_H
+
+#include "bsrmv.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TU_CHECK(cond, ...)                                                      \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                        \
+            fprintf(stderr, "\n");                                               \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+/* A call that must succeed. */
+#define TU_OK(call)                                                              \
+    do {                                                                         \
+        bsrmv_status tu_s_ = (call);                                             \
+        TU_CHECK(tu_s_ == BSRMV_SUCCESS, "%s: %s", bsrmv_status_string(tu_s_),  \
+                 bsrmv_last_error());                                            \
+    } while (0)
+
+/* A call that must fail with status `want` and a non-empty message. */
+#define TU_FAILS(call, want)                                                     \
+    do {                                                                         \
+        bsrmv_status tu_s_ = (call);                                             \
+        TU_CHECK(tu_s_ == (want), "got %s, wanted %s (%s)", bsrmv_status_string(tu_s_), \
+                 bsrmv_status_string(want), bsrmv_last_error());                 \
+        TU_CHECK(bsrmv_last_error()[0] != '\0', "no error message");             \
+    } while (0)
+
+typedef struct tu_shape {
+    int64_t mb, nb;
+    int bs;
+    double mean_len;      /* mean blocks per block row                    */
+    double empty_frac;    /* fraction of block rows forced empty          */
+    int64_t long_row;     /* this block row gets long_len blocks (-1: none) */
+    int64_t long_len;
+} tu_shape;
+
+/* Random BSR matrix of the given shape; values uniform in [-1, 1). */
+bsrmv_matrix *tu_random_bsr(const tu_shape *sh, bsrmv_type type, bsrmv_order order,
+                            uint64_t seed);
+
+/* The same matrix with the other block order (same type). */
+bsrmv_matrix *tu_reorder(const bsrmv_matrix *A, bsrmv_order order);
+
+/* Random vector of n values of type t (never zero: |v| in [0.25, 1]). */
+void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed);
+/* Vector of n NaNs of type t. */
+void *tu_nan_vector(int64_t n, bsrmv_type t);
+/* Copy of a vector. */
+void *tu_copy_vector(const void *v, int64_t n, bsrmv_type t);
+double tu_get(const void *v, bsrmv_type t, int64_t i);
+
+/* Reference y_ref = alpha*op(A)*x + beta*y0, accumulated in long double
+ * with the plain triple loop, plus for each entry the magnitude
+ * |alpha|*sum|a||x| + |beta||y0| and the number of terms, for error bounds.
+ * beta == 0 ignores y0 entirely. */
+void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x,
+                 double beta, const void *y0, long double *y_ref, long double *mag,
+                 int64_t *terms);
+
+/* Checks y against the reference within the floating-point error bound
+ * of its type; on failure prints `what` and the first bad entry and exits. */
+void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
+                     const void *x, double beta, const void *y0, const void *y);
+
+#endif
