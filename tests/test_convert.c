@@ -85,6 +85,7 @@ static void test_split(void)
                 TU_CHECK(memcmp(ra, rb, (size_t)(in.mb + 1) * sizeof *ra) == 0 &&
                              memcmp(ca, cb, (size_t)in.nnzb * sizeof *ca) == 0,
                          "CSR and COO give different structure");
+                bsrmv_matrix_destroy(B);
                 crp[5] = crp[6] + 1; /* decreasing row_ptr */
                 TU_FAILS(bsrmv_matrix_from_csr(&B, c->m, c->n, crp, cci, cv, bs, BSRMV_SPLIT,
                                                0, (bsrmv_type)t, (bsrmv_order)o),

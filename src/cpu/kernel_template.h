@@ -46,6 +46,21 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
             acc[j] = 0;
         int64_t k = rp[i];
         const int64_t k1 = rp[i + 1];
+        if (bs == 1) {
+            /* Scalar CSR: a gathered dot product vectorises across blocks. */
+            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            int64_t q = k;
+            for (; q + 4 <= k1; q += 4) {
+                s0 += val[q] * x[ci[q]];
+                s1 += val[q + 1] * x[ci[q + 1]];
+                s2 += val[q + 2] * x[ci[q + 2]];
+                s3 += val[q + 3] * x[ci[q + 3]];
+            }
+            for (; q < k1; q++)
+                s0 += val[q] * x[ci[q]];
+            acc[0] = (s0 + s1) + (s2 + s3);
+            k = k1;
+        }
         for (; k + U <= k1; k += U)
             for (int u = 0; u < U; u++)
                 FN(block_n)(bs, order, acc + u * bs, val + (k + u) * bs2,

@@ -1,0 +1,252 @@
+/* GPU backend tests: every kernel x parameter set that applies, every
+ * compiled bs and some runtime ones, both orders, both types, alpha and
+ * beta in {0, 1, -2.5}, against the long-double reference of testutil; y is
+ * poisoned with NaN where beta == 0.  Then the error paths.
+ * Exit 77 (skipped) when there is no CUDA device.
+ * BSRMV_GPU_TEST_QUICK=1: fewer sizes and scalars (for compute-sanitizer). */
+#include "testutil.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int quick;
+static long runs, configs;
+
+static void run_case(bsrmv_gpu_matrix *dA, const bsrmv_matrix *A, bsrmv_op op,
+                     const bsrmv_gpu_config *cfg, double alpha, double beta, const void *x,
+                     void *dx, void *dy, const void *y0, void *y, cudaStream_t s)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const size_t ts = bsrmv_type_size(in.type);
+    const int64_t nx = op == BSRMV_OP_N ? in.cols : in.rows;
+    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
+    (void)x;
+    if (beta == 0.0) {
+        void *nan = tu_nan_vector(ny, in.type);
+        TU_OK(bsrmv_gpu_to_device(dy, nan, ny * ts));
+        free(nan);
+    } else {
+        TU_OK(bsrmv_gpu_to_device(dy, y0, ny * ts));
+    }
+    bsrmv_status st = bsrmv_gpu_spmv(op, alpha, dA, dx, nx, beta, dy, ny, s);
+    char cs[96], what[256];
+    bsrmv_gpu_config_string(cfg, cs, sizeof cs);
+    snprintf(what, sizeof what, "gpu %s bs=%d %s %s op=%c alpha=%g beta=%g",
+             cs, in.bs, in.type == BSRMV_DOUBLE ? "double" : "float",
+             in.order == BSRMV_COL_MAJOR ? "col" : "row", op == BSRMV_OP_N ? 'N' : 'T', alpha, beta);
+    TU_CHECK(st == BSRMV_SUCCESS, "%s: %s: %s", what, bsrmv_status_string(st), bsrmv_last_error());
+    TU_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "%s: kernel failed: %s", what,
+             cudaGetErrorString(cudaGetLastError()));
+    TU_OK(bsrmv_gpu_to_host(y, dy, ny * ts));
+    tu_check_result(what, A, op, alpha, x, beta, y0, y);
+    ++runs;
+}
+
+static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t seed, cudaStream_t s)
+{
+    const double all[3] = {0.0, 1.0, -2.5};
+    tu_shape sh;
+    int64_t target = quick ? 20000 : 120000; /* scalar entries, roughly */
+    int64_t mb = target / ((int64_t)bs * bs * 6);
+    if (mb < 12)
+        mb = 12;
+    if (mb > (quick ? 120 : 400))
+        mb = quick ? 120 : 400;
+    sh.mb = mb;
+    sh.nb = mb + 5;
+    sh.bs = bs;
+    sh.mean_len = 6;
+    sh.empty_frac = 0.15;
+    sh.long_row = mb / 2;
+    sh.long_len = sh.nb; /* a full block row: very long next to the rest */
+    bsrmv_matrix *A = tu_random_bsr(&sh, type, order, seed);
+    TU_CHECK(A != NULL, "tu_random_bsr");
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const size_t ts = bsrmv_type_size(type);
+    const int64_t n = in.rows > in.cols ? in.rows : in.cols;
+    void *x = tu_random_vector(n, type, seed + 1);
+    void *y0 = tu_random_vector(n, type, seed + 2);
+    void *y = malloc(n * ts);
+    void *dx, *dy;
+    TU_OK(bsrmv_gpu_malloc(&dx, n * ts));
+    TU_OK(bsrmv_gpu_malloc(&dy, n * ts));
+    TU_OK(bsrmv_gpu_to_device(dx, x, n * ts));
+    bsrmv_gpu_matrix *dA;
+    TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, s));
+
+    bsrmv_gpu_config cfgs[64];
+    int nc = 0;
+    TU_OK(bsrmv_gpu_candidates(dA, cfgs, 64, &nc));
+    TU_CHECK(nc > 0 && nc <= 64, "bs=%d: %d candidates", bs, nc);
+    for (int c = 0; c <= nc; ++c) {
+        bsrmv_gpu_config auto_cfg = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
+        const bsrmv_gpu_config *cfg = c < nc ? &cfgs[c] : &auto_cfg;
+        TU_OK(bsrmv_gpu_matrix_set_config(dA, cfg));
+        ++configs;
+        for (int ia = 0; ia < 3; ++ia)
+            for (int ib = 0; ib < 3; ++ib) {
+                if (quick && !((ia == 1 && ib == 0) || (ia == 2 && ib == 2) || (ia == 0 && ib == 2)))
+                    continue;
+                run_case(dA, A, BSRMV_OP_N, cfg, all[ia], all[ib], x, dx, dy, y0, y, s);
+            }
+    }
+    /* transpose (one kernel) */
+    for (int ia = 1; ia < 3; ++ia)
+        for (int ib = 0; ib < 3; ib += 2) {
+            bsrmv_gpu_config t = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};
+            run_case(dA, A, BSRMV_OP_T, &t, all[ia], all[ib], x, dx, dy, y0, y, s);
+        }
+
+    /* the same arrays wrapped (no copy) must give the same results */
+    if (bs == 3 || bs == 17 || bs == 33) {
+        const int64_t *rp;
+        const int32_t *ci;
+        const void *v;
+        TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
+        void *drp, *dci, *dv;
+        TU_OK(bsrmv_gpu_malloc(&drp, (in.mb + 1) * sizeof(int64_t)));
+        TU_OK(bsrmv_gpu_malloc(&dci, in.nnzb * sizeof(int32_t)));
+        TU_OK(bsrmv_gpu_malloc(&dv, in.nnzb * bs * bs * ts));
+        TU_OK(bsrmv_gpu_to_device(drp, rp, (in.mb + 1) * sizeof(int64_t)));
+        TU_OK(bsrmv_gpu_to_device(dci, ci, in.nnzb * sizeof(int32_t)));
+        TU_OK(bsrmv_gpu_to_device(dv, v, in.nnzb * bs * bs * ts));
+        bsrmv_gpu_matrix *dW;
+        TU_OK(bsrmv_gpu_matrix_wrap(&dW, in.mb, in.nb, bs, in.nnzb, drp, dci, dv, type, order, 0));
+        bsrmv_gpu_plan_info p;
+        TU_OK(bsrmv_gpu_matrix_get_plan(dW, &p));
+        TU_CHECK(p.owns_arrays == 0 && p.row_len_max == in.row_len_max && p.empty_rows == in.empty_rows,
+                 "plan of a wrapped matrix");
+        bsrmv_gpu_config a = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
+        run_case(dW, A, BSRMV_OP_N, &a, -2.5, 1.0, x, dx, dy, y0, y, s);
+        run_case(dW, A, BSRMV_OP_T, &a, 1.0, 0.0, x, dx, dy, y0, y, s);
+        bsrmv_gpu_matrix_destroy(dW);
+        bsrmv_gpu_free(drp);
+        bsrmv_gpu_free(dci);
+        bsrmv_gpu_free(dv);
+    }
+    bsrmv_gpu_matrix_destroy(dA);
+    bsrmv_gpu_free(dx);
+    bsrmv_gpu_free(dy);
+    free(x);
+    free(y0);
+    free(y);
+    bsrmv_matrix_destroy(A);
+}
+
+static void test_errors(void)
+{
+    tu_shape sh = {40, 40, 3, 5, 0.1, -1, 0};
+    bsrmv_matrix *A = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 7);
+    bsrmv_gpu_matrix *dA;
+    TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
+    const int64_t n = 120;
+    double *hx = calloc(n, sizeof(double)), *hy = calloc(n, sizeof(double));
+    void *dx, *dy;
+    TU_OK(bsrmv_gpu_malloc(&dx, n * sizeof(double)));
+    TU_OK(bsrmv_gpu_malloc(&dy, n * sizeof(double)));
+    /* host pointers where device pointers are required */
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, hx, n, 0, dy, n, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, hy, n, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, NULL, n, 0, dy, n, NULL), BSRMV_ERR_ARGUMENT);
+    /* alpha == 0 does not read x: a host x is accepted */
+    TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, 0, dA, hx, n, 0, dy, n, NULL));
+    /* lengths */
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n - 1, 0, dy, n, NULL), BSRMV_ERR_DIMENSION);
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, dy, n + 1, NULL), BSRMV_ERR_DIMENSION);
+    TU_FAILS(bsrmv_gpu_spmv((bsrmv_op)7, 1, dA, dx, n, 0, dy, n, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, NULL, dx, n, 0, dy, n, NULL), BSRMV_ERR_ARGUMENT);
+    /* wrapping host arrays */
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
+    bsrmv_gpu_matrix *dW = (bsrmv_gpu_matrix *)1;
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    TU_FAILS(bsrmv_gpu_matrix_wrap(&dW, in.mb, in.nb, 3, in.nnzb, rp, ci, v, BSRMV_DOUBLE,
+                                   BSRMV_COL_MAJOR, 0), BSRMV_ERR_ARGUMENT);
+    TU_CHECK(dW == NULL, "handle not cleared");
+    TU_FAILS(bsrmv_gpu_matrix_upload(&dW, A, 99, NULL), BSRMV_ERR_ARGUMENT);
+    /* device out of memory: an absurd size */
+    void *p = (void *)1;
+    TU_FAILS(bsrmv_gpu_malloc(&p, (size_t)1 << 50), BSRMV_ERR_DEVICE_NOMEM);
+    TU_CHECK(p == NULL, "pointer not cleared");
+    /* the library still works after the failures */
+    TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, dy, n, NULL));
+    TU_CHECK(cudaDeviceSynchronize() == cudaSuccess, "device broken after the error paths");
+    /* kernels that are not built for this bs */
+    bsrmv_gpu_config bad = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    bsrmv_gpu_matrix *d8;
+    tu_shape s8 = {20, 20, 8, 4, 0, -1, 0};
+    bsrmv_matrix *A8 = tu_random_bsr(&s8, BSRMV_FLOAT, BSRMV_ROW_MAJOR, 9);
+    TU_OK(bsrmv_gpu_matrix_upload(&d8, A8, 0, NULL));
+    TU_FAILS(bsrmv_gpu_matrix_set_config(d8, &bad), BSRMV_ERR_UNSUPPORTED);
+    /* tune table: a line for float row bs 8 is taken by the next plan */
+    const char *path = "bsrmv_test_tune.txt";
+    FILE *f = fopen(path, "w");
+    TU_CHECK(f != NULL, "cannot write %s", path);
+    fprintf(f, "# test\nfloat row 8 k2_medium 4 1 0 2\n");
+    fclose(f);
+    TU_OK(bsrmv_gpu_load_tune_file(path));
+    bsrmv_gpu_matrix_destroy(d8);
+    TU_OK(bsrmv_gpu_matrix_upload(&d8, A8, 0, NULL));
+    bsrmv_gpu_plan_info pi;
+    TU_OK(bsrmv_gpu_matrix_get_plan(d8, &pi));
+    TU_CHECK(pi.from_tune_table == 1 && pi.config.kernel == BSRMV_GPU_K2_MEDIUM, "tune table not used");
+    f = fopen(path, "w");
+    fprintf(f, "float row eight k2_medium\n");
+    fclose(f);
+    TU_FAILS(bsrmv_gpu_load_tune_file(path), BSRMV_ERR_FORMAT);
+    TU_FAILS(bsrmv_gpu_load_tune_file("/nonexistent/tune.txt"), BSRMV_ERR_IO);
+    remove(path);
+    bsrmv_gpu_matrix_destroy(d8);
+    bsrmv_matrix_destroy(A8);
+    bsrmv_gpu_matrix_destroy(dA);
+    bsrmv_gpu_free(dx);
+    bsrmv_gpu_free(dy);
+    free(hx);
+    free(hy);
+    bsrmv_matrix_destroy(A);
+}
+
+int main(void)
+{
+    int ndev = 0;
+    if (bsrmv_gpu_device_count(&ndev) != BSRMV_SUCCESS || ndev < 1) {
+        printf("no CUDA device (%s): GPU tests skipped\n", bsrmv_last_error());
+        return 77;
+    }
+    const char *q = getenv("BSRMV_GPU_TEST_QUICK");
+    quick = q && *q && *q != '0' ? (*q == '2' ? 2 : 1) : 0;
+    char name[256];
+    TU_OK(bsrmv_gpu_device_name(0, name, sizeof name));
+    printf("device: %s%s\n", name, quick ? " (quick)" : "");
+    cudaStream_t s;
+    TU_CHECK(cudaStreamCreate(&s) == cudaSuccess, "cudaStreamCreate");
+
+    test_errors();
+    printf("error paths: ok\n");
+
+    static const int full[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 9, 10, 17, 20, 33, 48, 64, 100};
+    static const int small[] = {1, 2, 3, 5, 8, 12, 32, 9, 33};
+    static const int tiny[] = {2, 8, 16, 33}; /* BSRMV_GPU_TEST_QUICK=2 (racecheck) */
+    const int *list = quick == 2 ? tiny : quick ? small : full;
+    const int nl = quick == 2 ? 4 : quick ? (int)(sizeof small / sizeof *small) : (int)(sizeof full / sizeof *full);
+    uint64_t seed = 1000;
+    for (int i = 0; i < nl; ++i) {
+        for (int t = 0; t < 2; ++t)
+            for (int o = 0; o < 2; ++o)
+                test_matrix(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT, o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR,
+                            seed++, s);
+        printf("bs=%d: ok (%ld runs so far)\n", list[i], runs);
+        fflush(stdout);
+    }
+    cudaStreamDestroy(s);
+    printf("gpu: %ld SpMV runs over %ld kernel configurations: all correct\n", runs, configs);
+    return 0;
+}
