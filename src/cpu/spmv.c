@@ -12,7 +12,7 @@
 
 /* Independent accumulator sets per block size: enough blocks in flight to
  * hide FMA latency, few enough to stay in registers. */
-#define UNROLL_FOR(B) ((B) == 1 ? 8 : (B) <= 2 ? 4 : (B) <= 8 ? 2 : 1)
+#define UNROLL_FOR(B) ((B) == 1 ? 1 : (B) <= 2 ? 4 : (B) <= 6 ? 2 : 1)
 
 typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
                          const void *x, double alpha, double beta, void *y);

@@ -1,0 +1,121 @@
+/* The GPU API in a build without CUDA: every call says so. */
+#include "internal.h"
+
+#include <stdio.h>
+
+#define NO_CUDA() bsrmv_fail(BSRMV_ERR_NO_DEVICE, "bsrmv was built without CUDA")
+
+bsrmv_status bsrmv_gpu_device_count(int *count)
+{
+    if (count)
+        *count = 0;
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len)
+{
+    if (name && len)
+        name[0] = 0;
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A, int device,
+                                     void *stream)
+{
+    if (dA)
+        *dA = NULL;
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb, int64_t nb, int bs,
+                                   int64_t nnzb, const int64_t *d_row_ptr,
+                                   const int32_t *d_col_idx, const void *d_val,
+                                   bsrmv_type type, bsrmv_order order, int device)
+{
+    if (dA)
+        *dA = NULL;
+    return NO_CUDA();
+}
+
+void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA)
+{
+}
+
+bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
+                            const void *d_x, int64_t nx, double beta, void *d_y,
+                            int64_t ny, void *stream)
+{
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const bsrmv_gpu_config *cfg)
+{
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_candidates(const bsrmv_gpu_matrix *dA, bsrmv_gpu_config *cfgs,
+                                  int max, int *n)
+{
+    if (n)
+        *n = 0;
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *dA, bsrmv_gpu_plan_info *info)
+{
+    return NO_CUDA();
+}
+
+static const char *const names[] = {"auto",     "by_block",  "by_column", "row_per_thread",
+                                    "k1_small", "k2_medium", "k3_large",  "transpose"};
+
+const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
+{
+    if ((int)k < 0 || (int)k >= (int)(sizeof names / sizeof *names))
+        return "unknown";
+    return names[k];
+}
+
+void bsrmv_gpu_config_string(const bsrmv_gpu_config *cfg, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return;
+    if (!cfg)
+        snprintf(buf, len, "auto");
+    else
+        snprintf(buf, len, "%s/g%d/r%d/t%d/p%d", bsrmv_gpu_kernel_name(cfg->kernel), cfg->group,
+                 cfg->rows, cfg->threads, cfg->param);
+}
+
+bsrmv_status bsrmv_gpu_load_tune_file(const char *path)
+{
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_malloc(void **p, size_t bytes)
+{
+    if (p)
+        *p = NULL;
+    return NO_CUDA();
+}
+
+void bsrmv_gpu_free(void *p)
+{
+}
+
+bsrmv_status bsrmv_gpu_to_device(void *d_dst, const void *src, size_t bytes)
+{
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes)
+{
+    return NO_CUDA();
+}
+
+bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
+{
+    if (gbps)
+        *gbps = 0;
+    return NO_CUDA();
+}

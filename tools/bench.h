@@ -1,0 +1,125 @@
+/* The SpMV benchmark: options, the matrix under test, measurement records.
+ *
+ * The driver (bench command in bsrmv.c) builds one bench_case per matrix
+ * and hands it to each backend; a backend times bsrmv on its device, fills
+ * one bench_record per measurement and passes it to bench_emit, which
+ * prints it.  Backends:
+ *   bench_cpu  (bench_cpu.c)  host SpMV, per thread count and CPU kernel
+ *   bench_gpu  (bench_gpu.c)  built when BSRMV_HAVE_GPU_BENCH is defined
+ */
+#ifndef BSRMV_TOOLS_BENCH_H
+#define BSRMV_TOOLS_BENCH_H
+
+#include "bsrmv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BENCH_MAX_LIST 64
+
+enum bench_source {
+    BENCH_NONE = 0,
+    BENCH_MTX,     /* --mtx FILE                                     */
+    BENCH_GRID,    /* --grid N | NX,NY,NZ                            */
+    BENCH_EXAMPLE  /* --example: a grid sized ~10x the last-level cache */
+};
+
+struct bench_options {
+    enum bench_source source;
+    const char *mtx;
+    bsrmv_blocking blocking;        /* for --mtx                          */
+    int64_t grid[3];
+    int stencil;                    /* 7 or 27                            */
+    int bs[BENCH_MAX_LIST];
+    int n_bs;
+    bsrmv_type types[2];
+    int n_types;
+    bsrmv_order order;
+    int reps;                       /* timed calls per measurement        */
+    int threads[BENCH_MAX_LIST];
+    int n_threads;
+    bsrmv_cpu_kernel kernels[2];
+    int n_kernels;
+    uint64_t seed;
+    double alpha, beta;
+    int json;                       /* JSON lines only on stdout          */
+    int stream;                     /* measure the read bandwidth         */
+    double stream_gib;
+    int gpu;
+};
+
+/* One matrix and its vectors, shared by all backends. */
+struct bench_case {
+    const char *matrix;             /* name in the reports                */
+    bsrmv_matrix *A;                /* backends may switch its CPU kernel */
+    bsrmv_matrix_info info;
+    double bytes;                   /* bsrmv_matrix_spmv_bytes(A)         */
+    double alpha, beta;
+    void *x;                        /* info.cols values of info.type      */
+    void *y0;                       /* info.rows values: y before a call  */
+    double *y_ref;                  /* alpha*A*x + beta*y0, long-double loop */
+    /* Stream GB/s for options.threads[i], 0 where not measured. */
+    const double *stream_gbps;
+};
+
+/* One measurement: a row of the table, a line of the JSON output. */
+struct bench_record {
+    const char *matrix;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t rows, cols, nnzb;
+    double bytes;
+    const char *backend;            /* "cpu", "gpu"                       */
+    const char *kernel;             /* "specialised", "generic", ...      */
+    int threads;                    /* host threads; 0 where meaningless  */
+    double time_ms;                 /* median of the timed calls          */
+    double gbps, gflops;
+    double rel_err;                 /* ||y - y_ref||_2 / ||y_ref||_2      */
+    double stream_gbps;             /* same-thread-count stream, 0 if none */
+};
+
+/* ---- bench_cpu.c: the case, the reference, timing ------------------- */
+
+/* Random x and y0 from o->seed, and y_ref from a serial long-double loop
+ * over the BSR arrays (not the library's kernels).  Returns 0, or 1 after
+ * printing what failed.  bench_case_free releases the vectors, not A. */
+int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
+                    const struct bench_options *o);
+void bench_case_free(struct bench_case *c);
+
+/* Fills the matrix fields of r from c; the backend sets the rest. */
+void bench_record_init(struct bench_record *r, const struct bench_case *c,
+                       const char *backend, const char *kernel, int threads);
+/* Sets time_ms and the rates derived from it. */
+void bench_record_set_time(struct bench_record *r, double time_ms);
+
+/* rel_err of y (info.rows values of info.type, on the host) against y_ref;
+ * ||y|| where y_ref is zero. */
+double bench_rel_err(const struct bench_case *c, const void *y);
+
+/* Median of n values (reorders v). */
+double bench_median(double *v, int n);
+double bench_now_ms(void);
+
+/* Every thread count x CPU kernel of o on c.  Returns 0, or 1 after
+ * printing what failed. */
+int bench_cpu(const struct bench_options *o, struct bench_case *c);
+
+/* ---- bsrmv.c: output ------------------------------------------------ */
+
+/* Prints r as a table row (header first) or a JSON line, per o->json, and
+ * counts it as wrong if rel_err is above the type's tolerance. */
+void bench_emit(const struct bench_options *o, const struct bench_record *r);
+
+/* ---- bench_gpu.c ---------------------------------------------------- */
+#ifdef BSRMV_HAVE_GPU_BENCH
+/* Non-zero if a GPU can run the benchmark; otherwise the reason is in
+ * bsrmv_last_error().  Called once, before any matrix is built. */
+int bench_gpu_available(void);
+/* Measures c on the GPU, passing each record to bench_emit.  Returns 0, or
+ * 1 after printing what failed. */
+int bench_gpu(const struct bench_options *o, struct bench_case *c);
+#endif
+
+#endif

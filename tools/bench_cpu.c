@@ -1,0 +1,251 @@
+/* The CPU side of the benchmark: test vectors, a serial reference SpMV,
+ * and the timing of bsrmv_spmv per thread count and kernel. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include "bench.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WARMUP_CALLS 3
+
+static int lib_failed(const char *what)
+{
+    fprintf(stderr, "bsrmv: %s: %s\n", what, bsrmv_last_error());
+    return 1;
+}
+
+/* Vectors get the same 64-byte alignment whatever their length, so timings
+ * do not depend on where malloc happened to put them. */
+static void *alloc_values(int64_t n, bsrmv_type t)
+{
+    size_t bytes = ((size_t)(n > 0 ? n : 1) * bsrmv_type_size(t) + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (!p)
+        fprintf(stderr, "bsrmv: cannot allocate %zu bytes for a vector\n", bytes);
+    return p;
+}
+
+static long double value(const void *v, bsrmv_type t, int64_t i)
+{
+    return t == BSRMV_FLOAT ? ((const float *)v)[i] : ((const double *)v)[i];
+}
+
+/* alpha and beta as the library sees them: rounded to the matrix type. */
+static double as_type(double a, bsrmv_type t)
+{
+    return t == BSRMV_FLOAT ? (double)(float)a : a;
+}
+
+/* y_ref = alpha*A*x + beta*y0, block by block in long double.  Written
+ * from the BSR definition alone, so it checks the library rather than
+ * repeating it. */
+static int reference_spmv(struct bench_case *c)
+{
+    const int64_t *row_ptr;
+    const int32_t *col_idx;
+    const void *val;
+    if (bsrmv_matrix_arrays(c->A, &row_ptr, &col_idx, &val) != BSRMV_SUCCESS)
+        return lib_failed("reading the matrix arrays");
+
+    const bsrmv_matrix_info *in = &c->info;
+    const int bs = in->bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    /* Offset of block entry (r, col) is r*rstride + col*cstride. */
+    const int64_t rstride = in->order == BSRMV_COL_MAJOR ? 1 : bs;
+    const int64_t cstride = in->order == BSRMV_COL_MAJOR ? bs : 1;
+    const long double alpha = as_type(c->alpha, in->type);
+    const long double beta = as_type(c->beta, in->type);
+
+    long double *acc = malloc((size_t)bs * sizeof *acc);
+    if (!acc) {
+        fprintf(stderr, "bsrmv: cannot allocate the reference accumulators\n");
+        return 1;
+    }
+    for (int64_t ib = 0; ib < in->mb; ib++) {
+        for (int r = 0; r < bs; r++)
+            acc[r] = 0;
+        for (int64_t k = row_ptr[ib]; k < row_ptr[ib + 1]; k++) {
+            const int64_t xoff = (int64_t)col_idx[k] * bs;
+            for (int col = 0; col < bs; col++) {
+                long double xv = value(c->x, in->type, xoff + col);
+                for (int r = 0; r < bs; r++)
+                    acc[r] += value(val, in->type, k * bs2 + r * rstride + col * cstride) * xv;
+            }
+        }
+        for (int r = 0; r < bs; r++) {
+            int64_t i = ib * bs + r;
+            /* beta == 0 means y is not read, as in bsrmv_spmv. */
+            long double y = alpha * acc[r];
+            if (beta != 0)
+                y += beta * value(c->y0, in->type, i);
+            c->y_ref[i] = (double)y;
+        }
+    }
+    free(acc);
+    return 0;
+}
+
+int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
+                    const struct bench_options *o)
+{
+    *c = (struct bench_case){.matrix = matrix, .A = A, .alpha = o->alpha, .beta = o->beta};
+    if (bsrmv_matrix_get_info(A, &c->info) != BSRMV_SUCCESS)
+        return lib_failed("reading the matrix info");
+    c->bytes = bsrmv_matrix_spmv_bytes(A);
+    const bsrmv_type t = c->info.type;
+    c->x = alloc_values(c->info.cols, t);
+    c->y0 = alloc_values(c->info.rows, t);
+    c->y_ref = malloc((size_t)(c->info.rows > 0 ? c->info.rows : 1) * sizeof(double));
+    if (!c->x || !c->y0 || !c->y_ref) {
+        bench_case_free(c);
+        fprintf(stderr, "bsrmv: cannot allocate the vectors of %s\n", matrix);
+        return 1;
+    }
+    if (bsrmv_fill_random(c->x, c->info.cols, t, o->seed + 1) != BSRMV_SUCCESS ||
+        bsrmv_fill_random(c->y0, c->info.rows, t, o->seed + 2) != BSRMV_SUCCESS) {
+        bench_case_free(c);
+        return lib_failed("filling the vectors");
+    }
+    if (reference_spmv(c) != 0) {
+        bench_case_free(c);
+        return 1;
+    }
+    return 0;
+}
+
+void bench_case_free(struct bench_case *c)
+{
+    free(c->x);
+    free(c->y0);
+    free(c->y_ref);
+    c->x = c->y0 = NULL;
+    c->y_ref = NULL;
+}
+
+void bench_record_init(struct bench_record *r, const struct bench_case *c,
+                       const char *backend, const char *kernel, int threads)
+{
+    *r = (struct bench_record){
+        .matrix = c->matrix,
+        .bs = c->info.bs,
+        .type = c->info.type,
+        .order = c->info.order,
+        .rows = c->info.rows,
+        .cols = c->info.cols,
+        .nnzb = c->info.nnzb,
+        .bytes = c->bytes,
+        .backend = backend,
+        .kernel = kernel,
+        .threads = threads,
+        .rel_err = NAN,
+    };
+}
+
+void bench_record_set_time(struct bench_record *r, double time_ms)
+{
+    double s = time_ms * 1e-3;
+    r->time_ms = time_ms;
+    r->gbps = r->bytes / s * 1e-9;
+    r->gflops = 2.0 * (double)r->nnzb * r->bs * r->bs / s * 1e-9;
+}
+
+double bench_rel_err(const struct bench_case *c, const void *y)
+{
+    long double diff = 0, ref = 0;
+    for (int64_t i = 0; i < c->info.rows; i++) {
+        long double d = value(y, c->info.type, i) - c->y_ref[i];
+        diff += d * d;
+        ref += (long double)c->y_ref[i] * c->y_ref[i];
+    }
+    return (double)(ref > 0 ? sqrtl(diff / ref) : sqrtl(diff));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* "specialised" only where the library has a compile-time kernel for bs
+ * (the list in bsrmv.h); elsewhere AUTO falls back to the generic one. */
+static const char *kernel_name(bsrmv_cpu_kernel k, int bs)
+{
+    if (k == BSRMV_CPU_GENERIC)
+        return "generic";
+    int special = (bs >= 1 && bs <= 8) || bs == 12 || bs == 16 || bs == 24 || bs == 32;
+    return special ? "specialised" : "auto-generic";
+}
+
+static int spmv(const struct bench_case *c, void *y)
+{
+    if (bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, c->x, c->info.cols, c->beta, y,
+                   c->info.rows) != BSRMV_SUCCESS)
+        return lib_failed("bsrmv_spmv");
+    return 0;
+}
+
+/* One thread count (o->threads[ti]) and kernel.  The first warm-up call
+ * starts from y0 and is the one checked against y_ref; the timed calls then
+ * run on whatever y holds. */
+static int measure(const struct bench_options *o, struct bench_case *c, int ti,
+                   bsrmv_cpu_kernel k, void *y, double *times)
+{
+    if (bsrmv_matrix_set_cpu_kernel(c->A, k) != BSRMV_SUCCESS)
+        return lib_failed("choosing the CPU kernel");
+    struct bench_record r;
+    bench_record_init(&r, c, "cpu", kernel_name(k, c->info.bs), o->threads[ti]);
+    r.stream_gbps = c->stream_gbps ? c->stream_gbps[ti] : 0;
+
+    memcpy(y, c->y0, (size_t)c->info.rows * bsrmv_type_size(c->info.type));
+    for (int w = 0; w < WARMUP_CALLS; w++) {
+        if (spmv(c, y) != 0)
+            return 1;
+        if (w == 0)
+            r.rel_err = bench_rel_err(c, y);
+    }
+    for (int i = 0; i < o->reps; i++) {
+        double t0 = bench_now_ms();
+        if (spmv(c, y) != 0)
+            return 1;
+        times[i] = bench_now_ms() - t0;
+    }
+    bench_record_set_time(&r, bench_median(times, o->reps));
+    bench_emit(o, &r);
+    return 0;
+}
+
+int bench_cpu(const struct bench_options *o, struct bench_case *c)
+{
+    void *y = alloc_values(c->info.rows, c->info.type);
+    double *times = malloc((size_t)o->reps * sizeof *times);
+    int rc = 0;
+    if (!y || !times) {
+        fprintf(stderr, "bsrmv: cannot allocate the benchmark buffers\n");
+        rc = 1;
+    }
+    for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
+        omp_set_num_threads(o->threads[ti]);
+        for (int ki = 0; ki < o->n_kernels && rc == 0; ki++)
+            rc = measure(o, c, ti, o->kernels[ki], y, times);
+    }
+    free(times);
+    free(y);
+    return rc;
+}
