@@ -1,0 +1,76 @@
+#!/bin/bash
+# One device call: toolchain check, build with CUDA, GPU tests, sanitizers,
+# benchmark + tune.  Full logs under $OUT (at most 8 files), a short table
+# at the end of stdout.  Usage: scripts/gpu_check.sh [quick]
+#   BENCH_BS    block sizes of the benchmark (default 1,2,3,4,5,6,7,8,12,16,24,32)
+#   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the extra tune runs
+OUT=${OUT:-/tmp/gpu_check_out}
+mkdir -p "$OUT"
+J=$(nproc)
+BENCH_BS=${BENCH_BS:-1,2,3,4,5,6,7,8,12,16,24,32}
+summary=()
+note() { summary+=("$*"); echo "== $*"; }
+
+{
+  nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  nvcc --version | tail -2; command -v compute-sanitizer; cmake --version | head -1
+} 2>&1 | tee "$OUT/env.log"
+
+# ---- build (fall back to binaries carried in build-carry/) -------------
+B=build-gpu
+t0=$(date +%s)
+if cmake -S . -B $B -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+   cmake --build $B -j "$J" >>"$OUT/build.log" 2>&1; then
+  note "build: ok in $(( $(date +%s) - t0 )) s on $J cores"
+  TEST=$B/tests/gpu/test_gpu; TOOL=$B/tests/gpu/bsrmv_gpu_tool
+else
+  note "build: FAILED there (see build.log); using build-carry/"
+  tail -20 "$OUT/build.log"
+  TEST=build-carry/test_gpu; TOOL=build-carry/bsrmv_gpu_tool
+fi
+
+# ---- tests --------------------------------------------------------------
+t0=$(date +%s)
+if [ -d $B ] && [ -f $B/CTestTestfile.cmake ]; then
+  (cd $B && timeout 300 ctest -L gpu --output-on-failure) >"$OUT/tests.log" 2>&1
+  rc=$?
+else
+  timeout 300 $TEST >"$OUT/tests.log" 2>&1; rc=$?
+fi
+note "gpu tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|SpMV runs' "$OUT/tests.log" | tail -2 | tr '\n' ' ')"
+[ $rc -ne 0 ] && tail -30 "$OUT/tests.log"
+
+# ---- sanitizers ------------------------------------------------------------
+if [ -z "$SKIP_SAN" ]; then
+  for tool in memcheck racecheck; do
+    lvl=1; [ $tool = racecheck ] && lvl=2
+    t0=$(date +%s)
+    BSRMV_GPU_TEST_QUICK=$lvl timeout 240 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 $TEST \
+      >"$OUT/san_$tool.log" 2>&1
+    rc=$?
+    note "compute-sanitizer $tool: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -1)"
+    [ $rc -ne 0 ] && tail -15 "$OUT/san_$tool.log"
+  done
+  cat "$OUT/san_racecheck.log" >>"$OUT/san_memcheck.log"; rm -f "$OUT/san_racecheck.log"
+fi
+
+# ---- benchmark (cuSPARSE + every kernel) + tune table --------------------
+t0=$(date +%s)
+timeout 420 $TOOL --bench --json --bs "$BENCH_BS" --out "$OUT/tune.txt" >"$OUT/bench.jsonl" 2>"$OUT/bench_summary.txt"
+rc=$?
+note "bench: rc=$rc in $(( $(date +%s) - t0 )) s"
+if [ -z "$SKIP_TUNE" ]; then
+  t0=$(date +%s)
+  {
+    timeout 150 $TOOL --order row --mb 150 --out /tmp/tune_row.txt --json >/dev/null
+    timeout 100 $TOOL --bs 9,10,20,33,48,64,100 --mb 150 --out /tmp/tune_rt.txt --json >/dev/null
+    timeout 100 $TOOL --type float --bs 2,3,4,8,16,32 --mb 150 --out /tmp/tune_f.txt --json >/dev/null
+  } >"$OUT/tune_extra.log" 2>&1
+  cat /tmp/tune_row.txt /tmp/tune_rt.txt /tmp/tune_f.txt >>"$OUT/tune.txt" 2>/dev/null
+  note "tune (row order, runtime bs, float): $(( $(date +%s) - t0 )) s"
+fi
+
+echo; echo "================ summary ================"
+for s in "${summary[@]}"; do echo "$s"; done
+echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -20
+echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$OUT/tune_extra.log" | grep -vE "^--$" | head -40

@@ -1,0 +1,847 @@
+/* The C API of the CUDA backend: device matrices, the plan (analysis +
+ * dispatcher + tune table), SpMV, device helpers.  Every CUDA call is
+ * checked; failures become a bsrmv_status with a message (bsrmv_fail), and
+ * whatever was allocated is freed. */
+#include "common.cuh"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+using namespace bsrmv_cuda;
+
+struct bsrmv_gpu_matrix {
+    int device;
+    int64_t mb, nb, nnzb;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t *row_ptr;
+    int32_t *col_idx;
+    void *val;
+    bool owns;
+    size_t dev_bytes;
+    /* plan */
+    int64_t len_min, len_max, empty;
+    double len_mean, len_std;
+    int sms;
+    size_t l2;
+    bsrmv_gpu_config cfg;
+    int from_tune;
+};
+
+/* ------------------------------------------------------------------ */
+/* errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static bsrmv_status cuda_fail(cudaError_t e, const char *what)
+{
+    bsrmv_status s = BSRMV_ERR_DEVICE;
+    if (e == cudaErrorMemoryAllocation)
+        s = BSRMV_ERR_DEVICE_NOMEM;
+    else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        s = BSRMV_ERR_NO_DEVICE;
+    return bsrmv_fail(s, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define CU_RET(call, what)                                                     \
+    do {                                                                       \
+        cudaError_t e_ = (call);                                               \
+        if (e_ != cudaSuccess)                                                 \
+            return cuda_fail(e_, what);                                        \
+    } while (0)
+
+/* Selects a device for the scope and restores the caller's afterwards. */
+struct DeviceScope {
+    int old = -1;
+    bool changed = false;
+    cudaError_t enter(int dev)
+    {
+        cudaError_t e = cudaGetDevice(&old);
+        if (e != cudaSuccess)
+            return e;
+        if (old != dev) {
+            e = cudaSetDevice(dev);
+            changed = e == cudaSuccess;
+        }
+        return e;
+    }
+    ~DeviceScope()
+    {
+        if (changed)
+            cudaSetDevice(old);
+    }
+};
+
+/* BSRMV_SUCCESS if p is device memory of `dev` or managed memory. */
+static bsrmv_status check_device_ptr(const void *p, int dev, const char *name)
+{
+    if (!p)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", name);
+    cudaPointerAttributes at;
+    cudaError_t e = cudaPointerGetAttributes(&at, p);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it */
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s (%p) is not a device pointer: %s", name, p,
+                          cudaGetErrorString(e));
+    }
+    if (at.type == cudaMemoryTypeManaged)
+        return BSRMV_SUCCESS;
+    if (at.type != cudaMemoryTypeDevice)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "%s (%p) is %s memory; a device pointer is required", name, p,
+                          at.type == cudaMemoryTypeHost ? "pinned host" : "host");
+    if (at.device != dev)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is memory of device %d, the matrix is on device %d",
+                          name, at.device, dev);
+    return BSRMV_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* launching one configuration                                         */
+/* ------------------------------------------------------------------ */
+
+static Launch decode(const bsrmv_gpu_config &c)
+{
+    Launch l;
+    l.dry = 0;
+    l.group = c.group;
+    l.rows = c.rows;
+    l.threads = c.threads;
+    l.param = c.param;
+    return l;
+}
+
+/* dry: only ask whether the instantiation exists. */
+template <typename T>
+static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<T> &a,
+                      cudaStream_t s, cudaError_t *err, bool dry)
+{
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    Launch l = decode(c);
+    l.dry = dry;
+    const Args<T> &d = a;
+    switch (c.kernel) {
+    case BSRMV_GPU_BY_BLOCK:
+    case BSRMV_GPU_K1_SMALL:
+        return launch_byblock<T>(d, order, l, s, err);
+    case BSRMV_GPU_BY_COLUMN:
+        return launch_bycolumn<T>(d, order, l, s, err);
+    case BSRMV_GPU_ROW_PER_THREAD:
+        return launch_rowthread<T>(d, order, l, s, err);
+    case BSRMV_GPU_K2_MEDIUM:
+        return launch_k2<T>(d, order, l, s, err);
+    case BSRMV_GPU_K3_LARGE:
+        return launch_k3<T>(d, order, l, s, err);
+    case BSRMV_GPU_TRANSPOSE:
+        return launch_transpose<T>(d, order, l, s, err);
+    default:
+        return LAUNCH_NOT_BUILT;
+    }
+}
+
+static bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
+{
+    cudaError_t err = cudaSuccess;
+    int r = m->type == BSRMV_DOUBLE ? launch_cfg<double>(m, c, Args<double>{0, m->nb, m->bs}, 0, &err, true)
+                                    : launch_cfg<float>(m, c, Args<float>{0, m->nb, m->bs}, 0, &err, true);
+    return r == LAUNCH_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* candidates, default rule, tune table                                */
+/* ------------------------------------------------------------------ */
+
+static const char *kernel_names[] = {"auto",    "by_block",  "by_column", "row_per_thread",
+                                     "k1_small", "k2_medium", "k3_large",  "transpose"};
+
+extern "C" const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
+{
+    if ((int)k < 0 || (int)k >= (int)(sizeof kernel_names / sizeof *kernel_names))
+        return "unknown";
+    return kernel_names[k];
+}
+
+extern "C" void bsrmv_gpu_config_string(const bsrmv_gpu_config *c, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    if (!c) {
+        snprintf(buf, len, "auto");
+        return;
+    }
+    snprintf(buf, len, "%s/g%d/r%d/t%d/p%d", bsrmv_gpu_kernel_name(c->kernel), c->group, c->rows,
+             c->threads, c->param);
+}
+
+static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
+{
+    int n = 0;
+    auto add = [&](bsrmv_gpu_kernel k, int g, int r, int t, int p) {
+        bsrmv_gpu_config c = {k, g, r, t, p};
+        if (!cfg_built(m, c))
+            return;
+        if (n < max && out)
+            out[n] = c;
+        ++n;
+    };
+    const int bs = m->bs;
+    /* Eberhardt-Hoemmen by-block: a warp per block row */
+    add(BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0);
+    /* K1: (truncated) warps or sub-warps, several rows per thread array */
+    for (int g : {8, 16, 32})
+        for (int r : {1, 4})
+            if (!(g == 32 && r == 1))
+                add(BSRMV_GPU_K1_SMALL, g, r, 256, 0);
+    /* by-column: paper variant, then sub-warp groups */
+    add(BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0);
+    for (int g : {8, 16, 32})
+        for (int r : {1, 4})
+            add(BSRMV_GPU_BY_COLUMN, g, r, 256, 0);
+    /* row per thread */
+    if (bs >= 8) {
+        add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);
+        add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 4);
+        add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 8);
+    }
+    /* K2 */
+    for (int ntg : {2, 4, 8}) {
+        if (bs * ntg > 1024)
+            continue;
+        int nta = 256 / (bs * ntg);
+        if (nta < 1)
+            nta = 1;
+        for (int r : {1, 4})
+            add(BSRMV_GPU_K2_MEDIUM, ntg, r, 0, nta);
+    }
+    /* K3 */
+    if (bs >= 16)
+        for (int ntg : {4, 8})
+            add(BSRMV_GPU_K3_LARGE, ntg, 1, 0, 0);
+    return n;
+}
+
+struct TuneEntry {
+    bsrmv_type type;
+    bsrmv_order order;
+    int bs;
+    bsrmv_gpu_config cfg;
+};
+static pthread_mutex_t tune_lock = PTHREAD_MUTEX_INITIALIZER;
+static TuneEntry *tune_tab = nullptr;
+static int tune_n = 0;
+static bool tune_env_done = false;
+
+static bsrmv_status load_tune_locked(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return bsrmv_fail(BSRMV_ERR_IO, "cannot open tune file %s", path);
+    TuneEntry *tab = nullptr;
+    int n = 0, cap = 0, lineno = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        ++lineno;
+        char *h = strchr(line, '#');
+        if (h)
+            *h = 0;
+        char ty[16], ord[16], kn[32];
+        int bs, g, r, t, p;
+        int got = sscanf(line, "%15s %15s %d %31s %d %d %d %d", ty, ord, &bs, kn, &g, &r, &t, &p);
+        if (got <= 0)
+            continue;
+        TuneEntry e;
+        int k = -1;
+        for (int i = 1; i < (int)(sizeof kernel_names / sizeof *kernel_names); ++i)
+            if (!strcmp(kn, kernel_names[i]))
+                k = i;
+        bool ok = got == 8 && k > 0 && bs >= 1 && (!strcmp(ty, "double") || !strcmp(ty, "float")) &&
+                  (!strcmp(ord, "col") || !strcmp(ord, "row"));
+        if (!ok) {
+            fclose(f);
+            free(tab);
+            return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:%d: expected 'type order bs kernel group rows threads param'",
+                              path, lineno);
+        }
+        e.type = !strcmp(ty, "double") ? BSRMV_DOUBLE : BSRMV_FLOAT;
+        e.order = !strcmp(ord, "col") ? BSRMV_COL_MAJOR : BSRMV_ROW_MAJOR;
+        e.bs = bs;
+        e.cfg = {(bsrmv_gpu_kernel)k, g, r, t, p};
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            TuneEntry *nt = (TuneEntry *)realloc(tab, cap * sizeof *tab);
+            if (!nt) {
+                fclose(f);
+                free(tab);
+                return bsrmv_fail(BSRMV_ERR_NOMEM, "tune table");
+            }
+            tab = nt;
+        }
+        tab[n++] = e; /* a later line for the same key wins (see lookup) */
+    }
+    fclose(f);
+    free(tune_tab);
+    tune_tab = tab;
+    tune_n = n;
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_load_tune_file(const char *path)
+{
+    pthread_mutex_lock(&tune_lock);
+    bsrmv_status s = BSRMV_SUCCESS;
+    tune_env_done = true;
+    if (!path)
+        path = getenv("BSRMV_TUNE_FILE");
+    if (path && *path)
+        s = load_tune_locked(path);
+    pthread_mutex_unlock(&tune_lock);
+    return s;
+}
+
+static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
+{
+    pthread_mutex_lock(&tune_lock);
+    if (!tune_env_done) {
+        tune_env_done = true;
+        const char *p = getenv("BSRMV_TUNE_FILE");
+        if (p && *p)
+            load_tune_locked(p); /* a bad file is ignored here: the default rule applies */
+    }
+    bool found = false;
+    for (int i = tune_n - 1; i >= 0 && !found; --i)
+        if (tune_tab[i].type == m->type && tune_tab[i].order == m->order && tune_tab[i].bs == m->bs) {
+            *cfg = tune_tab[i].cfg;
+            found = true;
+        }
+    pthread_mutex_unlock(&tune_lock);
+    return found;
+}
+
+/* The default rule, derived from `bsrmv tune` runs on an H100 (27-point
+ * grids of 150-300 MB, docs/GPU.md has the tables):
+ *  - bs <= 7: warp-level kernels, one block row per (sub-)warp group, many
+ *    groups in flight (rows = 1 won everywhere: consecutive groups stream
+ *    consecutive parts of val);
+ *  - bs 8..64: KSPARSE K2 (bs x NTG thread arrays, register blocking,
+ *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
+ *  - bs >= 64 (and runtime bs 17..31): K3 (several thread blocks per block
+ *    row).  The device enters through the tune table (measured per device);
+ *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
+ * Row-major blocks favour by-column for bs <= 8 and K3 at bs 16 and 32. */
+static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
+{
+    const int bs = m->bs;
+    const bool row = m->order == BSRMV_ROW_MAJOR;
+    const bool dbl = m->type == BSRMV_DOUBLE;
+    bsrmv_gpu_config c = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    auto k2 = [&](int ntg) {
+        int nta = 256 / (bs * ntg);
+        return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
+    };
+    if (bs == 1)
+        c = {BSRMV_GPU_K1_SMALL, 8, 1, 256, 0};
+    else if (bs == 2)
+        c = row && dbl ? bsrmv_gpu_config{BSRMV_GPU_K1_SMALL, 8, 1, 256, 0}
+                       : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 8, 1, 256, 0};
+    else if (bs == 3 || bs == 5)
+        c = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    else if (bs == 4)
+        c = dbl ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
+                : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
+    else if (bs == 6)
+        c = row ? k2(2) : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    else if (bs == 7)
+        c = k2(2);
+    else if (bs == 8)
+        c = row ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(dbl ? 4 : 2);
+    else if (bs <= 16)
+        c = row && bs == 16 ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(4);
+    else if (bs == 24)
+        c = k2(8);
+    else if (bs == 32)
+        c = row ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(8);
+    else if (bs < 32)
+        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
+    else if (bs < 64)
+        c = k2(4);
+    else
+        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
+    if (!cfg_built(m, c)) /* a size outside the lists above */
+        c = bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
+                     : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0};
+    return c;
+}
+
+static void plan(bsrmv_gpu_matrix *m)
+{
+    bsrmv_gpu_config c;
+    if (tune_lookup(m, &c) && cfg_built(m, c)) {
+        m->cfg = c;
+        m->from_tune = 1;
+    } else {
+        m->cfg = default_rule(m);
+        m->from_tune = 0;
+    }
+}
+
+/* Row statistics and device properties; row_ptr on the host. */
+static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
+{
+    int64_t mn = INT64_MAX, mx = 0, empty = 0;
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < m->mb; ++i) {
+        int64_t l = h_row_ptr[i + 1] - h_row_ptr[i];
+        mn = l < mn ? l : mn;
+        mx = l > mx ? l : mx;
+        empty += l == 0;
+        sum += (double)l;
+        sq += (double)l * (double)l;
+    }
+    m->len_min = m->mb ? mn : 0;
+    m->len_max = mx;
+    m->empty = empty;
+    m->len_mean = m->mb ? sum / (double)m->mb : 0;
+    m->len_std = m->mb ? sqrt(fmax(0.0, sq / (double)m->mb - m->len_mean * m->len_mean)) : 0;
+    int sms = 0, l2 = 0;
+    CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
+    m->sms = sms;
+    m->l2 = (size_t)l2;
+    plan(m);
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status check_shape(int64_t mb, int64_t nb, int bs, int64_t nnzb, bsrmv_type type,
+                                bsrmv_order order)
+{
+    if (mb < 0 || nb < 0 || bs < 1 || nnzb < 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bad sizes mb=%lld nb=%lld bs=%d nnzb=%lld", (long long)mb,
+                          (long long)nb, bs, (long long)nnzb);
+    if (type != BSRMV_FLOAT && type != BSRMV_DOUBLE)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d", (int)type);
+    if (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown order %d", (int)order);
+    int64_t t;
+    if (!bsrmv_mul64(mb, bs, &t) || !bsrmv_mul64(nb, bs, &t) || !bsrmv_mul64(bs, bs, &t) ||
+        !bsrmv_mul64(nnzb, t, &t) || t > INT64_MAX / 8)
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "matrix size overflows 64-bit offsets");
+    return BSRMV_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* device matrices                                                     */
+/* ------------------------------------------------------------------ */
+
+extern "C" bsrmv_status bsrmv_gpu_device_count(int *count)
+{
+    if (!count)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "count is NULL");
+    *count = 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return bsrmv_fail(BSRMV_ERR_NO_DEVICE, "no CUDA device: %s", cudaGetErrorString(e));
+    }
+    if (n == 0)
+        return bsrmv_fail(BSRMV_ERR_NO_DEVICE, "no CUDA device");
+    *count = n;
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len)
+{
+    if (!name || len == 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "name is NULL");
+    cudaDeviceProp p;
+    CU_RET(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+    snprintf(name, len, "%s", p.name);
+    return BSRMV_SUCCESS;
+}
+
+static void free_matrix(bsrmv_gpu_matrix *m)
+{
+    if (!m)
+        return;
+    if (m->owns) {
+        DeviceScope ds;
+        ds.enter(m->device);
+        cudaFree(m->row_ptr);
+        cudaFree(m->col_idx);
+        cudaFree(m->val);
+    }
+    free(m);
+}
+
+extern "C" void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA)
+{
+    free_matrix(dA);
+}
+
+extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A, int device,
+                                                void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
+    *dA = nullptr;
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    bsrmv_status st = check_shape(A->mb, A->nb, A->bs, A->nnzb, A->type, A->order);
+    if (st)
+        return st;
+    int ndev = 0;
+    if ((st = bsrmv_gpu_device_count(&ndev)))
+        return st;
+    if (device < 0 || device >= ndev)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "device %d out of range (%d devices)", device, ndev);
+    DeviceScope ds;
+    cudaError_t e = ds.enter(device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)calloc(1, sizeof *m);
+    if (!m)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
+    m->device = device;
+    m->mb = A->mb;
+    m->nb = A->nb;
+    m->nnzb = A->nnzb;
+    m->bs = A->bs;
+    m->type = A->type;
+    m->order = A->order;
+    m->owns = true;
+    size_t brp = 0, bci = 0, bval = 0;
+    bsrmv_bytes(A->mb + 1, sizeof(int64_t), &brp);
+    bsrmv_bytes(A->nnzb, sizeof(int32_t), &bci);
+    bsrmv_bytes(A->nnzb * A->bs * A->bs, bsrmv_type_size(A->type), &bval);
+    cudaStream_t s = (cudaStream_t)stream;
+    const char *what = "cudaMalloc";
+    if ((e = cudaMalloc((void **)&m->row_ptr, brp)) == cudaSuccess &&
+        (e = cudaMalloc((void **)&m->col_idx, bci ? bci : 16)) == cudaSuccess &&
+        (e = cudaMalloc(&m->val, bval ? bval : 16)) == cudaSuccess) {
+        what = "cudaMemcpyAsync";
+        if ((e = cudaMemcpyAsync(m->row_ptr, A->row_ptr, brp, cudaMemcpyHostToDevice, s)) == cudaSuccess &&
+            (!bci || (e = cudaMemcpyAsync(m->col_idx, A->col_idx, bci, cudaMemcpyHostToDevice, s)) == cudaSuccess) &&
+            (!bval || (e = cudaMemcpyAsync(m->val, A->val, bval, cudaMemcpyHostToDevice, s)) == cudaSuccess)) {
+            what = "cudaStreamSynchronize";
+            e = cudaStreamSynchronize(s);
+        }
+    }
+    if (e != cudaSuccess) {
+        st = cuda_fail(e, what);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", bsrmv_last_error());
+        free_matrix(m);
+        cudaGetLastError();
+        return bsrmv_fail(st, "uploading a %lld-block matrix (%.3g MB): %s", (long long)A->nnzb,
+                          (double)(brp + bci + bval) / 1e6, msg);
+    }
+    m->dev_bytes = brp + bci + bval;
+    if ((st = analyse(m, A->row_ptr))) {
+        free_matrix(m);
+        return st;
+    }
+    *dA = m;
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb, int64_t nb, int bs,
+                                              int64_t nnzb, const int64_t *d_row_ptr,
+                                              const int32_t *d_col_idx, const void *d_val,
+                                              bsrmv_type type, bsrmv_order order, int device)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
+    *dA = nullptr;
+    bsrmv_status st = check_shape(mb, nb, bs, nnzb, type, order);
+    if (st)
+        return st;
+    int ndev = 0;
+    if ((st = bsrmv_gpu_device_count(&ndev)))
+        return st;
+    if (device < 0 || device >= ndev)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "device %d out of range (%d devices)", device, ndev);
+    DeviceScope ds;
+    cudaError_t e = ds.enter(device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    if ((st = check_device_ptr(d_row_ptr, device, "row_ptr")))
+        return st;
+    if (nnzb > 0 && ((st = check_device_ptr(d_col_idx, device, "col_idx")) ||
+                     (st = check_device_ptr(d_val, device, "val"))))
+        return st;
+    size_t brp = 0;
+    if (!bsrmv_bytes(mb + 1, sizeof(int64_t), &brp))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "row_ptr size");
+    int64_t *h = (int64_t *)malloc(brp);
+    if (!h)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory (%zu bytes for row_ptr)", brp);
+    if ((e = cudaMemcpy(h, d_row_ptr, brp, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        free(h);
+        return cuda_fail(e, "cudaMemcpy(row_ptr)");
+    }
+    if (h[0] != 0 || h[mb] != nnzb) {
+        free(h);
+        return bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr[0] must be 0 and row_ptr[mb] == nnzb");
+    }
+    for (int64_t i = 0; i < mb; ++i)
+        if (h[i + 1] < h[i]) {
+            free(h);
+            return bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr decreases at block row %lld", (long long)i);
+        }
+    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)calloc(1, sizeof *m);
+    if (!m) {
+        free(h);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
+    }
+    *m = bsrmv_gpu_matrix{};
+    m->device = device;
+    m->mb = mb;
+    m->nb = nb;
+    m->nnzb = nnzb;
+    m->bs = bs;
+    m->type = type;
+    m->order = order;
+    m->row_ptr = (int64_t *)d_row_ptr;
+    m->col_idx = (int32_t *)d_col_idx;
+    m->val = (void *)d_val;
+    m->owns = false;
+    st = analyse(m, h);
+    free(h);
+    if (st) {
+        free_matrix(m);
+        return st;
+    }
+    *dA = m;
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const bsrmv_gpu_config *cfg)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
+    if (!cfg || cfg->kernel == BSRMV_GPU_AUTO) {
+        plan(dA);
+        return BSRMV_SUCCESS;
+    }
+    if (cfg->kernel == BSRMV_GPU_TRANSPOSE || !cfg_built(dA, *cfg)) {
+        char b[96];
+        bsrmv_gpu_config_string(cfg, b, sizeof b);
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d", b, dA->bs);
+    }
+    dA->cfg = *cfg;
+    dA->from_tune = 0;
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_candidates(const bsrmv_gpu_matrix *dA, bsrmv_gpu_config *cfgs, int max,
+                                             int *n)
+{
+    if (!dA || !n || (max > 0 && !cfgs))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL argument");
+    *n = build_candidates(dA, cfgs, max);
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsrmv_gpu_plan_info *p)
+{
+    if (!m || !p)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL argument");
+    p->device = m->device;
+    p->mb = m->mb;
+    p->nb = m->nb;
+    p->nnzb = m->nnzb;
+    p->bs = m->bs;
+    p->type = m->type;
+    p->order = m->order;
+    p->row_len_min = m->len_min;
+    p->row_len_max = m->len_max;
+    p->empty_rows = m->empty;
+    p->row_len_mean = m->len_mean;
+    p->row_len_std = m->len_std;
+    p->config = m->cfg;
+    p->from_tune_table = m->from_tune;
+    p->owns_arrays = m->owns;
+    p->device_bytes = m->owns ? m->dev_bytes : 0;
+    return BSRMV_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* SpMV                                                                */
+/* ------------------------------------------------------------------ */
+
+template <typename T>
+static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m, const void *x,
+                           double beta, void *y, int64_t ny, cudaStream_t s)
+{
+    cudaError_t e;
+    const T ta = (T)alpha, tb = (T)beta;
+    if (ny == 0)
+        return BSRMV_SUCCESS;
+    if (ta == T(0) || (op == BSRMV_OP_T && m->nnzb == 0)) {
+        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
+            return cuda_fail(e, "launching the y = beta*y kernel");
+        return BSRMV_SUCCESS;
+    }
+    Args<T> a;
+    a.mb = m->mb;
+    a.nb = m->nb;
+    a.bs = m->bs;
+    a.row_ptr = m->row_ptr;
+    a.col_idx = m->col_idx;
+    a.val = (const T *)m->val;
+    a.x = (const T *)x;
+    a.y = (T *)y;
+    a.alpha = ta;
+    a.beta = tb;
+    bsrmv_gpu_config c = m->cfg;
+    if (op == BSRMV_OP_T) {
+        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
+            return cuda_fail(e, "launching the y = beta*y kernel");
+        c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};
+    }
+    e = cudaSuccess;
+    int r = launch_cfg<T>(m, c, a, s, &e, false);
+    if (r == LAUNCH_NOT_BUILT) {
+        char b[96];
+        bsrmv_gpu_config_string(&c, b, sizeof b);
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d", b, m->bs);
+    }
+    if (r != LAUNCH_OK || e != cudaSuccess) {
+        char b[96], what[160];
+        bsrmv_gpu_config_string(&c, b, sizeof b);
+        snprintf(what, sizeof what, "launching %s (bs=%d)", b, m->bs);
+        return cuda_fail(e, what);
+    }
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, const void *d_x,
+                                       int64_t nx, double beta, void *d_y, int64_t ny, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown op %d", (int)op);
+    const int64_t rows = dA->mb * dA->bs, cols = dA->nb * dA->bs;
+    const int64_t want_x = op == BSRMV_OP_N ? cols : rows, want_y = op == BSRMV_OP_N ? rows : cols;
+    if (nx != want_x || ny != want_y)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "x has %lld entries and y %lld; op(A) needs %lld and %lld", (long long)nx,
+                          (long long)ny, (long long)want_x, (long long)want_y);
+    if (isnan(alpha) || isnan(beta)) {
+        /* allowed: NaN propagates as on the CPU */
+    }
+    DeviceScope ds;
+    cudaError_t e = ds.enter(dA->device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    bsrmv_status st;
+    if (ny > 0 && (st = check_device_ptr(d_y, dA->device, "y")))
+        return st;
+    if (alpha != 0.0 && nx > 0 && (st = check_device_ptr(d_x, dA->device, "x")))
+        return st;
+    cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
+    cudaStream_t s = (cudaStream_t)stream;
+    return dA->type == BSRMV_DOUBLE ? spmv_t<double>(op, alpha, dA, d_x, beta, d_y, ny, s)
+                                    : spmv_t<float>(op, alpha, dA, d_x, beta, d_y, ny, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+extern "C" bsrmv_status bsrmv_gpu_malloc(void **p, size_t bytes)
+{
+    if (!p)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "p is NULL");
+    *p = nullptr;
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        cudaGetLastError();
+        char what[96];
+        snprintf(what, sizeof what, "cudaMalloc(%zu bytes)", bytes);
+        return cuda_fail(e, what);
+    }
+    return BSRMV_SUCCESS;
+}
+
+extern "C" void bsrmv_gpu_free(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+extern "C" bsrmv_status bsrmv_gpu_to_device(void *d_dst, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return BSRMV_SUCCESS;
+    CU_RET(cudaMemcpy(d_dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host to device");
+    return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes)
+{
+    if (bytes == 0)
+        return BSRMV_SUCCESS;
+    CU_RET(cudaMemcpy(dst, d_src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device to host");
+    return BSRMV_SUCCESS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
+{
+    if (!gbps || reps < 1 || bytes < 16)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bad arguments");
+    *gbps = 0;
+    bytes &= ~(size_t)15;
+    void *buf = nullptr;
+    unsigned long long *sink = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    double *t = (double *)malloc(sizeof(double) * reps);
+    bsrmv_status st = BSRMV_SUCCESS;
+    cudaError_t e;
+    if (!t)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
+#define CK(call, what)                                                         \
+    if ((e = (call)) != cudaSuccess) {                                         \
+        st = cuda_fail(e, what);                                               \
+        goto done;                                                             \
+    }
+    CK(cudaMalloc(&buf, bytes), "cudaMalloc (read bandwidth buffer)");
+    CK(cudaMalloc((void **)&sink, sizeof *sink), "cudaMalloc");
+    CK(cudaMemset(buf, 0x5a, bytes), "cudaMemset");
+    CK(cudaEventCreate(&e0), "cudaEventCreate");
+    CK(cudaEventCreate(&e1), "cudaEventCreate");
+    CK(read_bandwidth_pass(buf, bytes, sink, 0), "read kernel");
+    CK(cudaDeviceSynchronize(), "read kernel");
+    for (int i = 0; i < reps; ++i) {
+        float ms = 0;
+        CK(cudaEventRecord(e0, 0), "cudaEventRecord");
+        CK(read_bandwidth_pass(buf, bytes, sink, 0), "read kernel");
+        CK(cudaEventRecord(e1, 0), "cudaEventRecord");
+        CK(cudaEventSynchronize(e1), "read kernel");
+        CK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+        t[i] = ms;
+    }
+    qsort(t, reps, sizeof *t, cmp_double);
+    *gbps = (double)bytes / (t[reps / 2] * 1e6);
+#undef CK
+done:
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    cudaFree(buf);
+    cudaFree(sink);
+    free(t);
+    return st;
+}

@@ -1,0 +1,139 @@
+/* Shared by the CUDA kernel families (one .cu file per family) and the
+ * C API in api.cu.  Not installed. */
+#ifndef BSRMV_CUDA_COMMON_CUH
+#define BSRMV_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+extern "C" {
+#include "internal.h"
+}
+
+namespace bsrmv_cuda {
+
+enum { COL = 0, ROW = 1 };
+#define BSRMV_FULL_MASK 0xffffffffu
+
+/* Everything a kernel needs for one call.  alpha/beta already rounded to T. */
+template <typename T> struct Args {
+    int64_t mb, nb;
+    int bs;
+    const int64_t *__restrict__ row_ptr;
+    const int32_t *__restrict__ col_idx;
+    const T *__restrict__ val;
+    const T *__restrict__ x;
+    T *__restrict__ y;
+    T alpha, beta;
+};
+
+/* Launch parameters (a decoded bsrmv_gpu_config). */
+struct Launch {
+    int group;   /* lanes per block row (sub-warp group) or thread groups   */
+    int rows;    /* consecutive block rows per group / thread array         */
+    int threads; /* threads per thread block                                */
+    int param;   /* family-specific: stage depth, thread arrays, ...       */
+    int dry;     /* only report whether the instantiation exists            */
+};
+
+/* Result of a launcher: the instantiation does not exist, or a CUDA code. */
+enum LaunchStatus { LAUNCH_OK = 0, LAUNCH_NOT_BUILT = 1, LAUNCH_CUDA_ERROR = 2 };
+
+/* y[i] = alpha*sum + beta*y[i]; beta == 0 never reads y. */
+template <typename T>
+__device__ __forceinline__ void store_y(const Args<T> &a, int64_t i, T sum)
+{
+    T v = a.alpha * sum;
+    if (a.beta != T(0))
+        v += a.beta * a.y[i];
+    a.y[i] = v;
+}
+
+__host__ __device__ __forceinline__ constexpr int pow2ceil(int n)
+{
+    int p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* Lanes of a G-lane group hold partial sums of items i = lane / bs (n items,
+ * `active` = n*bs lanes); sum the items with the same lane % bs into lanes
+ * 0..bs-1.  Every lane of the warp must call it (full-mask shuffles). */
+template <typename T, int G>
+__device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
+{
+    const int active = n * bs;
+    for (int s = pow2ceil(n) / 2; s >= 1; s >>= 1) {
+        T o = __shfl_down_sync(BSRMV_FULL_MASK, v, s * bs, G);
+        if (lane + s * bs < active)
+            v += o;
+    }
+    return v;
+}
+
+/* Read-only loads through the non-coherent cache. */
+template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg(p); }
+
+} // namespace bsrmv_cuda
+
+/* ---- compiled block sizes (X-macros) -----------------------------------
+ * One list per family: each family is instantiated only for the bs where it
+ * can win (see docs/GPU.md).  0 = the runtime-bs kernel.
+ * X(BS, P): P is the family's compile-time parameter (group lanes G for
+ * by-block/by-column, thread groups NTG for K2). */
+#define BSRMV_BYBLOCK_LIST(X)                                                  \
+    X(1, 8) X(1, 16) X(1, 32) X(2, 8) X(2, 16) X(2, 32) X(3, 16) X(3, 32)      \
+    X(4, 16) X(4, 32) X(5, 32)
+#define BSRMV_BYCOLUMN_LIST(X)                                                 \
+    X(1, 8) X(1, 16) X(1, 32) X(2, 8) X(2, 16) X(2, 32) X(3, 8) X(3, 16)      \
+    X(3, 32) X(4, 8) X(4, 16) X(4, 32) X(5, 16) X(5, 32) X(6, 16) X(6, 32)    \
+    X(7, 16) X(7, 32) X(8, 16) X(8, 32) X(12, 32) X(16, 32) X(24, 32)         \
+    X(32, 32) X(0, 32)
+#define BSRMV_ROWTHREAD_LIST(X) X(8, 0) X(12, 0) X(16, 0) X(24, 0) X(32, 0) X(0, 0)
+#define BSRMV_K2_LIST(X)                                                       \
+    X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \
+    X(24, 8) X(32, 4) X(32, 8) X(0, 4)
+/* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
+#define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
+
+/* Launchers, one per family file.  Return a LaunchStatus; on
+ * LAUNCH_CUDA_ERROR *err holds the code. */
+#define BSRMV_DECL_LAUNCHER(name)                                              \
+    template <typename T>                                                      \
+    int name(const bsrmv_cuda::Args<T> &a, int order,                          \
+             const bsrmv_cuda::Launch &l, cudaStream_t s, cudaError_t *err);
+namespace bsrmv_cuda {
+BSRMV_DECL_LAUNCHER(launch_byblock)
+BSRMV_DECL_LAUNCHER(launch_bycolumn)
+BSRMV_DECL_LAUNCHER(launch_rowthread)
+BSRMV_DECL_LAUNCHER(launch_k2)
+BSRMV_DECL_LAUNCHER(launch_k3)
+BSRMV_DECL_LAUNCHER(launch_transpose)
+template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);
+cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink,
+                                cudaStream_t s);
+} // namespace bsrmv_cuda
+
+/* Grid size helper: number of thread blocks for `units` work units of
+ * `per_block` units each, capped to what a 1-D grid allows. */
+static inline unsigned bsrmv_grid(int64_t units, int64_t per_block)
+{
+    int64_t g = (units + per_block - 1) / per_block;
+    if (g < 1)
+        g = 1;
+    if (g > 2147483647)
+        g = 2147483647;
+    return (unsigned)g;
+}
+
+/* Instantiate a launcher for float and double. */
+#define BSRMV_INSTANTIATE_LAUNCHER(name)                                       \
+    template int name<float>(const bsrmv_cuda::Args<float> &, int,            \
+                             const bsrmv_cuda::Launch &, cudaStream_t,         \
+                             cudaError_t *);                                   \
+    template int name<double>(const bsrmv_cuda::Args<double> &, int,          \
+                              const bsrmv_cuda::Launch &, cudaStream_t,        \
+                              cudaError_t *);
+
+#endif

@@ -1,0 +1,103 @@
+/* By-column kernel (Eberhardt & Hoemmen, Algorithm 3), generalised to
+ * sub-warp groups: a group of G lanes works on one block row at a time and
+ * covers floor(G/bs) whole block columns per step, so lane l keeps the same
+ * row r = l % bs for the whole block row.  In column-major blocks the active
+ * lanes of a group read consecutive values of val (coalesced); x and col_idx
+ * go through the read-only cache.  Each group takes `rows` consecutive block
+ * rows; 8 steps (4 for bs > 8) are unrolled so that as many loads per lane
+ * are in flight.
+ * Partial sums are reduced with shuffles (group_reduce). */
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+template <typename T, int ORD, int BS, int G>
+__global__ void __launch_bounds__(256)
+k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
+{
+    const int bs = BS ? BS : a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int lane = threadIdx.x & (G - 1);
+    const int ncol = G / bs;         /* block columns per step */
+    const int active = ncol * bs;    /* lanes doing work       */
+    const int r = lane % bs;
+    const int cslot = lane / bs;
+    const int64_t gpw = 32 / G; /* groups per warp */
+    const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    const int64_t gin = (threadIdx.x & 31) / G;
+
+    for (int64_t w = warp; w * gpw < groups; w += nwarps) {
+        const int64_t grp = w * gpw + gin;
+        const int64_t row0 = grp * rows_per_group;
+        for (int k = 0; k < rows_per_group; ++k) { /* uniform trip count */
+            const int64_t row = row0 + k;
+            const bool valid = grp < groups && row < a.mb;
+            T acc = T(0);
+            if (valid && lane < active) {
+                const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+                int64_t j = s * bs + cslot; /* scalar column of the block row */
+                const int64_t jend = e * bs;
+                auto elem = [&](int64_t jj) -> T {
+                    const int64_t blk = jj / bs;
+                    const int c = (int)(jj - blk * bs);
+                    const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
+                    const int32_t col = ld(a.col_idx + blk);
+                    return ld(a.val + off) * ld(a.x + (int64_t)col * bs + c);
+                };
+                /* U steps per iteration: U independent loads of val (and of
+                 * col_idx -> x) in flight per lane before the first use */
+                constexpr int U = (BS >= 1 && BS <= 8) ? 8 : 4;
+                for (; j + (U - 1) * ncol < jend; j += U * ncol) {
+                    T p[U];
+#pragma unroll
+                    for (int u = 0; u < U; ++u)
+                        p[u] = elem(j + u * ncol);
+#pragma unroll
+                    for (int u = 0; u < U; ++u)
+                        acc += p[u];
+                }
+                for (; j < jend; j += ncol)
+                    acc += elem(j);
+            }
+            acc = group_reduce<T, G>(acc, lane, bs, ncol);
+            if (valid && lane < bs)
+                store_y(a, row * bs + lane, acc);
+        }
+    }
+}
+
+template <typename T, int ORD, int BS, int G>
+static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    const int64_t groups = (a.mb + l.rows - 1) / l.rows;
+    const int threads = l.threads;
+    k_bycolumn<T, ORD, BS, G><<<bsrmv_grid(groups * G, threads), threads, 0, s>>>(a, l.rows, groups);
+    return cudaGetLastError();
+}
+
+template <typename T>
+int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
+        return LAUNCH_NOT_BUILT;
+    const int bsk = (a.bs == 1 || a.bs == 2 || a.bs == 3 || a.bs == 4 || a.bs == 5 ||
+                     a.bs == 6 || a.bs == 7 || a.bs == 8 || a.bs == 12 || a.bs == 16 ||
+                     a.bs == 24 || a.bs == 32) ? a.bs : 0;
+    if (bsk == 0 && a.bs > 32)
+        return LAUNCH_NOT_BUILT;
+#define X(BS, G)                                                               \
+    if (bsk == BS && l.group == G) {                                           \
+        if (l.dry)                                                             \
+            return LAUNCH_OK;                                                  \
+        *err = order == COL ? run<T, COL, BS, G>(a, l, s) : run<T, ROW, BS, G>(a, l, s); \
+        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
+    }
+    BSRMV_BYCOLUMN_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+BSRMV_INSTANTIATE_LAUNCHER(launch_bycolumn)
+
+} // namespace bsrmv_cuda

@@ -1,0 +1,206 @@
+/* KSPARSE medium (K2) and large (K3) kernels (Abdelfattah et al. 2016,
+ * sections 4-5).
+ *
+ * K2: a thread array of bs x NTG threads works on one block at a time:
+ * thread (r, g) keeps EPT = ceil(bs/NTG) values of row r (columns
+ * g*EPT .. g*EPT+EPT-1) in registers (register blocking), and the next
+ * block's values are loaded while the current one is multiplied (double
+ * buffering).  A thread block holds `param` thread arrays, each taking
+ * `rows` consecutive block rows; the NTG partial sums of a row meet in
+ * shared memory.
+ *
+ * K3: several thread blocks per block row: blockIdx.y picks a slice of 32
+ * rows of the block (NB = 32), the thread block is 32 x NTG threads, and
+ * thread group g walks the columns g*EPT, g*EPT + NTG*EPT, ... of every
+ * block of the row (EPT = 4 loads in flight), like a dense GEMV mini-grid. */
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+template <typename T, int ORD, int BS, int NTG>
+__global__ void __launch_bounds__(BS ? 256 : 1024)
+k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
+{
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    constexpr int EPT = BS ? (BS + NTG - 1) / NTG : 1;
+    const int bs = BS ? BS : a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int TA = bs * NTG;
+    const int nta = blockDim.x / TA;
+    const int t = threadIdx.x;
+    const int arr = t / TA, tt = t % TA;
+    const int g = tt / bs, r = tt % bs;
+    const bool in_arr = arr < nta;
+
+    for (int64_t base = (int64_t)blockIdx.x * nta; base < arrays; base += (int64_t)gridDim.x * nta) {
+        const int64_t ai = base + arr;
+        for (int k = 0; k < rows_per_array; ++k) {
+            const int64_t row = ai * rows_per_array + k;
+            const bool valid = in_arr && ai < arrays && row < a.mb;
+            T acc = T(0);
+            if (valid) {
+                const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+                if (BS) {
+                    T vc[EPT], xc[EPT];
+                    auto load = [&](int64_t b, T *v, T *xv) {
+                        const int64_t col = ld(a.col_idx + b);
+#pragma unroll
+                        for (int q = 0; q < EPT; ++q) {
+                            const int c = g * EPT + q;
+                            if (c < BS) {
+                                v[q] = ld(a.val + b * bs2 + (ORD == COL ? c * BS + r : r * BS + c));
+                                xv[q] = ld(a.x + col * BS + c);
+                            } else {
+                                v[q] = T(0);
+                                xv[q] = T(0);
+                            }
+                        }
+                    };
+                    if (s < e)
+                        load(s, vc, xc);
+                    for (int64_t b = s; b < e; ++b) {
+                        T vn[EPT], xn[EPT];
+                        if (b + 1 < e)
+                            load(b + 1, vn, xn);
+#pragma unroll
+                        for (int q = 0; q < EPT; ++q)
+                            acc += vc[q] * xc[q];
+                        if (b + 1 < e) {
+#pragma unroll
+                            for (int q = 0; q < EPT; ++q) {
+                                vc[q] = vn[q];
+                                xc[q] = xn[q];
+                            }
+                        }
+                    }
+                } else {
+                    for (int64_t b = s; b < e; ++b) {
+                        const int64_t col = ld(a.col_idx + b);
+                        for (int c = g; c < bs; c += NTG)
+                            acc += ld(a.val + b * bs2 + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
+                                   ld(a.x + col * bs + c);
+                    }
+                }
+            }
+            red[t] = acc;
+            __syncthreads();
+            if (valid && g == 0) {
+                T sum = acc;
+                for (int q = 1; q < NTG; ++q)
+                    sum += red[arr * TA + q * bs + r];
+                store_y(a, row * bs + r, sum);
+            }
+            __syncthreads();
+        }
+    }
+}
+
+template <typename T, int ORD, int BS, int NTG>
+static cudaError_t run_k2(const Args<T> &a, const Launch &l, cudaStream_t st)
+{
+    const int TA = a.bs * NTG;
+    int nta = l.param > 0 ? l.param : 1;
+    const int maxt = BS ? 256 : 1024;
+    while (nta > 1 && nta * TA > maxt)
+        --nta;
+    if (TA > maxt)
+        return cudaErrorInvalidConfiguration;
+    const int threads = nta * TA;
+    const int64_t arrays = (a.mb + l.rows - 1) / l.rows;
+    k_k2<T, ORD, BS, NTG><<<bsrmv_grid(arrays, nta), threads, threads * sizeof(T), st>>>(a, l.rows, arrays);
+    return cudaGetLastError();
+}
+
+template <typename T>
+int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (l.rows < 1 || a.bs < 2 || a.bs * l.group > 1024 || (a.bs <= 32 && a.bs * l.group > 256))
+        return LAUNCH_NOT_BUILT;
+    const int bsk = ((a.bs >= 5 && a.bs <= 8) || a.bs == 12 || a.bs == 16 || a.bs == 24 || a.bs == 32) ? a.bs : 0;
+#define X(BS, NTG)                                                             \
+    if (bsk == BS && l.group == NTG) {                                         \
+        if (l.dry)                                                             \
+            return LAUNCH_OK;                                                  \
+        *err = order == COL ? run_k2<T, COL, BS, NTG>(a, l, s) : run_k2<T, ROW, BS, NTG>(a, l, s); \
+        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
+    }
+    BSRMV_K2_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+template <typename T, int ORD, int NTG>
+__global__ void __launch_bounds__(32 * NTG)
+k_k3(const Args<T> a)
+{
+    constexpr int NB = 32, EPT = 4;
+    __shared__ T red[NTG][NB];
+    const int bs = a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int tx = threadIdx.x % NB, ty = threadIdx.x / NB;
+    const int r = blockIdx.y * NB + tx;
+    const bool rvalid = r < bs;
+    for (int64_t row = blockIdx.x; row < a.mb; row += gridDim.x) {
+        const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+        T acc = T(0);
+        if (rvalid) {
+            for (int64_t b = s; b < e; ++b) {
+                const T *blkv = a.val + b * bs2;
+                const T *xb = a.x + (int64_t)ld(a.col_idx + b) * bs;
+                for (int c0 = ty * EPT; c0 < bs; c0 += NTG * EPT) {
+                    T v[EPT], xv[EPT];
+#pragma unroll
+                    for (int q = 0; q < EPT; ++q) {
+                        const int c = c0 + q;
+                        v[q] = c < bs ? ld(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) : T(0);
+                        xv[q] = c < bs ? ld(xb + c) : T(0);
+                    }
+#pragma unroll
+                    for (int q = 0; q < EPT; ++q)
+                        acc += v[q] * xv[q];
+                }
+            }
+        }
+        red[ty][tx] = acc;
+        __syncthreads();
+        if (ty == 0 && rvalid) {
+            T sum = acc;
+#pragma unroll
+            for (int q = 1; q < NTG; ++q)
+                sum += red[q][tx];
+            store_y(a, row * bs + r, sum);
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T, int ORD, int NTG>
+static cudaError_t run_k3(const Args<T> &a, const Launch &, cudaStream_t st)
+{
+    dim3 grid(bsrmv_grid(a.mb, 1), (a.bs + 31) / 32);
+    k_k3<T, ORD, NTG><<<grid, 32 * NTG, 0, st>>>(a);
+    return cudaGetLastError();
+}
+
+template <typename T>
+int launch_k3(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (a.bs < 2 || (a.bs + 31) / 32 > 65535)
+        return LAUNCH_NOT_BUILT;
+#define X(BS, NTG)                                                             \
+    if (l.group == NTG) {                                                      \
+        if (l.dry)                                                             \
+            return LAUNCH_OK;                                                  \
+        *err = order == COL ? run_k3<T, COL, NTG>(a, l, s) : run_k3<T, ROW, NTG>(a, l, s); \
+        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
+    }
+    BSRMV_K3_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+BSRMV_INSTANTIATE_LAUNCHER(launch_k2)
+BSRMV_INSTANTIATE_LAUNCHER(launch_k3)
+
+} // namespace bsrmv_cuda

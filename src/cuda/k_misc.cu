@@ -1,0 +1,102 @@
+/* Transpose SpMV (y = alpha*A^T*x + beta*y), the y = beta*y pass, and the
+ * read-only bandwidth kernel of the benchmark. */
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+template <typename T> __global__ void k_scale(T *y, int64_t n, T beta)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = beta == T(0) ? T(0) : beta * y[i];
+}
+
+template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    unsigned g = bsrmv_grid(n, 256);
+    if (g > 65536)
+        g = 65536;
+    k_scale<T><<<g, 256, 0, s>>>(y, n, beta);
+    return cudaGetLastError();
+}
+template cudaError_t launch_scale<float>(float *, int64_t, float, cudaStream_t);
+template cudaError_t launch_scale<double>(double *, int64_t, double, cudaStream_t);
+
+/* A warp per block row; lane t covers (block, column) pairs of the row and
+ * adds alpha * sum_r A(r, c) x[row*bs + r] to y[col*bs + c] atomically.
+ * y must already hold beta*y. */
+template <typename T, int ORD>
+__global__ void k_transpose(const Args<T> a)
+{
+    const int bs = a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int lane = threadIdx.x & 31;
+    const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t row = warp; row < a.mb; row += nwarps) {
+        const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+        const T *xr = a.x + row * bs;
+        for (int64_t t = s * bs + lane; t < e * bs; t += 32) {
+            const int64_t b = t / bs;
+            const int c = (int)(t - b * bs);
+            const T *v = a.val + b * bs2;
+            T sum = T(0);
+            for (int r = 0; r < bs; ++r)
+                sum += ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) * ld(xr + r);
+            atomicAdd(a.y + (int64_t)ld(a.col_idx + b) * bs + c, a.alpha * sum);
+        }
+    }
+}
+
+template <typename T>
+int launch_transpose(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    const int threads = 256;
+    if (l.dry)
+        return LAUNCH_OK;
+    if (order == COL)
+        k_transpose<T, COL><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+    else
+        k_transpose<T, ROW><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+    *err = cudaGetLastError();
+    return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;
+}
+BSRMV_INSTANTIATE_LAUNCHER(launch_transpose)
+
+/* Reads every byte of buf once with 16-byte loads (four in flight per
+ * thread); the xor of everything goes to *sink only if it equals a value
+ * the fill never produces, so the loads cannot be dropped. */
+__global__ void k_read(const uint4 *__restrict__ buf, size_t n, unsigned long long *sink)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    unsigned acc = 0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 v0 = __ldg(buf + i), v1 = __ldg(buf + i + stride), v2 = __ldg(buf + i + 2 * stride),
+              v3 = __ldg(buf + i + 3 * stride);
+        acc ^= v0.x ^ v0.y ^ v0.z ^ v0.w ^ v1.x ^ v1.y ^ v1.z ^ v1.w ^ v2.x ^ v2.y ^ v2.z ^ v2.w ^
+               v3.x ^ v3.y ^ v3.z ^ v3.w;
+    }
+    for (; i < n; i += stride) {
+        uint4 v = __ldg(buf + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u)
+        *sink = acc;
+}
+
+cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink, cudaStream_t s)
+{
+    int dev = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess)
+        return err;
+    k_read<<<sms * 8, 256, 0, s>>>((const uint4 *)buf, bytes / 16, sink);
+    return cudaGetLastError();
+}
+
+} // namespace bsrmv_cuda
