@@ -3,6 +3,7 @@
 # benchmark + tune.  Full logs under $OUT (at most 8 files), a short table
 # at the end of stdout.  Usage: scripts/gpu_check.sh [quick]
 #   BENCH_BS    block sizes of the benchmark (default 1,2,3,4,5,6,7,8,12,16,24,32)
+#   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
 #   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the extra tune runs
 OUT=${OUT:-/tmp/gpu_check_out}
 mkdir -p "$OUT"
@@ -42,7 +43,7 @@ note "gpu tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|Sp
 
 # ---- sanitizers ------------------------------------------------------------
 if [ -z "$SKIP_SAN" ]; then
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck}; do
     lvl=1; [ $tool = racecheck ] && lvl=2
     t0=$(date +%s)
     BSRMV_GPU_TEST_QUICK=$lvl timeout 240 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 $TEST \
@@ -51,7 +52,7 @@ if [ -z "$SKIP_SAN" ]; then
     note "compute-sanitizer $tool: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -1)"
     [ $rc -ne 0 ] && tail -15 "$OUT/san_$tool.log"
   done
-  cat "$OUT/san_racecheck.log" >>"$OUT/san_memcheck.log"; rm -f "$OUT/san_racecheck.log"
+  [ -f "$OUT/san_racecheck.log" ] && cat "$OUT/san_racecheck.log" >>"$OUT/san_memcheck.log"; rm -f "$OUT/san_racecheck.log"
 fi
 
 # ---- benchmark (cuSPARSE + every kernel) + tune table --------------------

@@ -200,6 +200,11 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     for (int g : {8, 16, 32})
         for (int r : {1, 4})
             add(BSRMV_GPU_BY_COLUMN, g, r, 256, 0);
+    /* by-column flat-stream mode (k_flat.cu): a warp streams `rows` block
+     * rows as one run, param = unrolled steps */
+    for (int r : {2, 4, 8})
+        add(BSRMV_GPU_BY_COLUMN, 32, r, 256, 4);
+    add(BSRMV_GPU_BY_COLUMN, 32, 4, 128, 4);
     /* row per thread */
     if (bs >= 8) {
         add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);
@@ -351,12 +356,12 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
     else if (bs == 4)
         c = dbl ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                 : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
-    else if (bs == 6)
-        c = row ? k2(2) : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    else if (bs == 6) /* col: flat-stream by_column mode, 2 rows per warp */
+        c = row ? k2(2) : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4};
     else if (bs == 7)
         c = k2(2);
     else if (bs == 8)
-        c = row ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(dbl ? 4 : 2);
+        c = row || dbl ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(2);
     else if (bs <= 16)
         c = row && bs == 16 ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(4);
     else if (bs == 24)

@@ -94,6 +94,9 @@ template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \
     X(24, 8) X(32, 4) X(32, 8) X(0, 4)
+/* Flat stream (by_column mode, col-major): X(BS, U), U = unrolled steps. */
+#define BSRMV_FLAT_LIST(X)                                                     \
+    X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
 /* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
 #define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
 
@@ -106,6 +109,7 @@ template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg
 namespace bsrmv_cuda {
 BSRMV_DECL_LAUNCHER(launch_byblock)
 BSRMV_DECL_LAUNCHER(launch_bycolumn)
+BSRMV_DECL_LAUNCHER(launch_flat)
 BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)

@@ -4,7 +4,7 @@
  * row r = l % bs for the whole block row.  In column-major blocks the active
  * lanes of a group read consecutive values of val (coalesced); x and col_idx
  * go through the read-only cache.  Each group takes `rows` consecutive block
- * rows; 8 steps (4 for bs > 8) are unrolled so that as many loads per lane
+ * rows; 8 steps (bs 1-7; 4 for bs >= 8: measured level at bs 8, U = 4 lost 3-7% at bs 3-7) are unrolled so that as many loads per lane
  * are in flight.
  * Partial sums are reduced with shuffles (group_reduce). */
 #include "common.cuh"
@@ -47,7 +47,7 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
                 };
                 /* U steps per iteration: U independent loads of val (and of
                  * col_idx -> x) in flight per lane before the first use */
-                constexpr int U = (BS >= 1 && BS <= 8) ? 8 : 4;
+                constexpr int U = (BS >= 1 && BS <= 7) ? 8 : 4;
                 for (; j + (U - 1) * ncol < jend; j += U * ncol) {
                     T p[U];
 #pragma unroll
@@ -79,6 +79,8 @@ static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
 template <typename T>
 int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
+    if (l.param > 0) /* flat-stream mode (k_flat.cu) */
+        return launch_flat<T>(a, order, l, s, err);
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
     const int bsk = (a.bs == 1 || a.bs == 2 || a.bs == 3 || a.bs == 4 || a.bs == 5 ||

@@ -83,6 +83,13 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     int nc = 0;
     TU_OK(bsrmv_gpu_candidates(dA, cfgs, 64, &nc));
     TU_CHECK(nc > 0 && nc <= 64, "bs=%d: %d candidates", bs, nc);
+    {   /* the flat-stream mode of by_column (param > 0): col-major bs 2..8 only */
+        int nflat = 0;
+        for (int c = 0; c < nc; ++c)
+            nflat += cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && cfgs[c].param > 0;
+        const int want = order == BSRMV_COL_MAJOR && bs >= 2 && bs <= 8;
+        TU_CHECK(want ? nflat >= 3 : nflat == 0, "bs=%d: %d flat-stream candidates", bs, nflat);
+    }
     for (int c = 0; c <= nc; ++c) {
         bsrmv_gpu_config auto_cfg = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
         const bsrmv_gpu_config *cfg = c < nc ? &cfgs[c] : &auto_cfg;
