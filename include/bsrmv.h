@@ -241,6 +241,10 @@ typedef enum bsrmv_cpu_kernel {
 
 bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k);
 
+/* 1 if this build has a compile-time CPU kernel for block size bs (what
+ * BSRMV_CPU_AUTO then runs), else 0. */
+int bsrmv_cpu_has_kernel(int bs);
+
 /* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads
  * (omp_get_max_threads(), i.e. OMP_NUM_THREADS or omp_set_num_threads).
  * nx and ny are the lengths of x and y (checked against op(A)).

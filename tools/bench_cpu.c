@@ -183,14 +183,13 @@ double bench_now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* "specialised" only where the library has a compile-time kernel for bs
- * (the list in bsrmv.h); elsewhere AUTO falls back to the generic one. */
+/* "specialised" only where the library has a compile-time kernel for bs;
+ * elsewhere AUTO falls back to the generic one. */
 static const char *kernel_name(bsrmv_cpu_kernel k, int bs)
 {
     if (k == BSRMV_CPU_GENERIC)
         return "generic";
-    int special = (bs >= 1 && bs <= 8) || bs == 12 || bs == 16 || bs == 24 || bs == 32;
-    return special ? "specialised" : "auto-generic";
+    return bsrmv_cpu_has_kernel(bs) ? "specialised" : "auto-generic";
 }
 
 static int spmv(const struct bench_case *c, void *y)

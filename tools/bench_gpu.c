@@ -155,6 +155,29 @@ static double check_once(struct bench_case *c, call_fn f, void *ctx, void *dy, v
     return bench_rel_err(c, yh);
 }
 
+/* One cusparseSpMV path (cx->mat, cx->alg) as record r named `name`:
+ * workspace, a checked call, then the timed calls.  Returns 1 when r holds
+ * a measurement, 0 when the call failed or was wrong, -1 when cuSPARSE
+ * offers no workspace for it (the path is not available). */
+static int time_spmv(struct cx *cx, cudaDataType vt, const char *name, struct bench_case *c,
+                     void *dy, void *yh, size_t ybytes, int reps, cudaStream_t s, struct rec *r)
+{
+    size_t bsz = 0;
+    const void *a = cx->type == BSRMV_DOUBLE ? (const void *)&cx->alpha : (const void *)&cx->fa;
+    const void *bb = cx->type == BSRMV_DOUBLE ? (const void *)&cx->beta : (const void *)&cx->fb;
+    if (cusparseSpMV_bufferSize(cx->h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, cx->mat, cx->vx, bb,
+                                cx->vy, vt, cx->alg, &bsz) != CUSPARSE_STATUS_SUCCESS ||
+        cudaMalloc(&cx->buf, bsz + 16) != cudaSuccess)
+        return -1;
+    snprintf(r->kernel, sizeof r->kernel, "%s", name);
+    r->backend = "cusparse";
+    r->rel_err = check_once(c, call_cusparse, cx, dy, yh, ybytes, s);
+    int ok = !isnan(r->rel_err) && time_calls(call_cusparse, cx, reps, s, &r->ms) == 0;
+    cudaFree(cx->buf);
+    cx->buf = NULL;
+    return ok;
+}
+
 static void emit(const struct bench_options *o, const struct bench_case *c, const struct rec *r,
                  double best_cusparse_ms)
 {
@@ -354,23 +377,11 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
                                       d == 0 ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS)
                     continue;
                 cx.alg = CUSPARSE_SPMV_BSR_ALG1;
-                size_t bsz = 0;
-                const void *a = in->type == BSRMV_DOUBLE ? (const void *)&cx.alpha : (const void *)&cx.fa;
-                const void *bb = in->type == BSRMV_DOUBLE ? (const void *)&cx.beta : (const void *)&cx.fb;
-                if (cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, cx.mat, cx.vx, bb, cx.vy, vt,
-                                            cx.alg, &bsz) == CUSPARSE_STATUS_SUCCESS &&
-                    cudaMalloc(&cx.buf, bsz + 16) == cudaSuccess) {
-                    struct rec *r = &recs[nrec];
-                    snprintf(r->kernel, sizeof r->kernel, "SpMV_BSR_ALG1_%s", d == 0 ? "col" : "row");
-                    r->backend = "cusparse";
-                    r->rel_err = check_once(c, call_cusparse, &cx, b.dy, yh, ybytes, s);
-                    if (!isnan(r->rel_err) && time_calls(call_cusparse, &cx, reps, s, &r->ms) == 0)
-                        nrec++;
-                    cudaFree(cx.buf);
-                    cx.buf = NULL;
-                } else {
+                int got = time_spmv(&cx, vt, d == 0 ? "SpMV_BSR_ALG1_col" : "SpMV_BSR_ALG1_row", c,
+                                    b.dy, yh, ybytes, reps, s, &recs[nrec]);
+                if (got < 0)
                     fprintf(stderr, "bsrmv: cusparseSpMV BSR (%s) not available\n", d == 0 ? "col" : "row");
-                }
+                nrec += got > 0;
                 cusparseDestroySpMat(cx.mat);
             }
             cudaFree(d_val);
@@ -408,21 +419,8 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                           vt) == CUSPARSE_STATUS_SUCCESS) {
                         cx.alg = CUSPARSE_SPMV_CSR_ALG1;
-                        size_t bsz = 0;
-                        const void *a = in->type == BSRMV_DOUBLE ? (const void *)&cx.alpha : (const void *)&cx.fa;
-                        const void *bb = in->type == BSRMV_DOUBLE ? (const void *)&cx.beta : (const void *)&cx.fb;
-                        if (cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, cx.mat, cx.vx, bb, cx.vy,
-                                                    vt, cx.alg, &bsz) == CUSPARSE_STATUS_SUCCESS &&
-                            cudaMalloc(&cx.buf, bsz + 16) == cudaSuccess) {
-                            struct rec *r = &recs[nrec];
-                            snprintf(r->kernel, sizeof r->kernel, "SpMV_CSR_ALG1");
-                            r->backend = "cusparse";
-                            r->rel_err = check_once(c, call_cusparse, &cx, b.dy, yh, ybytes, s);
-                            if (!isnan(r->rel_err) && time_calls(call_cusparse, &cx, reps, s, &r->ms) == 0)
-                                nrec++;
-                            cudaFree(cx.buf);
-                            cx.buf = NULL;
-                        }
+                        nrec += time_spmv(&cx, vt, "SpMV_CSR_ALG1", c, b.dy, yh, ybytes, reps, s,
+                                          &recs[nrec]) > 0;
                         cusparseDestroySpMat(cx.mat);
                     }
                 }

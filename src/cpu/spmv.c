@@ -43,14 +43,26 @@ typedef struct vector_ops {
 /* Below this many multiply-adds a parallel region costs more than it saves. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 13)
 
+/* Position of bs in the specialised tables, -1 if it has none. */
+static int specialised_index(int bs)
+{
+    const int n = (int)(sizeof specialised_d / sizeof specialised_d[0]);
+    for (int i = 0; i < n; i++)
+        if (specialised_d[i].bs == bs)
+            return i;
+    return -1;
+}
+
+int bsrmv_cpu_has_kernel(int bs)
+{
+    return specialised_index(bs) >= 0;
+}
+
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
 {
-    const kernel_set *table = A->type == BSRMV_DOUBLE ? specialised_d : specialised_s;
-    const size_t n = sizeof specialised_d / sizeof specialised_d[0];
-    if (A->cpu_kernel == BSRMV_CPU_AUTO)
-        for (size_t i = 0; i < n; i++)
-            if (table[i].bs == A->bs)
-                return &table[i];
+    int i = A->cpu_kernel == BSRMV_CPU_AUTO ? specialised_index(A->bs) : -1;
+    if (i >= 0)
+        return A->type == BSRMV_DOUBLE ? &specialised_d[i] : &specialised_s[i];
     return A->type == BSRMV_DOUBLE ? &generic_d : &generic_s;
 }
 

@@ -486,6 +486,36 @@ extern "C" void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA)
     free_matrix(dA);
 }
 
+/* What upload and wrap share: check the shape and the device, make the
+ * device current for the caller's scope, and allocate the handle. */
+static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                               bsrmv_type type, bsrmv_order order, int device, DeviceScope &ds)
+{
+    bsrmv_status st = check_shape(mb, nb, bs, nnzb, type, order);
+    if (st)
+        return st;
+    int ndev = 0;
+    if ((st = bsrmv_gpu_device_count(&ndev)))
+        return st;
+    if (device < 0 || device >= ndev)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "device %d out of range (%d devices)", device, ndev);
+    cudaError_t e = ds.enter(device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)calloc(1, sizeof *m);
+    if (!m)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
+    m->device = device;
+    m->mb = mb;
+    m->nb = nb;
+    m->nnzb = nnzb;
+    m->bs = bs;
+    m->type = type;
+    m->order = order;
+    *out = m;
+    return BSRMV_SUCCESS;
+}
+
 extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A, int device,
                                                 void *stream)
 {
@@ -494,29 +524,13 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     *dA = nullptr;
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
-    bsrmv_status st = check_shape(A->mb, A->nb, A->bs, A->nnzb, A->type, A->order);
+    DeviceScope ds;
+    bsrmv_gpu_matrix *m;
+    bsrmv_status st = new_handle(&m, A->mb, A->nb, A->bs, A->nnzb, A->type, A->order, device, ds);
     if (st)
         return st;
-    int ndev = 0;
-    if ((st = bsrmv_gpu_device_count(&ndev)))
-        return st;
-    if (device < 0 || device >= ndev)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "device %d out of range (%d devices)", device, ndev);
-    DeviceScope ds;
-    cudaError_t e = ds.enter(device);
-    if (e != cudaSuccess)
-        return cuda_fail(e, "cudaSetDevice");
-    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)calloc(1, sizeof *m);
-    if (!m)
-        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
-    m->device = device;
-    m->mb = A->mb;
-    m->nb = A->nb;
-    m->nnzb = A->nnzb;
-    m->bs = A->bs;
-    m->type = A->type;
-    m->order = A->order;
     m->owns = true;
+    cudaError_t e = cudaSuccess;
     size_t brp = 0, bci = 0, bval = 0;
     bsrmv_bytes(A->mb + 1, sizeof(int64_t), &brp);
     bsrmv_bytes(A->nnzb, sizeof(int32_t), &bci);
@@ -560,55 +574,36 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb,
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
     *dA = nullptr;
-    bsrmv_status st = check_shape(mb, nb, bs, nnzb, type, order);
+    DeviceScope ds;
+    bsrmv_gpu_matrix *m;
+    bsrmv_status st = new_handle(&m, mb, nb, bs, nnzb, type, order, device, ds);
     if (st)
         return st;
-    int ndev = 0;
-    if ((st = bsrmv_gpu_device_count(&ndev)))
+    if ((st = check_device_ptr(d_row_ptr, device, "row_ptr")) ||
+        (nnzb > 0 && ((st = check_device_ptr(d_col_idx, device, "col_idx")) ||
+                      (st = check_device_ptr(d_val, device, "val"))))) {
+        free_matrix(m);
         return st;
-    if (device < 0 || device >= ndev)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "device %d out of range (%d devices)", device, ndev);
-    DeviceScope ds;
-    cudaError_t e = ds.enter(device);
-    if (e != cudaSuccess)
-        return cuda_fail(e, "cudaSetDevice");
-    if ((st = check_device_ptr(d_row_ptr, device, "row_ptr")))
-        return st;
-    if (nnzb > 0 && ((st = check_device_ptr(d_col_idx, device, "col_idx")) ||
-                     (st = check_device_ptr(d_val, device, "val"))))
-        return st;
+    }
     size_t brp = 0;
+    int64_t *h = NULL;
+    cudaError_t e;
     if (!bsrmv_bytes(mb + 1, sizeof(int64_t), &brp))
-        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "row_ptr size");
-    int64_t *h = (int64_t *)malloc(brp);
-    if (!h)
-        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory (%zu bytes for row_ptr)", brp);
-    if ((e = cudaMemcpy(h, d_row_ptr, brp, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        st = bsrmv_fail(BSRMV_ERR_OVERFLOW, "row_ptr size");
+    else if (!(h = (int64_t *)malloc(brp)))
+        st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory (%zu bytes for row_ptr)", brp);
+    else if ((e = cudaMemcpy(h, d_row_ptr, brp, cudaMemcpyDeviceToHost)) != cudaSuccess)
+        st = cuda_fail(e, "cudaMemcpy(row_ptr)");
+    else if (h[0] != 0 || h[mb] != nnzb)
+        st = bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr[0] must be 0 and row_ptr[mb] == nnzb");
+    for (int64_t i = 0; !st && i < mb; ++i)
+        if (h[i + 1] < h[i])
+            st = bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr decreases at block row %lld", (long long)i);
+    if (st) {
         free(h);
-        return cuda_fail(e, "cudaMemcpy(row_ptr)");
+        free_matrix(m);
+        return st;
     }
-    if (h[0] != 0 || h[mb] != nnzb) {
-        free(h);
-        return bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr[0] must be 0 and row_ptr[mb] == nnzb");
-    }
-    for (int64_t i = 0; i < mb; ++i)
-        if (h[i + 1] < h[i]) {
-            free(h);
-            return bsrmv_fail(BSRMV_ERR_STRUCTURE, "row_ptr decreases at block row %lld", (long long)i);
-        }
-    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)calloc(1, sizeof *m);
-    if (!m) {
-        free(h);
-        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
-    }
-    *m = bsrmv_gpu_matrix{};
-    m->device = device;
-    m->mb = mb;
-    m->nb = nb;
-    m->nnzb = nnzb;
-    m->bs = bs;
-    m->type = type;
-    m->order = order;
     m->row_ptr = (int64_t *)d_row_ptr;
     m->col_idx = (int32_t *)d_col_idx;
     m->val = (void *)d_val;

@@ -119,6 +119,30 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
                                 cudaStream_t s);
 } // namespace bsrmv_cuda
 
+namespace bsrmv_cuda {
+/* The end of every launcher once its X-macro list matched: a dry run only
+ * reports that the instantiation exists, else `go` launches and its CUDA
+ * code becomes the LaunchStatus. */
+template <typename F>
+static inline int launch_matched(const Launch &l, cudaError_t *err, F go)
+{
+    if (l.dry)
+        return LAUNCH_OK;
+    *err = go();
+    return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;
+}
+} // namespace bsrmv_cuda
+
+/* bs_ if the family's X-macro LIST has a compile-time kernel for it, else 0
+ * (its runtime-bs kernel): the lists stay the only record of what is built. */
+#define BSRMV_HAS_BS_(BS, P) hit = hit || (BS != 0 && bs == BS);
+#define BSRMV_COMPILED_BS(LIST, bs_)                                           \
+    ([](int bs) {                                                              \
+        bool hit = false;                                                      \
+        LIST(BSRMV_HAS_BS_)                                                    \
+        return hit ? bs : 0;                                                   \
+    }(bs_))
+
 /* Grid size helper: number of thread blocks for `units` work units of
  * `per_block` units each, capped to what a 1-D grid allows. */
 static inline unsigned bsrmv_grid(int64_t units, int64_t per_block)

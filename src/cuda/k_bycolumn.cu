@@ -83,18 +83,13 @@ int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s
         return launch_flat<T>(a, order, l, s, err);
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
-    const int bsk = (a.bs == 1 || a.bs == 2 || a.bs == 3 || a.bs == 4 || a.bs == 5 ||
-                     a.bs == 6 || a.bs == 7 || a.bs == 8 || a.bs == 12 || a.bs == 16 ||
-                     a.bs == 24 || a.bs == 32) ? a.bs : 0;
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_LIST, a.bs);
     if (bsk == 0 && a.bs > 32)
         return LAUNCH_NOT_BUILT;
 #define X(BS, G)                                                               \
-    if (bsk == BS && l.group == G) {                                           \
-        if (l.dry)                                                             \
-            return LAUNCH_OK;                                                  \
-        *err = order == COL ? run<T, COL, BS, G>(a, l, s) : run<T, ROW, BS, G>(a, l, s); \
-        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
-    }
+    if (bsk == BS && l.group == G) \
+        return launch_matched(l, err, [&] {                                   \
+            return order == COL ? run<T, COL, BS, G>(a, l, s) : run<T, ROW, BS, G>(a, l, s); });
     BSRMV_BYCOLUMN_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

@@ -116,12 +116,8 @@ int launch_flat(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cu
         l.rows < 1 || l.rows > 64)
         return LAUNCH_NOT_BUILT;
 #define X(BS, U)                                                               \
-    if (a.bs == BS && l.param == U) {                                          \
-        if (l.dry)                                                             \
-            return LAUNCH_OK;                                                  \
-        *err = run<T, BS, U>(a, l, s);                                         \
-        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
-    }
+    if (a.bs == BS && l.param == U) \
+        return launch_matched(l, err, [&] { return run<T, BS, U>(a, l, s); });
     BSRMV_FLAT_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

@@ -117,14 +117,11 @@ int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
 {
     if (l.rows < 1 || a.bs < 2 || a.bs * l.group > 1024 || (a.bs <= 32 && a.bs * l.group > 256))
         return LAUNCH_NOT_BUILT;
-    const int bsk = ((a.bs >= 5 && a.bs <= 8) || a.bs == 12 || a.bs == 16 || a.bs == 24 || a.bs == 32) ? a.bs : 0;
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_K2_LIST, a.bs);
 #define X(BS, NTG)                                                             \
-    if (bsk == BS && l.group == NTG) {                                         \
-        if (l.dry)                                                             \
-            return LAUNCH_OK;                                                  \
-        *err = order == COL ? run_k2<T, COL, BS, NTG>(a, l, s) : run_k2<T, ROW, BS, NTG>(a, l, s); \
-        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
-    }
+    if (bsk == BS && l.group == NTG) \
+        return launch_matched(l, err, [&] {                                   \
+            return order == COL ? run_k2<T, COL, BS, NTG>(a, l, s) : run_k2<T, ROW, BS, NTG>(a, l, s); });
     BSRMV_K2_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
@@ -189,12 +186,9 @@ int launch_k3(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
     if (a.bs < 2 || (a.bs + 31) / 32 > 65535)
         return LAUNCH_NOT_BUILT;
 #define X(BS, NTG)                                                             \
-    if (l.group == NTG) {                                                      \
-        if (l.dry)                                                             \
-            return LAUNCH_OK;                                                  \
-        *err = order == COL ? run_k3<T, COL, NTG>(a, l, s) : run_k3<T, ROW, NTG>(a, l, s); \
-        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
-    }
+    if (l.group == NTG) \
+        return launch_matched(l, err, [&] {                                   \
+            return order == COL ? run_k3<T, COL, NTG>(a, l, s) : run_k3<T, ROW, NTG>(a, l, s); });
     BSRMV_K3_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

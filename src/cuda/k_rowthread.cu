@@ -93,14 +93,11 @@ int launch_rowthread(const Args<T> &a, int order, const Launch &l, cudaStream_t 
 {
     if (a.bs > 1024 || l.threads % 32 || l.threads < 32 || l.threads > 1024)
         return LAUNCH_NOT_BUILT;
-    const int bsk = (a.bs == 8 || a.bs == 12 || a.bs == 16 || a.bs == 24 || a.bs == 32) ? a.bs : 0;
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_ROWTHREAD_LIST, a.bs);
 #define X(BS, P)                                                               \
-    if (bsk == BS) {                                                           \
-        if (l.dry)                                                             \
-            return LAUNCH_OK;                                                  \
-        *err = order == COL ? run<T, COL, BS>(a, l, s) : run<T, ROW, BS>(a, l, s); \
-        return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;            \
-    }
+    if (bsk == BS) \
+        return launch_matched(l, err, [&] {                                   \
+            return order == COL ? run<T, COL, BS>(a, l, s) : run<T, ROW, BS>(a, l, s); });
     BSRMV_ROWTHREAD_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
