@@ -1,11 +1,12 @@
 # Quick start:  make run   (build, then benchmark a built-in example)
 #               make test  (normal + sanitizer builds, ctest on both)
+#               make bench [ARGS=--quick]  (benchmark suite vs peers: bench/README.md)
 # Other targets: make build, make install [PREFIX=...], make clean.
 JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: run test build build-asan install deps clean
+.PHONY: run test build build-asan install deps clean bench
 
 deps:
 	@./scripts/deps.sh
@@ -29,6 +30,11 @@ test: build build-asan
 
 install: build
 	cmake --install build
+
+# CPU suite here (GPU machine: bench/suite.sh --gpu); builds its own
+# build-bench/ and the peers, writes bench/results/, plots, docs/RESULTS.md.
+bench: deps
+	bench/suite.sh $(ARGS)
 
 clean:
 	rm -rf build build-asan

@@ -35,7 +35,7 @@
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 
 BS_LIST=1,2,3,4,6,8,16
 THREADS=1,2
@@ -55,9 +55,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-log() { echo "cpu_peers: $*" >&2; }
-NOTES=()
-note() { NOTES+=("$*"); log "$*"; }
+LOG_TAG=cpu_peers
+. "$ROOT/bench/lib.sh"
 START=$(date +%s)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -66,60 +65,12 @@ export OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 unset OMP_PROC_BIND OMP_PLACES
 
 # ---- 1. dependencies -------------------------------------------------------
-IS_ROOT=0
-[ "$(id -u)" = 0 ] && IS_ROOT=1
-APT_UPDATED=0
-
-# apt_get PKG PKGCONFIG_NAME: 0 if the pkg-config module is (now) there.
-apt_get() {
-    local pkg=$1 pc=$2
-    pkg-config --exists "$pc" 2>/dev/null && return 0
-    if [ "$INSTALL" = 0 ]; then
-        note "$pkg: not installed (--no-install)"
-        return 1
-    fi
-    if [ "$IS_ROOT" != 1 ] || ! command -v apt-get >/dev/null; then
-        note "$pkg: not installed and cannot apt-get (need root and apt)"
-        return 1
-    fi
-    local cand
-    cand=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
-    if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
-        if [ "$APT_UPDATED" = 0 ]; then
-            log "apt-get update (no candidate for $pkg yet)"
-            apt-get update -qq >/dev/null 2>&1 || true
-            APT_UPDATED=1
-            cand=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
-        fi
-    fi
-    if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
-        note "$pkg: no installation candidate in the apt sources"
-        return 1
-    fi
-    log "apt-get install -y $pkg ($cand)"
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$pkg" \
-            >/tmp/cpu_peers_apt_$pkg.log 2>&1; then
-        note "$pkg: apt-get install failed (see /tmp/cpu_peers_apt_$pkg.log)"
-        return 1
-    fi
-    pkg-config --exists "$pc"
-}
-
 HAVE_PETSC=0 HAVE_RSB=0 HAVE_SCIPY=0 HAVE_MPI=0
 apt_get petsc-dev PETSc && HAVE_PETSC=1
 apt_get librsb-dev librsb && HAVE_RSB=1
 
 PY=${PYTHON:-python3}
-if ! command -v "$PY" >/dev/null; then
-    note "scipy-bsr: no $PY"
-elif "$PY" -c 'import scipy.sparse' 2>/dev/null; then
-    HAVE_SCIPY=1
-elif [ "$INSTALL" = 1 ] && "$PY" -m pip install -q scipy >/tmp/cpu_peers_pip.log 2>&1 &&
-     "$PY" -c 'import scipy.sparse' 2>/dev/null; then
-    HAVE_SCIPY=1
-else
-    note "scipy-bsr: scipy not importable and pip install failed (see /tmp/cpu_peers_pip.log)"
-fi
+pip_get scipy.sparse scipy && HAVE_SCIPY=1
 
 MPIRUN=()
 if [ "$HAVE_PETSC" = 1 ]; then
@@ -155,7 +106,7 @@ if [ "$HAVE_MPI" = 1 ] &&
 fi
 
 ONLY=bsrmv
-[ "$HAVE_PETSC" = 1 ] && ONLY+=,petsc-baij
+[ "$HAVE_PETSC" = 1 ] && ONLY+=,petsc-baij,petsc-aij
 [ "$HAVE_RSB" = 1 ] && ONLY+=,librsb
 
 # ---- 3. grid sizes: ask the CLI what --example uses -------------------------

@@ -52,7 +52,9 @@ typedef enum bsrmv_status {
     BSRMV_ERR_UNSUPPORTED,  /* valid request this build cannot serve       */
     BSRMV_ERR_DEVICE,       /* a CUDA call failed                          */
     BSRMV_ERR_DEVICE_NOMEM, /* device allocation failed                    */
-    BSRMV_ERR_NO_DEVICE     /* no usable GPU, or library built without CUDA */
+    BSRMV_ERR_NO_DEVICE,    /* no usable GPU, or library built without CUDA */
+    BSRMV_ERR_SINGULAR,     /* a diagonal block is missing or singular      */
+    BSRMV_ERR_NOT_CONVERGED /* a solver hit its iteration limit or broke down */
 } bsrmv_status;
 
 /* Fixed English name of a status, e.g. "BSRMV_ERR_STRUCTURE". */
@@ -270,8 +272,117 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
                                  int bs, int stencil_points, uint64_t seed,
                                  bsrmv_type type, bsrmv_order order);
 
+/* Irregular block patterns (circuit/power-network/graph-like), for the
+ * load-balancing kernels.  Block values uniform in [-1, 1), entry (r, c)
+ * the same in both orders.  The matrix depends on the seed only, not on
+ * the number of OpenMP threads that build it (they build it in parallel).
+ *
+ * Power law: mb x nb blocks; block-row lengths follow a Pareto
+ * distribution with tail exponent `exponent` (> 1; e.g. 1.5..2.5, smaller =
+ * heavier tail), rounded and clipped to [0, max_len], its scale chosen so
+ * that the mean is about mean_len (0 <= mean_len <= max_len <= nb).  The
+ * longest drawn row (the first on ties) is then set to max_len exactly, so
+ * the extreme case is always present.  Columns of a row are distinct,
+ * uniformly random and sorted.  Errors: BSRMV_ERR_ARGUMENT for sizes or
+ * parameters out of range, BSRMV_ERR_OVERFLOW for nb > INT32_MAX or sizes
+ * that overflow, BSRMV_ERR_NOMEM. */
+bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                     double mean_len, double exponent, int64_t max_len,
+                                     uint64_t seed, bsrmv_type type, bsrmv_order order);
+
+/* Arrow: n x n blocks (1 <= n <= INT32_MAX, 0 <= dense <= n); the first
+ * `dense` block rows and block columns are full, plus the diagonal (so
+ * rows 0..dense-1 hold n blocks each and every other row dense+1 blocks).
+ * Errors as for the power law. */
+bsrmv_status bsrmv_generate_arrow(bsrmv_matrix **A, int64_t n, int64_t dense, int bs,
+                                  uint64_t seed, bsrmv_type type, bsrmv_order order);
+
+/* Reservoir-style matrices (KSPARSE paper, section 3): an nx*ny*nz grid of
+ * cells, 7-point connectivity, nc coupled components per cell (bs = nc, any
+ * nc >= 1), every block dense.  Per cell a log-normal permeability (sigma 1,
+ * z ten times less permeable); per face a transmissibility T (harmonic mean
+ * of the two cells) and a dense nc x nc coupling.  Fluxes are upwinded on a
+ * random potential field: the off-diagonal block (i, j) carries an extra
+ * mobility-derivative term when j is upstream, so A is not symmetric.  The
+ * diagonal block sums the face couplings plus an accumulation term large
+ * enough that every scalar column is strictly diagonally dominant
+ * (conservation makes the flux part weakly so): A is nonsingular and block
+ * Jacobi is a convergent splitting, BiCGSTAB with it converges. */
+bsrmv_status bsrmv_generate_reservoir(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
+                                      int nc, uint64_t seed, bsrmv_type type,
+                                      bsrmv_order order);
+
+/* The symmetric positive definite sibling (for CG): the same cells, faces
+ * and log-normal transmissibilities with symmetric couplings and no
+ * upwinding, A = sum over faces of (e_i - e_j)(e_i - e_j)^T (x) T_f L_f plus
+ * a block diagonal accumulation term, with every L_f and accumulation block
+ * SPD; the accumulation is 5% of the cell's transmissibility sum, so the
+ * condition number grows like a Laplacian's. */
+bsrmv_status bsrmv_generate_block_laplacian(bsrmv_matrix **A, int64_t nx, int64_t ny,
+                                            int64_t nz, int bs, uint64_t seed,
+                                            bsrmv_type type, bsrmv_order order);
+
 /* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
 bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* Iterative solvers (section owned by src/solve/; GPU part in         */
+/* src/cuda/solve.cu).  A x = b for square A (mb == nb).               */
+/* ------------------------------------------------------------------ */
+
+typedef enum bsrmv_solver {
+    BSRMV_SOLVER_CG = 0,       /* preconditioned conjugate gradients (SPD A) */
+    BSRMV_SOLVER_BICGSTAB = 1, /* preconditioned BiCGSTAB (general A)        */
+    BSRMV_SOLVER_GMRES = 2     /* right-preconditioned restarted GMRES(m)    */
+} bsrmv_solver;
+
+/* Block-Jacobi preconditioner on the host: the inverse of every bs x bs
+ * diagonal block, computed by LU with partial pivoting (in double, stored
+ * in the matrix type).  A block row with no diagonal block, or a singular
+ * one (a pivot below 4*bs*eps(type)*max|block entry|), gives
+ * BSRMV_ERR_SINGULAR and the message names the first such block row. */
+typedef struct bsrmv_precond bsrmv_precond;
+bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A);
+void bsrmv_precond_destroy(bsrmv_precond *P);
+/* z = P^-1 r (n = mb*bs values of the matrix type; r, z must not overlap). */
+bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z, int64_t n);
+
+typedef struct bsrmv_solve_options {
+    double rtol;      /* stop when ||b - A x||_2 <= rtol*||b||_2; 0: 1e-8       */
+    int max_iter;     /* 0: 1000                                              */
+    int restart;      /* GMRES(m); 0: 30                                      */
+    int x0_zero;      /* 1: start from x = 0 without reading x                */
+    /* Called after every iteration with the recurrence's relative residual
+     * (may be NULL); a non-zero return stops the solve: the call returns
+     * BSRMV_ERR_NOT_CONVERGED with x the current iterate. */
+    int (*monitor)(int iter, double rel_residual, void *ctx);
+    void *monitor_ctx;
+} bsrmv_solve_options;
+
+typedef struct bsrmv_solve_report {
+    int iterations;
+    int converged;
+    double rel_residual;      /* from the recurrence                         */
+    double true_rel_residual; /* ||b - A x||_2 / ||b||_2 recomputed at exit  */
+    double seconds;           /* wall time of the iterations                 */
+    double bytes;             /* memory traffic of the iterations: matrix,
+                               * inverse blocks and vectors as the fused
+                               * passes move them (docs/SOLVERS.md)          */
+} bsrmv_solve_report;
+
+/* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
+ * length of b and x.  opt may be NULL (defaults).  Float matrices solve in
+ * float with dot products accumulated in double: ask for rtol >= ~1e-6.
+ * Convergence of the recurrence is confirmed on the true residual (and the
+ * method restarted from it if it drifted).  b == 0 gives x = 0, converged.
+ * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks
+ * down or stagnates, or the monitor stops it (x holds the last iterate,
+ * report is filled, the message says which); BSRMV_ERR_DIMENSION for a
+ * non-square A, n != mb*bs or a P built for another shape or type.
+ * Deterministic for a given thread count. */
+bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
+                         const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
+                         bsrmv_solve_report *report);
 
 /* ------------------------------------------------------------------ */
 /* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
@@ -294,16 +405,25 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_K1_SMALL = 4,       /* KSPARSE K1: truncated warps, bs <= 5   */
     BSRMV_GPU_K2_MEDIUM = 5,      /* KSPARSE K2: thread arrays, register blocking */
     BSRMV_GPU_K3_LARGE = 6,       /* KSPARSE K3: several thread blocks per row */
-    BSRMV_GPU_TRANSPOSE = 7       /* op = T (atomic scatter); chosen for OP_T */
+    BSRMV_GPU_TRANSPOSE = 7,      /* op = T (atomic scatter); chosen for OP_T */
+    /* Load-balanced kernels for irregular row lengths (bs <= 32): one kernel,
+     * three ways to cut the work, each made once by the plan; rows cut
+     * between work units are finished by a fix-up pass (deterministic). */
+    BSRMV_GPU_SEGMENTED = 8,      /* KSPARSE: rows longer than param blocks split */
+    BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
+    BSRMV_GPU_FRAGMENT = 10       /* Yin et al.: units of param blocks      */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
- *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN: 8, 16, 32) or
- *           thread groups per block (K2, K3: NTG)
+ *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN: 8, 16, 32; at
+ *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
+ *           one), lanes per work unit (balanced kernels), or thread groups
+ *           per block (K2, K3: NTG)
  *  rows:    consecutive block rows per group / thread array
- *  threads: threads per thread block (BY_BLOCK, K1, BY_COLUMN, ROW_PER_THREAD)
+ *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
- *           per thread block */
+ *           per thread block; BY_COLUMN: > 0 selects the flat-stream mode;
+ *           balanced kernels: the work-unit size (see the enum) */
 typedef struct bsrmv_gpu_config {
     bsrmv_gpu_kernel kernel;
     int group, rows, threads, param;
@@ -392,6 +512,23 @@ bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes);
  * (>= 1 GiB recommended), median of `reps` passes after a warm-up, in
  * 1e9 bytes/s. */
 bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
+
+/* GPU solvers: the same methods (the same source, src/solve/) with A, P, b
+ * and x on the device, all work enqueued on `stream` (NULL: the default
+ * stream); the call returns when the solve is done.  Only the scalars a
+ * Krylov method must inspect travel to the host (one small copy per
+ * reduction point); dot products are two-stage device reductions in double,
+ * deterministic on a given device.  The preconditioner is uploaded from a
+ * host one (bs <= 1024); errors as for bsrmv_solve plus the device ones
+ * (BSRMV_ERR_DEVICE_NOMEM, BSRMV_ERR_ARGUMENT for host pointers). */
+typedef struct bsrmv_gpu_precond bsrmv_gpu_precond;
+bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const bsrmv_precond *P,
+                                      int device);
+void bsrmv_gpu_precond_destroy(bsrmv_gpu_precond *dP);
+bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                             const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
+                             int64_t n, const bsrmv_solve_options *opt,
+                             bsrmv_solve_report *report, void *stream);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,9 @@
 #   BENCH_BS    block sizes of the benchmark (default 1,2,3,4,5,6,7,8,12,16,24,32)
 #   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
 #   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the extra tune runs
+#   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one
+#   IRREG_BS    block sizes of the irregular benchmark (default 1,2,4,8,16)
+#   SKIP_SOLVE=1 skip the GPU solver and bridge runs
 OUT=${OUT:-/tmp/gpu_check_out}
 mkdir -p "$OUT"
 J=$(nproc)
@@ -49,6 +52,11 @@ if [ -z "$SKIP_SAN" ]; then
     BSRMV_GPU_TEST_QUICK=$lvl timeout 240 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 $TEST \
       >"$OUT/san_$tool.log" 2>&1
     rc=$?
+    if [ -x $B/tests/gpu/test_gpu_balanced ]; then
+      BSRMV_GPU_TEST_QUICK=1 timeout 240 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 \
+        $B/tests/gpu/test_gpu_balanced >>"$OUT/san_$tool.log" 2>&1
+      rc=$((rc + $?))
+    fi
     note "compute-sanitizer $tool: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -1)"
     [ $rc -ne 0 ] && tail -15 "$OUT/san_$tool.log"
   done
@@ -56,10 +64,28 @@ if [ -z "$SKIP_SAN" ]; then
 fi
 
 # ---- benchmark (cuSPARSE + every kernel) + tune table --------------------
+if [ -z "$SKIP_GRID" ]; then
 t0=$(date +%s)
 timeout 420 $TOOL --bench --json --bs "$BENCH_BS" --out "$OUT/tune.txt" >"$OUT/bench.jsonl" 2>"$OUT/bench_summary.txt"
 rc=$?
 note "bench: rc=$rc in $(( $(date +%s) - t0 )) s"
+fi
+
+# ---- irregular matrices: power-law (>= 300 MB, longest row 2*10^4 blocks)
+# and arrow, every kernel + cuSPARSE in the same run; CPU on all cores ----
+if [ -z "$SKIP_IRREG" ] && [ -x $B/bsrmv ]; then
+  t0=$(date +%s)
+  : >"$OUT/irregular.jsonl"
+  for bs in ${IRREG_BS:-1 2 4 8 16}; do
+    case $bs in 1) mb=3200000;; 2) mb=1100000;; 4) mb=290000;; 8) mb=75000;; *) mb=$((4800000 / (bs * bs)));; esac
+    timeout 150 $B/bsrmv bench --powerlaw $mb,8,$(( mb < 20000 ? mb : 20000 )) --bs $bs --gpu --json --reps 5 --threads $J \
+      --kernels auto --no-stream >>"$OUT/irregular.jsonl" 2>>"$OUT/irregular.log"
+  done
+  timeout 150 $B/bsrmv bench --arrow 400000,2 --bs 2 --gpu --json --reps 5 --threads $J --kernels auto \
+    --no-stream >>"$OUT/irregular.jsonl" 2>>"$OUT/irregular.log"
+  note "irregular bench: $(( $(date +%s) - t0 )) s, $(wc -l <"$OUT/irregular.jsonl") records"
+  python3 scripts/irregular_table.py "$OUT/irregular.jsonl" 2>&1 | tee "$OUT/irregular_table.txt"
+fi
 if [ -z "$SKIP_TUNE" ]; then
   t0=$(date +%s)
   {
@@ -71,7 +97,30 @@ if [ -z "$SKIP_TUNE" ]; then
   note "tune (row order, runtime bs, float): $(( $(date +%s) - t0 )) s"
 fi
 
+# ---- solvers on the GPU (>= 10^7 unknowns) and the bridge ----------------
+if [ -z "$SKIP_SOLVE" ] && [ -x $B/bsrmv ]; then
+  t0=$(date +%s)
+  {
+    echo "## bsrmv solve --gpu --reservoir 140 --nc 4 (BiCGSTAB + block Jacobi)"
+    timeout 120 $B/bsrmv solve --gpu --reservoir 140 --nc 4 --repeat 3
+    echo "## bsrmv solve --gpu --grid 140 --bs 4 --method cg"
+    timeout 120 $B/bsrmv solve --gpu --grid 140 --bs 4 --method cg --repeat 3
+    echo "## bsrmv solve (CPU, $J threads) --reservoir 140 --nc 4"
+    timeout 120 $B/bsrmv solve --reservoir 140 --nc 4 --repeat 1
+    echo "## bsrmv bridge --gpu --segments 130 --check-dense"
+    timeout 60 $B/bsrmv bridge --gpu --segments 130 --check-dense --model frame
+    echo "## bsrmv bridge --gpu --segments 160000 --max-iter 2000"
+    timeout 60 $B/bsrmv bridge --gpu --segments 160000 --max-iter 2000 --model truss
+  } >"$OUT/solve.log" 2>&1
+  note "solvers: $(( $(date +%s) - t0 )) s (solve.log)"
+fi
+
 echo; echo "================ summary ================"
 for s in "${summary[@]}"; do echo "$s"; done
 echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -20
 echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$OUT/tune_extra.log" | grep -vE "^--$" | head -40
+
+# At most 8 files come back from the device: the main results stay loose,
+# everything (logs included) also goes into one archive.
+(cd "$OUT" && tar czf /tmp/gpu_check_logs.tar.gz --exclude=logs.tar.gz . && mv /tmp/gpu_check_logs.tar.gz logs.tar.gz &&
+  for f in *; do case $f in logs.tar.gz|bench.jsonl|irregular.jsonl|bench_summary.txt|irregular_table.txt|solve.log|tests.log) ;; *) rm -rf "$f" ;; esac; done)

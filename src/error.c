@@ -35,6 +35,8 @@ const char *bsrmv_status_string(bsrmv_status s)
     case BSRMV_ERR_DEVICE: return "BSRMV_ERR_DEVICE";
     case BSRMV_ERR_DEVICE_NOMEM: return "BSRMV_ERR_DEVICE_NOMEM";
     case BSRMV_ERR_NO_DEVICE: return "BSRMV_ERR_NO_DEVICE";
+    case BSRMV_ERR_SINGULAR: return "BSRMV_ERR_SINGULAR";
+    case BSRMV_ERR_NOT_CONVERGED: return "BSRMV_ERR_NOT_CONVERGED";
     }
     return "BSRMV_ERR_(unknown)";
 }

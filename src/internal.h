@@ -79,9 +79,16 @@ static inline double bsrmv_hash01(uint64_t seed, uint64_t i)
     return bsrmv_uniform01(&s);
 }
 
-/* Work-balanced split of block rows into nparts ranges: part p is
- * [boundary(p), boundary(p+1)); boundary(0) = 0, boundary(nparts) = mb. */
-int64_t bsrmv_partition_boundary(const int64_t *row_ptr, int64_t mb, int bs, int p,
-                                 int nparts);
+/* A point of a BSR matrix in row-major block order: before block `blk` of
+ * block row `row`, row_ptr[row] <= blk < row_ptr[row+1], or at the start
+ * of the row (blk == row_ptr[row]; row == mb at the end). */
+typedef struct bsrmv_cut {
+    int64_t row, blk;
+} bsrmv_cut;
+
+/* Work-balanced split of rows and blocks into nparts parts: part p runs
+ * from cut(p) to cut(p+1); cut(0) = {0, 0}, cut(nparts) = {mb, nnzb}.  A
+ * cut inside a row leaves it partial in the parts on both sides. */
+bsrmv_cut bsrmv_partition_cut(const int64_t *row_ptr, int64_t mb, int bs, int p, int nparts);
 
 #endif

@@ -119,3 +119,22 @@ bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
         *gbps = 0;
     return NO_CUDA();
 }
+
+bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const bsrmv_precond *P, int device)
+{
+    if (dP)
+        *dP = NULL;
+    return NO_CUDA();
+}
+
+void bsrmv_gpu_precond_destroy(bsrmv_gpu_precond *dP)
+{
+}
+
+bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                             const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
+                             int64_t n, const bsrmv_solve_options *opt,
+                             bsrmv_solve_report *report, void *stream)
+{
+    return NO_CUDA();
+}

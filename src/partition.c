@@ -1,34 +1,45 @@
-/* Split block rows among threads by work, not by row count, so that a few
- * long rows do not leave the other threads idle (Eberhardt & Hoemmen give
- * each thread ~mb/n rows; that unbalances irregular matrices).  Each thread
- * finds its own range by binary search, so no shared table is needed and
- * the split follows the team size OpenMP actually delivered. */
+/* Split a BSR matrix among threads by work, where a part may begin and end
+ * inside a block row, so that one row holding most of the blocks is shared
+ * too (Merrill & Garland's merge path, with the blocks and the row ends of
+ * the matrix as the two merged lists).  Splitting whole rows by work, as
+ * before, left such a row to one thread; Eberhardt & Hoemmen's ~mb/n rows
+ * per thread unbalances every irregular matrix.  Each thread finds its own
+ * cuts by binary search, so no shared table is needed and the split
+ * follows the team size OpenMP actually delivered. */
 #include "internal.h"
 
-/* Work of rows [0, i): every stored block streams bs*bs values and every
- * row writes bs results; the row term keeps many empty rows from being free. */
+/* Work up to the start of block row i: every stored block streams bs*bs
+ * values and every row writes bs results; the row term keeps many empty
+ * rows from being free. */
 static inline int64_t work_before(const int64_t *row_ptr, int64_t i, int64_t bs2, int64_t bs)
 {
     return row_ptr[i] * bs2 + i * bs;
 }
 
-int64_t bsrmv_partition_boundary(const int64_t *row_ptr, int64_t mb, int bs, int p,
-                                 int nparts)
+bsrmv_cut bsrmv_partition_cut(const int64_t *row_ptr, int64_t mb, int bs, int p, int nparts)
 {
     if (p <= 0)
-        return 0;
+        return (bsrmv_cut){0, 0};
     if (p >= nparts)
-        return mb;
+        return (bsrmv_cut){mb, row_ptr[mb]};
     const int64_t bs2 = (int64_t)bs * bs;
     const int64_t total = work_before(row_ptr, mb, bs2, bs);
     const int64_t target = (int64_t)((long double)total * p / nparts);
+    /* Last row starting at or before the target. */
     int64_t lo = 0, hi = mb;
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (work_before(row_ptr, mid, bs2, bs) < target)
-            lo = mid + 1;
+        int64_t mid = hi - (hi - lo) / 2;
+        if (work_before(row_ptr, mid, bs2, bs) <= target)
+            lo = mid;
         else
-            hi = mid;
+            hi = mid - 1;
     }
-    return lo;
+    if (lo == mb)
+        return (bsrmv_cut){mb, row_ptr[mb]};
+    const int64_t blk = row_ptr[lo] + (target - work_before(row_ptr, lo, bs2, bs)) / bs2;
+    /* A target in the row's end step leaves the whole row to the part
+     * before, so a cut row always has blocks on both sides. */
+    if (blk >= row_ptr[lo + 1])
+        return (bsrmv_cut){lo + 1, row_ptr[lo + 1]};
+    return (bsrmv_cut){lo, blk};
 }

@@ -21,7 +21,9 @@ enum bench_source {
     BENCH_NONE = 0,
     BENCH_MTX,     /* --mtx FILE                                     */
     BENCH_GRID,    /* --grid N | NX,NY,NZ                            */
-    BENCH_EXAMPLE  /* --example: a grid sized ~10x the last-level cache */
+    BENCH_EXAMPLE, /* --example: a grid sized ~10x the last-level cache */
+    BENCH_POWERLAW,/* --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]]         */
+    BENCH_ARROW    /* --arrow N[,DENSE]                               */
 };
 
 struct bench_options {
@@ -30,6 +32,11 @@ struct bench_options {
     bsrmv_blocking blocking;        /* for --mtx                          */
     int64_t grid[3];
     int stencil;                    /* 7 or 27                            */
+    struct {                        /* --powerlaw: square, mb = nb        */
+        int64_t mb, max_len;
+        double mean_len, exponent;
+    } powerlaw;
+    int64_t arrow_n, arrow_dense;   /* --arrow                            */
     int bs[BENCH_MAX_LIST];
     int n_bs;
     bsrmv_type types[2];

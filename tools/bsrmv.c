@@ -4,6 +4,8 @@
 #include "bench.h"
 #include "json.h"
 #include "stream.h"
+#include "solve.h"
+#include "bridge.h" /* bridge_main */
 #ifdef BSRMV_HAVE_GPU_BENCH
 #include "bench_gpu.h" /* bsrmv_tune_main */
 #endif
@@ -36,13 +38,16 @@ static void usage(FILE *f)
     fputs(
         "usage: bsrmv info FILE.mtx[.gz]\n"
         "       bsrmv info --grid N|NX,NY,NZ --bs LIST [--stencil 7|27]\n"
+        "       bsrmv info --powerlaw SPEC|--arrow SPEC --bs LIST\n"
         "       bsrmv bench SOURCE [options]\n"
         "       bsrmv tune [options]   (GPU builds: bsrmv tune --help)\n"
+        "       bsrmv solve [options]  (Krylov solvers, time vs bandwidth: bsrmv solve --help)\n"
+        "       bsrmv bridge [options] (suspension-bridge analysis: bsrmv bridge --help)\n"
         "       bsrmv help\n"
         "\n"
         "info: dimensions, nnz, symmetry, block-row lengths (as bs=1 BSR) and\n"
         "  the fill ratio nnzb*bs*bs/nnz of an aligned split for bs 1..8; for a\n"
-        "  grid: nnzb and block-row lengths per block size.\n"
+        "  generated matrix: nnzb and block-row lengths per block size.\n"
         "\n"
         "bench: times y = alpha*A*x + beta*y (median of the timed calls) per\n"
         "  block size, type, thread count and CPU kernel, checks y against a\n"
@@ -53,6 +58,13 @@ static void usage(FILE *f)
         "    --promote         each scalar becomes a dense bs x bs block\n"
         "  --grid N|NX,NY,NZ   3D grid of N^3 (NX*NY*NZ) nodes, a block per neighbour\n"
         "    --stencil 7|27    neighbours per node (default 27)\n"
+        "  --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]]\n"
+        "                      MB x MB blocks, Pareto block-row lengths with tail\n"
+        "                      EXPONENT (default 2), mean ~MEAN (default 8), longest\n"
+        "                      row exactly MAXLEN (default min(MB, 100000)), random\n"
+        "                      columns\n"
+        "  --arrow N[,DENSE]   N x N blocks: DENSE (default 1) full block rows and\n"
+        "                      block columns plus the diagonal\n"
         "  --example           27-point grids with values >= 10x the last-level\n"
         "                      cache; defaults bs 1,2,3,4,6,8,16, threads 1 and\n"
         "                      all, 20 reps\n"
@@ -171,6 +183,39 @@ static void parse_grid(const char *s, int64_t grid[3])
         grid[d] = parse_int("--grid", items[n == 1 ? 0 : d], 1, INT32_MAX);
 }
 
+#define POWERLAW_MEAN 8.0
+#define POWERLAW_MAX_LEN 100000
+#define POWERLAW_EXPONENT 2.0
+
+static void parse_powerlaw(const char *s, struct bench_options *o)
+{
+    char items[4][32];
+    int n = split_list("--powerlaw", s, items, 4);
+    int64_t mb = parse_int("--powerlaw", items[0], 1, INT32_MAX);
+    int64_t max_len = n > 2 ? parse_int("--powerlaw MAXLEN", items[2], 1, mb)
+                            : (mb < POWERLAW_MAX_LEN ? mb : POWERLAW_MAX_LEN);
+    double mean = n > 1 ? parse_double("--powerlaw MEAN", items[1])
+                        : fmin(POWERLAW_MEAN, (double)max_len);
+    double exponent = n > 3 ? parse_double("--powerlaw EXPONENT", items[3]) : POWERLAW_EXPONENT;
+    if (mean < 0 || mean > (double)max_len)
+        usage_error("--powerlaw: MEAN must lie in [0, MAXLEN = %" PRId64 "], got '%s'",
+                    max_len, items[1]);
+    if (exponent <= 1)
+        usage_error("--powerlaw: EXPONENT must be > 1, got '%s'", items[3]);
+    o->powerlaw.mb = mb;
+    o->powerlaw.mean_len = mean;
+    o->powerlaw.max_len = max_len;
+    o->powerlaw.exponent = exponent;
+}
+
+static void parse_arrow(const char *s, struct bench_options *o)
+{
+    char items[2][32];
+    int n = split_list("--arrow", s, items, 2);
+    o->arrow_n = parse_int("--arrow", items[0], 1, INT32_MAX);
+    o->arrow_dense = n > 1 ? parse_int("--arrow DENSE", items[1], 0, o->arrow_n) : 1;
+}
+
 static int parse_stencil(const char *s)
 {
     int p = (int)parse_int("--stencil", s, 7, 27);
@@ -244,7 +289,7 @@ static int is_help(const char *arg)
 static void set_source(struct bench_options *o, enum bench_source s)
 {
     if (o->source != BENCH_NONE)
-        usage_error("give one matrix source: --mtx, --grid or --example");
+        usage_error("give one matrix source: --mtx, --grid, --powerlaw, --arrow or --example");
     o->source = s;
 }
 
@@ -274,6 +319,12 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
         } else if ((v = option_value(argv, argc, &i, "--grid"))) {
             set_source(o, BENCH_GRID);
             parse_grid(v, o->grid);
+        } else if ((v = option_value(argv, argc, &i, "--powerlaw"))) {
+            set_source(o, BENCH_POWERLAW);
+            parse_powerlaw(v, o);
+        } else if ((v = option_value(argv, argc, &i, "--arrow"))) {
+            set_source(o, BENCH_ARROW);
+            parse_arrow(v, o);
         } else if ((v = option_value(argv, argc, &i, "--bs"))) {
             o->n_bs = parse_int_list("--bs", v, o->bs, BENCH_MAX_LIST, MAX_BS);
         } else if ((v = option_value(argv, argc, &i, "--stencil"))) {
@@ -323,7 +374,8 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
     if (!bench)
         return;
     if (o->source == BENCH_NONE)
-        usage_error("bench needs a matrix: --mtx FILE, --grid N or --example");
+        usage_error("bench needs a matrix: --mtx FILE, --grid N, --powerlaw MB, --arrow N "
+                    "or --example");
     if (blocking_given && o->source != BENCH_MTX)
         usage_error("--split and --promote apply to --mtx only");
     if (o->n_bs == 0) {
@@ -448,6 +500,29 @@ static int generate_grid(bsrmv_matrix **A, const int64_t g[3], int stencil, int 
     return 0;
 }
 
+/* The generated matrix of o's source (--grid, --powerlaw, --arrow) for one
+ * bs and type, and its report name. */
+static int generate_matrix(const struct bench_options *o, int bs, bsrmv_type t,
+                           bsrmv_matrix **A, char *name, size_t size)
+{
+    bsrmv_status s;
+    if (o->source == BENCH_POWERLAW) {
+        snprintf(name, size, "powerlaw%" PRId64 "_m%g_max%" PRId64 "_a%g", o->powerlaw.mb,
+                 o->powerlaw.mean_len, o->powerlaw.max_len, o->powerlaw.exponent);
+        s = bsrmv_generate_powerlaw(A, o->powerlaw.mb, o->powerlaw.mb, bs, o->powerlaw.mean_len,
+                                    o->powerlaw.exponent, o->powerlaw.max_len, o->seed, t,
+                                    o->order);
+    } else if (o->source == BENCH_ARROW) {
+        snprintf(name, size, "arrow%" PRId64 "_d%" PRId64, o->arrow_n, o->arrow_dense);
+        s = bsrmv_generate_arrow(A, o->arrow_n, o->arrow_dense, bs, o->seed, t, o->order);
+    } else {
+        return generate_grid(A, o->grid, o->stencil, bs, t, o, name, size);
+    }
+    if (s != BSRMV_SUCCESS)
+        return lib_failed("generating %s with bs %d", name, bs);
+    return 0;
+}
+
 /* The matrix of one (bs, type) and its report name. */
 static int build_matrix(const struct bench_options *o, const bsrmv_coo *coo, double llc,
                         int bs, bsrmv_type t, bsrmv_matrix **A, char *name, size_t size)
@@ -466,7 +541,7 @@ static int build_matrix(const struct bench_options *o, const bsrmv_coo *coo, dou
         int64_t g[3] = {n, n, n};
         return generate_grid(A, g, o->stencil, bs, t, o, name, size);
     }
-    return generate_grid(A, o->grid, o->stencil, bs, t, o, name, size);
+    return generate_matrix(o, bs, t, A, name, size);
 }
 
 /* ------------------------------------------------------------------ */
@@ -768,25 +843,24 @@ static int info_file(const char *path)
     return 0;
 }
 
-static int info_grid(const struct bench_options *o)
+static int info_generated(const struct bench_options *o)
 {
     if (o->n_bs == 0)
-        usage_error("info --grid needs --bs");
-    printf("%-20s %4s %12s %12s %14s %8s %8s %8s %10s\n", "matrix", "bs", "rows", "nnzb",
+        usage_error("info --grid/--powerlaw/--arrow needs --bs");
+    printf("%-32s %4s %12s %12s %14s %8s %8s %8s %10s\n", "matrix", "bs", "rows", "nnzb",
            "nnz", "len min", "mean", "max", "val MB");
     for (int b = 0; b < o->n_bs; b++) {
         char name[96];
         bsrmv_matrix *A;
         bsrmv_matrix_info in;
-        if (generate_grid(&A, o->grid, o->stencil, o->bs[b], BSRMV_DOUBLE, o, name,
-                          sizeof name) != 0)
+        if (generate_matrix(o, o->bs[b], BSRMV_DOUBLE, &A, name, sizeof name) != 0)
             return 1;
         bsrmv_status st = bsrmv_matrix_get_info(A, &in);
         bsrmv_matrix_destroy(A);
         if (st != BSRMV_SUCCESS)
             return lib_failed("reading the info of %s", name);
         double nnz = (double)in.nnzb * in.bs * in.bs;
-        printf("%-20s %4d %12" PRId64 " %12" PRId64 " %14.0f %8" PRId64 " %8.2f %8" PRId64
+        printf("%-32s %4d %12" PRId64 " %12" PRId64 " %14.0f %8" PRId64 " %8.2f %8" PRId64
                " %10.1f\n",
                name, in.bs, in.rows, in.nnzb, nnz, in.row_len_min, in.row_len_mean,
                in.row_len_max, nnz * sizeof(double) * 1e-6);
@@ -800,9 +874,10 @@ static int info_command(int argc, char **argv)
         return info_file(argv[0]);
     struct bench_options o;
     parse_options(argc, argv, &o, 0);
-    if (o.source != BENCH_GRID)
-        usage_error("info needs FILE.mtx[.gz] or --grid N --bs B");
-    return info_grid(&o);
+    if (o.source != BENCH_GRID && o.source != BENCH_POWERLAW && o.source != BENCH_ARROW)
+        usage_error("info needs FILE.mtx[.gz], or --grid N, --powerlaw MB or --arrow N with "
+                    "--bs B");
+    return info_generated(&o);
 }
 
 int main(int argc, char **argv)
@@ -820,6 +895,10 @@ int main(int argc, char **argv)
         return info_command(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return bench_command(argc - 2, argv + 2);
+    if (strcmp(cmd, "solve") == 0)
+        return solve_command(argc - 2, argv + 2);
+    if (strcmp(cmd, "bridge") == 0)
+        return bridge_main(argc - 2, argv + 2);
 #ifdef BSRMV_HAVE_GPU_BENCH
     if (strcmp(cmd, "tune") == 0)
         return bsrmv_tune_main(argc - 1, argv + 1);

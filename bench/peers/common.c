@@ -15,23 +15,65 @@ static void die(const char *what)
 static void usage_die(const char *msg, const char *arg)
 {
     fprintf(stderr,
-            "peers: %s%s%s\nusage: PROGRAM --grid N --bs B [--reps R] [--rounds K] [--seed S]\n"
-            "               [--threads LIST] [--only LIST] [--dump DIR]\n",
+            "peers: %s%s%s\nusage: PROGRAM SOURCE --bs B [--reps R] [--rounds K] [--seed S]\n"
+            "               [--threads LIST] [--only LIST] [--dump DIR]\n"
+            "SOURCE: --grid N | --mtx FILE [--promote|--split] | --powerlaw MB,MEAN,MAXLEN,EXPONENT\n"
+            "        | --arrow N,DENSE\n",
             msg, arg ? ": " : "", arg ? arg : "");
     exit(2);
 }
 
+/* Up to max comma-separated numbers of v into out; returns how many. */
+static int parse_numbers(const char *v, double *out, int max)
+{
+    int n = 0;
+    for (const char *p = v; *p && n < max;) {
+        char *end;
+        out[n++] = strtod(p, &end);
+        if (end == p)
+            usage_die("bad number list", v);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static void set_source(struct peer_options *o, enum peer_source s, int *given)
+{
+    if (*given)
+        usage_die("give one matrix source", NULL);
+    *given = 1;
+    o->source = s;
+}
+
 void peer_parse(int argc, char **argv, struct peer_options *o)
 {
-    *o = (struct peer_options){.reps = 20, .rounds = 2, .seed = 1, .threads = {1}, .n_threads = 1};
+    *o = (struct peer_options){.reps = 20, .rounds = 2, .seed = 1, .threads = {1}, .n_threads = 1,
+                               .blocking = BSRMV_SPLIT};
+    int source_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--promote") == 0 || strcmp(a, "--split") == 0) {
+            o->blocking = a[2] == 'p' ? BSRMV_PROMOTE : BSRMV_SPLIT;
+            continue;
+        }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             usage_die("missing value", a);
-        if (strcmp(a, "--grid") == 0)
+        if (strcmp(a, "--grid") == 0) {
+            set_source(o, PEER_GRID, &source_given);
             o->grid = atoll(v);
-        else if (strcmp(a, "--bs") == 0)
+        } else if (strcmp(a, "--mtx") == 0) {
+            set_source(o, PEER_MTX, &source_given);
+            o->mtx = v;
+        } else if (strcmp(a, "--powerlaw") == 0) {
+            set_source(o, PEER_POWERLAW, &source_given);
+            if (parse_numbers(v, o->gen, 4) != 4)
+                usage_die("--powerlaw needs MB,MEAN,MAXLEN,EXPONENT", v);
+        } else if (strcmp(a, "--arrow") == 0) {
+            set_source(o, PEER_ARROW, &source_given);
+            if (parse_numbers(v, o->gen, 2) != 2)
+                usage_die("--arrow needs N,DENSE", v);
+        } else if (strcmp(a, "--bs") == 0)
             o->bs = atoi(v);
         else if (strcmp(a, "--reps") == 0)
             o->reps = atoi(v);
@@ -54,8 +96,9 @@ void peer_parse(int argc, char **argv, struct peer_options *o)
             usage_die("unknown argument", a);
         i++;
     }
-    if (o->grid < 2 || o->bs < 1 || o->reps < 1 || o->rounds < 1 || o->n_threads < 1)
-        usage_die("need --grid >= 2, --bs >= 1, --reps >= 1, --rounds >= 1", NULL);
+    if (!source_given || (o->source == PEER_GRID && o->grid < 2) || o->bs < 1 || o->reps < 1 ||
+        o->rounds < 1 || o->n_threads < 1)
+        usage_die("need a source, --bs >= 1, --reps >= 1, --rounds >= 1 (--grid >= 2)", NULL);
 }
 
 int peer_wants(const struct peer_options *o, const char *backend)
@@ -137,18 +180,73 @@ static void reference(struct peer_case *c)
     free(acc);
 }
 
+/* "bcsstk16" from ".../bcsstk16.mtx.gz", as the CLI names files. */
+static void file_stem(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    snprintf(out, size, "%s", base ? base + 1 : path);
+    static const char *const exts[] = {".gz", ".mtx"};
+    for (int e = 0; e < 2; e++) {
+        size_t n = strlen(out), k = strlen(exts[e]);
+        if (n > k && strcmp(out + n - k, exts[e]) == 0)
+            out[n - k] = '\0';
+    }
+}
+
+/* The same library calls, seed, type and order as `bsrmv bench SOURCE`. */
+static void build_matrix(struct peer_case *c, const struct peer_options *o)
+{
+    const bsrmv_type t = BSRMV_DOUBLE;
+    const bsrmv_order ord = BSRMV_COL_MAJOR;
+    bsrmv_status st = BSRMV_ERR_UNSUPPORTED;
+    switch (o->source) {
+    case PEER_GRID:
+        snprintf(c->matrix, sizeof c->matrix, "grid27_%lldx%lldx%lld", (long long)o->grid,
+                 (long long)o->grid, (long long)o->grid);
+        st = bsrmv_generate_grid(&c->A, o->grid, o->grid, o->grid, c->bs, 27, c->seed, t, ord);
+        break;
+    case PEER_MTX: {
+        char stem[200];
+        file_stem(o->mtx, stem, sizeof stem);
+        snprintf(c->matrix, sizeof c->matrix, "%s:%s", stem,
+                 o->blocking == BSRMV_PROMOTE ? "promote" : "split");
+        bsrmv_coo *coo;
+        if (bsrmv_mm_read(o->mtx, &coo, 0) != BSRMV_SUCCESS)
+            die(o->mtx);
+        st = bsrmv_matrix_from_coo(&c->A, coo, c->bs, o->blocking, c->seed, t, ord);
+        bsrmv_coo_destroy(coo);
+        break;
+    }
+    case PEER_POWERLAW:
+    case PEER_ARROW:
+#ifdef HAVE_GEN_IRREGULAR
+        if (o->source == PEER_POWERLAW) {
+            snprintf(c->matrix, sizeof c->matrix, "powerlaw%.0f_m%g_max%.0f_a%g", o->gen[0],
+                     o->gen[1], o->gen[2], o->gen[3]);
+            st = bsrmv_generate_powerlaw(&c->A, (int64_t)o->gen[0], (int64_t)o->gen[0], c->bs,
+                                         o->gen[1], o->gen[3], (int64_t)o->gen[2], c->seed, t,
+                                         ord);
+        } else {
+            snprintf(c->matrix, sizeof c->matrix, "arrow%.0f_d%.0f", o->gen[0], o->gen[1]);
+            st = bsrmv_generate_arrow(&c->A, (int64_t)o->gen[0], (int64_t)o->gen[1], c->bs,
+                                      c->seed, t, ord);
+        }
+#else
+        fprintf(stderr, "peers: this libbsrmv has no power-law/arrow generators\n");
+        exit(1);
+#endif
+        break;
+    }
+    if (st != BSRMV_SUCCESS)
+        die(c->matrix);
+}
+
 void peer_case_init(struct peer_case *c, const struct peer_options *o, int want_ref)
 {
     memset(c, 0, sizeof *c);
-    c->n = o->grid;
     c->bs = o->bs;
     c->seed = o->seed;
-    snprintf(c->matrix, sizeof c->matrix, "grid27_%lldx%lldx%lld", (long long)c->n,
-             (long long)c->n, (long long)c->n);
-    /* The same call, seed, type and order as `bsrmv bench --grid N`. */
-    if (bsrmv_generate_grid(&c->A, c->n, c->n, c->n, c->bs, 27, c->seed, BSRMV_DOUBLE,
-                            BSRMV_COL_MAJOR) != BSRMV_SUCCESS)
-        die("bsrmv_generate_grid");
+    build_matrix(c, o);
     if (bsrmv_matrix_get_info(c->A, &c->info) != BSRMV_SUCCESS)
         die("bsrmv_matrix_get_info");
     const void *val;

@@ -1,6 +1,7 @@
-/* Shared pieces of the CPU peer benchmark (bench/cpu_peers.sh):
- * the test matrix and vectors exactly as `bsrmv bench --grid N` builds
- * them, a long-double reference, timing and the JSON line.
+/* Shared pieces of the CPU peer programs (bench/suite.sh, bench/cpu_peers.sh):
+ * the test matrix and vectors exactly as `bsrmv bench` builds them (same
+ * library calls: grid generator, Matrix Market reader, split/promote
+ * converter), a long-double reference, timing and the JSON line.
  *
  * Not part of the bsrmv build: these programs link bsrmv, never the
  * other way round. */
@@ -15,11 +16,12 @@
 #define PEER_WARMUP 3
 #define PEER_MAX_THREADS 16
 
+enum peer_source { PEER_GRID, PEER_MTX, PEER_POWERLAW, PEER_ARROW };
+
 struct peer_case {
-    int64_t n;             /* grid n x n x n                       */
     int bs;
     uint64_t seed;
-    char matrix[64];       /* "grid27_NxNxN", as the CLI names it  */
+    char matrix[256];      /* the CLI's name: "grid27_NxNxN", "stem:promote" */
     bsrmv_matrix *A;
     bsrmv_matrix_info info;
     const int64_t *row_ptr;
@@ -32,7 +34,11 @@ struct peer_case {
 };
 
 struct peer_options {
+    enum peer_source source;
     int64_t grid;
+    const char *mtx;
+    bsrmv_blocking blocking;
+    double gen[4];         /* --powerlaw MB,MEAN,MAXLEN,EXPONENT / --arrow N,DENSE */
     int bs;
     int reps;
     int rounds;
@@ -43,12 +49,14 @@ struct peer_options {
     const char *dump;      /* directory for the scipy dump, or NULL */
 };
 
-/* Parses --grid N --bs B --reps R --rounds K --seed S --threads LIST
- * --only LIST --dump DIR; exits with a message on a bad argument. */
+/* Parses a matrix source (--grid N | --mtx FILE [--promote|--split] |
+ * --powerlaw MB,MEAN,MAXLEN,EXPONENT | --arrow N,DENSE) and --bs B --reps R
+ * --rounds K --seed S --threads LIST --only LIST --dump DIR; exits with a
+ * message on a bad argument. */
 void peer_parse(int argc, char **argv, struct peer_options *o);
 int peer_wants(const struct peer_options *o, const char *backend);
 
-/* Builds the grid matrix (27-point, double, column-major), x, bsrmv's y
+/* Builds the matrix (double, column-major) as the CLI does, x, bsrmv's y
  * (one call of bsrmv_spmv) and, if want_ref, the long-double reference.
  * Exits on failure. */
 void peer_case_init(struct peer_case *c, const struct peer_options *o, int want_ref);

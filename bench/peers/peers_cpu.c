@@ -1,6 +1,10 @@
-/* In-process, interleaved timing of y = A*x on one grid matrix:
+/* In-process, interleaved timing of y = A*x on one matrix (any source of
+ * common.h, built by the library's own generator/reader/converter):
  *   bsrmv       bsrmv_spmv (kernel auto), OpenMP threads
- *   petsc-baij  PETSc MatMult on SeqBAIJ (SeqAIJ for bs = 1), 1 thread
+ *   petsc-baij  PETSc MatMult on SeqBAIJ, 1 thread
+ *   petsc-aij   PETSc MatMult on SeqAIJ holding the scalar expansion of the
+ *               BSR matrix (explicit zeros of split blocks included, as
+ *               cuSPARSE CSR_ALG1 gets it in `bsrmv bench --gpu`), 1 thread
  *   librsb      rsb_spmv, threads via RSB_IO_WANT_EXECUTING_THREADS
  * Each backend owns its own copy of the matrix (PETSc and librsb get their
  * arrays from bsrmv_matrix_arrays).  Per round, thread count and backend
@@ -82,41 +86,57 @@ struct petsc_ctx {
     const PetscScalar *yv;
 };
 
-static void petsc_setup(struct petsc_ctx *p, const struct peer_case *c)
+/* PETSc's own copy, from PetscInt CSR arrays: block CSR for SeqBAIJ, the
+ * scalar expansion for SeqAIJ (aij).  MatCreateSeqBAIJWithArrays refuses
+ * bs > 1 in PETSc 3.18, so the values go through
+ * Mat{SeqAIJ,SeqBAIJ}SetPreallocationCSR, which reads blocks row-oriented
+ * (PETSc's default) and stores them column-major, the layout of bsrmv's
+ * BSRMV_COL_MAJOR. */
+static void petsc_setup(struct petsc_ctx *p, const struct peer_case *c, int aij)
 {
     const int64_t mb = c->info.mb, nnzb = c->info.nnzb;
     const int bs = c->bs;
-    const size_t nval = (size_t)nnzb * bs * bs;
-    if (nnzb > (int64_t)PETSC_MAX_INT || c->info.rows > (int64_t)PETSC_MAX_INT) {
+    const int64_t bs2 = (int64_t)bs * bs, nval = nnzb * bs2;
+    const int64_t nrow = aij ? c->info.rows : mb, nidx = aij ? nval : nnzb;
+    if (nidx > (int64_t)PETSC_MAX_INT || c->info.rows > (int64_t)PETSC_MAX_INT) {
         fprintf(stderr, "peers: matrix too large for 32-bit PetscInt\n");
         exit(1);
     }
-    /* PETSc's own copy (MatCreateSeqBAIJWithArrays refuses bs > 1 in
-     * PETSc 3.18): PetscInt indices and the values through
-     * Mat{SeqAIJ,SeqBAIJ}SetPreallocationCSR, which reads blocks
-     * row-oriented (PETSc's default) and stores them column-major, the
-     * layout of bsrmv's BSRMV_COL_MAJOR. */
-    PCHK(PetscMalloc1(mb + 1, &p->ia));
-    PCHK(PetscMalloc1(nnzb, &p->ja));
+    PCHK(PetscMalloc1(nrow + 1, &p->ia));
+    PCHK(PetscMalloc1(nidx, &p->ja));
     PCHK(PetscMalloc1(nval, &p->a));
-    for (int64_t i = 0; i <= mb; i++)
-        p->ia[i] = (PetscInt)c->row_ptr[i];
-    for (int64_t k = 0; k < nnzb; k++)
-        p->ja[k] = (PetscInt)c->col_idx[k];
-    const int64_t bs2 = (int64_t)bs * bs;
-    for (int64_t k = 0; k < nnzb; k++)
-        for (int r = 0; r < bs; r++)
-            for (int col = 0; col < bs; col++)
-                p->a[k * bs2 + r * bs + col] = c->val[k * bs2 + r + col * bs];
+    if (aij) {
+        int64_t e = 0;
+        p->ia[0] = 0;
+        for (int64_t ib = 0; ib < mb; ib++)
+            for (int r = 0; r < bs; r++) {
+                for (int64_t k = c->row_ptr[ib]; k < c->row_ptr[ib + 1]; k++)
+                    for (int col = 0; col < bs; col++) {
+                        p->ja[e] = (PetscInt)((int64_t)c->col_idx[k] * bs + col);
+                        p->a[e++] = c->val[k * bs2 + r + (int64_t)col * bs];
+                    }
+                p->ia[ib * bs + r + 1] = (PetscInt)e;
+            }
+    } else {
+        for (int64_t i = 0; i <= mb; i++)
+            p->ia[i] = (PetscInt)c->row_ptr[i];
+        for (int64_t k = 0; k < nnzb; k++)
+            p->ja[k] = (PetscInt)c->col_idx[k];
+        for (int64_t k = 0; k < nnzb; k++)
+            for (int r = 0; r < bs; r++)
+                for (int col = 0; col < bs; col++)
+                    p->a[k * bs2 + r * bs + col] = c->val[k * bs2 + r + col * bs];
+    }
     PCHK(MatCreate(PETSC_COMM_SELF, &p->A));
     PCHK(MatSetSizes(p->A, (PetscInt)c->info.rows, (PetscInt)c->info.cols,
                      (PetscInt)c->info.rows, (PetscInt)c->info.cols));
-    PCHK(MatSetType(p->A, bs == 1 ? MATSEQAIJ : MATSEQBAIJ));
-    PCHK(MatSetBlockSize(p->A, bs));
-    if (bs == 1)
+    PCHK(MatSetType(p->A, aij ? MATSEQAIJ : MATSEQBAIJ));
+    if (aij) {
         PCHK(MatSeqAIJSetPreallocationCSR(p->A, p->ia, p->ja, p->a));
-    else
+    } else {
+        PCHK(MatSetBlockSize(p->A, bs));
         PCHK(MatSeqBAIJSetPreallocationCSR(p->A, bs, p->ia, p->ja, p->a));
+    }
     PCHK(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
     PCHK(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
     /* The inputs were copied: give the memory back before timing. */
@@ -311,7 +331,7 @@ int main(int argc, char **argv)
     if (o.dump)
         dump(&c, o.dump);
 
-    struct backend be[3];
+    struct backend be[4];
     int nb = 0;
     struct bsrmv_ctx bctx = {.c = &c, .y = peer_alloc((size_t)c.info.rows * sizeof(double))};
     int special = (c.bs >= 1 && c.bs <= 8) || c.bs == 12 || c.bs == 16 || c.bs == 24 || c.bs == 32;
@@ -319,15 +339,19 @@ int main(int argc, char **argv)
         be[nb++] = (struct backend){"bsrmv", special ? "specialised" : "auto-generic", 1 << 30,
                                     &bctx, bsrmv_threads, bsrmv_run, bsrmv_y, "long-double"};
 #ifdef HAVE_PETSC
-    struct petsc_ctx pctx = {0};
-    int have_petsc = 0;
-    if (peer_wants(&o, "petsc-baij")) {
+    static const char *const petsc_name[2] = {"petsc-baij", "petsc-aij"};
+    static const char *const petsc_kernel[2] = {"seqbaij", "seqaij"};
+    struct petsc_ctx pctx[2] = {{0}};
+    int have_petsc[2] = {0, 0};
+    for (int aij = 0; aij < 2; aij++) {
+        if (!peer_wants(&o, petsc_name[aij]))
+            continue;
         t0 = peer_now_ms();
-        petsc_setup(&pctx, &c);
-        have_petsc = 1;
-        fprintf(stderr, "peers: PETSc %s built in %.0f ms\n", c.bs == 1 ? "SeqAIJ" : "SeqBAIJ",
+        petsc_setup(&pctx[aij], &c, aij);
+        have_petsc[aij] = 1;
+        fprintf(stderr, "peers: PETSc %s built in %.0f ms\n", petsc_kernel[aij],
                 peer_now_ms() - t0);
-        be[nb++] = (struct backend){"petsc-baij", c.bs == 1 ? "seqaij" : "seqbaij", 1, &pctx,
+        be[nb++] = (struct backend){petsc_name[aij], petsc_kernel[aij], 1, &pctx[aij],
                                     petsc_threads, petsc_run, petsc_y, "bsrmv"};
     }
 #endif
@@ -361,8 +385,9 @@ int main(int argc, char **argv)
     rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
 #endif
 #ifdef HAVE_PETSC
-    if (have_petsc)
-        petsc_free(&pctx);
+    for (int aij = 0; aij < 2; aij++)
+        if (have_petsc[aij])
+            petsc_free(&pctx[aij]);
     PCHK(PetscFinalize());
 #endif
     free(bctx.y);

@@ -1,7 +1,7 @@
-/* PETSc MPIBAIJ (MPIAIJ for bs = 1) MatMult on the grid matrix, run with
+/* PETSc MPIBAIJ (MPIAIJ for bs = 1) MatMult on the benchmark matrix, run with
  * `mpirun -np P`: P ranks of one thread each stand for P threads.
  *
- * Every rank generates the same matrix with bsrmv_generate_grid (so no
+ * Every rank builds the same matrix through peer_case_init (so no
  * rank ever holds what another built), keeps its contiguous share of the
  * block rows (PETSc's default split: mb/P, the first mb%P ranks one more)
  * and hands them to MatMPIBAIJSetPreallocationCSR (values copied into

@@ -16,7 +16,7 @@ import json
 import sys
 from collections import defaultdict
 
-PEERS = ["petsc-baij", "petsc-mpibaij", "librsb", "scipy-bsr"]
+PEERS = ["petsc-baij", "petsc-aij", "petsc-mpibaij", "librsb", "scipy-bsr", "scipy-csr"]
 COLS = [("bsrmv", "cli"), ("bsrmv", "lib")] + [(p, None) for p in PEERS]
 TOL = 1e-8
 

@@ -36,44 +36,50 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
     }
 }
 
-/* y rows [r0, r1) = alpha * (A x) + beta * y.  U independent accumulator
- * sets take consecutive blocks so that small blocks are not limited by the
- * latency of one chain of FMAs; acc holds U*bs values. */
+/* acc[0..bs) = the blocks [k, k1) of one row times x.  U independent
+ * accumulator sets take consecutive blocks so that small blocks are not
+ * limited by the latency of one chain of FMAs; acc holds U*bs values. */
+INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int64_t k,
+                        const int64_t k1, const int32_t *restrict ci, const T *restrict val,
+                        const T *restrict x, T *restrict acc)
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    for (int j = 0; j < U * bs; j++)
+        acc[j] = 0;
+    if (bs == 1) {
+        /* Scalar CSR: a gathered dot product vectorises across blocks. */
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        int64_t q = k;
+        for (; q + 4 <= k1; q += 4) {
+            s0 += val[q] * x[ci[q]];
+            s1 += val[q + 1] * x[ci[q + 1]];
+            s2 += val[q + 2] * x[ci[q + 2]];
+            s3 += val[q + 3] * x[ci[q + 3]];
+        }
+        for (; q < k1; q++)
+            s0 += val[q] * x[ci[q]];
+        acc[0] = (s0 + s1) + (s2 + s3);
+        return;
+    }
+    for (; k + U <= k1; k += U)
+        for (int u = 0; u < U; u++)
+            FN(block_n)(bs, order, acc + u * bs, val + (k + u) * bs2,
+                        x + (int64_t)ci[k + u] * bs);
+    for (; k < k1; k++)
+        FN(block_n)(bs, order, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
+    for (int u = 1; u < U; u++)
+        for (int r = 0; r < bs; r++)
+            acc[r] += acc[u * bs + r];
+}
+
+/* y rows [r0, r1) = alpha * (A x) + beta * y; acc holds U*bs values. */
 INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64_t r0,
                        int64_t r1, const int64_t *restrict rp, const int32_t *restrict ci,
                        const T *restrict val, const T *restrict x, T alpha, T beta,
                        T *restrict y, T *restrict acc)
 {
-    const int64_t bs2 = (int64_t)bs * bs;
     for (int64_t i = r0; i < r1; i++) {
-        for (int j = 0; j < U * bs; j++)
-            acc[j] = 0;
-        int64_t k = rp[i];
-        const int64_t k1 = rp[i + 1];
-        if (bs == 1) {
-            /* Scalar CSR: a gathered dot product vectorises across blocks. */
-            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            int64_t q = k;
-            for (; q + 4 <= k1; q += 4) {
-                s0 += val[q] * x[ci[q]];
-                s1 += val[q + 1] * x[ci[q + 1]];
-                s2 += val[q + 2] * x[ci[q + 2]];
-                s3 += val[q + 3] * x[ci[q + 3]];
-            }
-            for (; q < k1; q++)
-                s0 += val[q] * x[ci[q]];
-            acc[0] = (s0 + s1) + (s2 + s3);
-            k = k1;
-        }
-        for (; k + U <= k1; k += U)
-            for (int u = 0; u < U; u++)
-                FN(block_n)(bs, order, acc + u * bs, val + (k + u) * bs2,
-                            x + (int64_t)ci[k + u] * bs);
-        for (; k < k1; k++)
-            FN(block_n)(bs, order, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
-        for (int u = 1; u < U; u++)
-            for (int r = 0; r < bs; r++)
-                acc[r] += acc[u * bs + r];
+        FN(row_sum)(bs, U, order, rp[i], rp[i + 1], ci, val, x, acc);
         T *yi = y + i * bs;
         /* beta == 0 must not read y: NaN there would survive 0*NaN. */
         if (beta == 0)
@@ -85,15 +91,20 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
     }
 }
 
-/* yt += A(rows r0..r1)^T x: each block scatters into its block column. */
-INLINE void FN(rows_t)(const int bs, const bsrmv_order order, int64_t r0, int64_t r1,
+/* yt += (the blocks from cut c0 to cut c1)^T x: each block scatters into
+ * its block column, so a partial row needs nothing beyond the reduction
+ * of the per-thread yt. */
+INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrmv_cut c1,
                        const int64_t *restrict rp, const int32_t *restrict ci,
                        const T *restrict val, const T *restrict x, T *restrict yt)
 {
     const int64_t bs2 = (int64_t)bs * bs;
-    for (int64_t i = r0; i < r1; i++) {
+    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    for (int64_t i = c0.row; i < r1; i++) {
         const T *xi = x + i * bs;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
+        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        for (int64_t k = k0; k < k1; k++) {
             const T *a = val + k * bs2;
             T *yj = yt + (int64_t)ci[k] * bs;
             if (order == BSRMV_COL_MAJOR) {
@@ -122,9 +133,14 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, int64_t r0, int64_
 #define PASS_N(BS, U, ORDER, ACC)                                                       \
     FN(rows_n)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,         \
                (const T *)x, (T)alpha, (T)beta, (T *)y, ACC)
-#define ARGS_T int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, void *yt
+#define ARGS_P int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A, const void *x, void *out
+#define PASS_P(BS, U, ORDER, ACC)                                                       \
+    FN(row_sum)(BS, U, ORDER, k0, k1, A->col_idx, (const T *)A->val, (const T *)x, ACC); \
+    memcpy(out, ACC, (size_t)(BS) * sizeof(T))
+#define ARGS_T                                                                          \
+    int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt
 #define PASS_T(BS, ORDER)                                                               \
-    FN(rows_t)(BS, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,            \
+    FN(rows_t)(BS, ORDER, c0, c1, A->row_ptr, A->col_idx, (const T *)A->val,            \
                (const T *)x, (T *)yt)
 
 /* Specialised: bs and the unroll depth are constants. */
@@ -138,6 +154,16 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, int64_t r0, int64_
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_N(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
+    }                                                                                   \
+    static void FN(p_col_##B)(ARGS_P)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        PASS_P(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
+    }                                                                                   \
+    static void FN(p_row_##B)(ARGS_P)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        PASS_P(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
     static void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
     static void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
@@ -155,13 +181,26 @@ static void FN(n_row_any)(ARGS_N)
     T acc[bs];
     PASS_N(bs, 1, BSRMV_ROW_MAJOR, acc);
 }
+static void FN(p_col_any)(ARGS_P)
+{
+    T acc[bs];
+    PASS_P(bs, 1, BSRMV_COL_MAJOR, acc);
+}
+static void FN(p_row_any)(ARGS_P)
+{
+    T acc[bs];
+    PASS_P(bs, 1, BSRMV_ROW_MAJOR, acc);
+}
 static void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
 static void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
 
-#define ENTRY(B) {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(t_col_##B), FN(t_row_##B)}},
+#define ENTRY(B)                                                                        \
+    {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(p_col_##B), FN(p_row_##B)},                 \
+     {FN(t_col_##B), FN(t_row_##B)}},
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
 #undef ENTRY
 static const kernel_set FN(generic) = {0, {FN(n_col_any), FN(n_row_any)},
+                                       {FN(p_col_any), FN(p_row_any)},
                                        {FN(t_col_any), FN(t_row_any)}};
 
 /* y = beta * y over [j0, j1), never reading y when beta == 0. */
@@ -192,10 +231,43 @@ static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const v
     }
 }
 
-static const vector_ops FN(vops) = {FN(scale), FN(reduce)};
+/* The rows cut between threads: y[row[s]] = alpha * (sum of the partial
+ * sums part[s] of that row) + beta * y[row[s]], over the n slots in thread
+ * order (row < 0: unused slot).  The slots of one row are consecutive
+ * apart from unused ones, and the sum runs in slot order, so the result
+ * does not depend on timing. */
+static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, double alpha,
+                      double beta, void *yv)
+{
+    const T *part = partv;
+    T *y = yv;
+    const T a = (T)alpha, b = (T)beta;
+    for (int s = 0; s < n;) {
+        if (row[s] < 0) {
+            s++;
+            continue;
+        }
+        int e = s + 1;
+        while (e < n && (row[e] < 0 || row[e] == row[s]))
+            e++;
+        T *yi = y + row[s] * bs;
+        for (int r = 0; r < bs; r++) {
+            T sum = 0;
+            for (int q = s; q < e; q++)
+                if (row[q] == row[s])
+                    sum += part[(int64_t)q * bs + r];
+            yi[r] = beta == 0 ? a * sum : a * sum + b * yi[r];
+        }
+        s = e;
+    }
+}
+
+static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup)};
 
 #undef ARGS_N
 #undef PASS_N
+#undef ARGS_P
+#undef PASS_P
 #undef ARGS_T
 #undef PASS_T
 #undef INLINE

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
@@ -16,17 +17,23 @@
 
 typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
                          const void *x, double alpha, double beta, void *y);
-typedef void (*kernel_t)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
+/* out[0..bs) = blocks [k0, k1) of one block row times x (a cut row's share). */
+typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
+                         const void *x, void *out);
+typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
                          const void *x, void *yt);
 typedef struct kernel_set {
     int bs;
     kernel_n n[2]; /* by bsrmv_order */
+    kernel_p p[2];
     kernel_t t[2];
 } kernel_set;
 typedef struct vector_ops {
     void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
     void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
                    double alpha, double beta, void *y);
+    void (*fixup)(int n, const int64_t *row, const void *part, int bs, double alpha,
+                  double beta, void *y);
 } vector_ops;
 
 #define T double
@@ -85,21 +92,58 @@ static void scale_parallel(const vector_ops *ops, int64_t n, double beta, void *
     }
 }
 
-static void spmv_n(const kernel_set *ks, const bsrmv_matrix *A, const void *x, double alpha,
-                   double beta, void *y)
+/* Each thread writes its whole rows straight into y.  A row cut by the
+ * split (partition.c) is summed in parts: the part at the start of a
+ * thread's range goes to slot 2p of `part`, the part at its end to slot
+ * 2p+1, and ops->fixup adds them up and applies alpha and beta once the
+ * threads are done.  Regular matrices pay two short partial rows per
+ * thread and one small allocation per call. */
+static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
+                           const void *x, double alpha, double beta, void *y)
 {
-    const int64_t work = A->nnzb * A->bs * A->bs + A->mb;
-#pragma omp parallel num_threads(threads_for(work))
-    {
-        int p = omp_get_thread_num(), np = omp_get_num_threads();
-        int64_t r0 = bsrmv_partition_boundary(A->row_ptr, A->mb, A->bs, p, np);
-        int64_t r1 = bsrmv_partition_boundary(A->row_ptr, A->mb, A->bs, p + 1, np);
-        ks->n[A->order](A->bs, r0, r1, A, x, alpha, beta, y);
+    const int64_t *rp = A->row_ptr;
+    const int bs = A->bs;
+    const int nt = threads_for(A->nnzb * bs * bs + A->mb);
+    if (nt == 1) {
+        ks->n[A->order](bs, 0, A->mb, A, x, alpha, beta, y);
+        return BSRMV_SUCCESS;
     }
+    const size_t vs = bsrmv_type_size(A->type);
+    int64_t *row = malloc(2 * (size_t)nt * (sizeof *row + (size_t)bs * vs));
+    if (!row)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d partial rows of bs %d",
+                          2 * nt, bs);
+    char *part = (char *)(row + 2 * nt);
+    int team = 1;
+#pragma omp parallel num_threads(nt)
+    {
+        const int p = omp_get_thread_num(), np = omp_get_num_threads();
+        if (p == 0)
+            team = np;
+        const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
+        const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+        int64_t i = c0.row;
+        row[2 * p] = row[2 * p + 1] = -1;
+        if (c0.blk > rp[c0.row]) {
+            const int64_t end = c1.row == c0.row ? c1.blk : rp[c0.row + 1];
+            ks->p[A->order](bs, c0.blk, end, A, x, part + (size_t)(2 * p) * bs * vs);
+            row[2 * p] = i++;
+        }
+        if (i < c1.row)
+            ks->n[A->order](bs, i, c1.row, A, x, alpha, beta, y);
+        if (c1.row >= i && c1.blk > rp[c1.row]) {
+            ks->p[A->order](bs, rp[c1.row], c1.blk, A, x, part + (size_t)(2 * p + 1) * bs * vs);
+            row[2 * p + 1] = c1.row;
+        }
+    }
+    ops->fixup(2 * team, row, part, bs, alpha, beta, y);
+    free(row);
+    return BSRMV_SUCCESS;
 }
 
-/* Each thread scatters its rows' contribution into a private copy of y;
- * the copies are then summed.  Costs threads*ny extra memory. */
+/* Each thread scatters its part of the blocks (the same split as spmv_n,
+ * cut rows included) into a private copy of y; the copies are then summed.
+ * Costs threads*ny extra memory. */
 static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                            const void *x, double alpha, double beta, void *y, int64_t ny)
 {
@@ -118,9 +162,9 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
         int p = omp_get_thread_num(), np = omp_get_num_threads();
         void *mine = bufs + (size_t)p * (size_t)ny * vs;
         memset(mine, 0, (size_t)ny * vs);
-        int64_t r0 = bsrmv_partition_boundary(A->row_ptr, A->mb, A->bs, p, np);
-        int64_t r1 = bsrmv_partition_boundary(A->row_ptr, A->mb, A->bs, p + 1, np);
-        ks->t[A->order](A->bs, r0, r1, A, x, mine);
+        const bsrmv_cut c0 = bsrmv_partition_cut(A->row_ptr, A->mb, A->bs, p, np);
+        const bsrmv_cut c1 = bsrmv_partition_cut(A->row_ptr, A->mb, A->bs, p + 1, np);
+        ks->t[A->order](A->bs, c0, c1, A, x, mine);
 #pragma omp barrier
         ops->reduce(ny * p / np, ny * (p + 1) / np, np, ny, bufs, alpha, beta, y);
     }
@@ -154,6 +198,5 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
     const kernel_set *ks = pick_kernels(A);
     if (op == BSRMV_OP_T)
         return spmv_t(ks, ops, A, x, alpha, beta, y, ny);
-    spmv_n(ks, A, x, alpha, beta, y);
-    return BSRMV_SUCCESS;
+    return spmv_n(ks, ops, A, x, alpha, beta, y);
 }

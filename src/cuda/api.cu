@@ -3,6 +3,7 @@
  * checked; failures become a bsrmv_status with a message (bsrmv_fail), and
  * whatever was allocated is freed. */
 #include "common.cuh"
+#include "schedule.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -30,6 +31,11 @@ struct bsrmv_gpu_matrix {
     size_t l2;
     bsrmv_gpu_config cfg;
     int from_tune;
+    /* work units of a balanced cfg (k_balanced.cu); sched_for says which */
+    Schedule sched;
+    bsrmv_gpu_config sched_for;
+    void *sched_mem;
+    size_t sched_bytes;
 };
 
 /* ------------------------------------------------------------------ */
@@ -103,9 +109,20 @@ static bsrmv_status check_device_ptr(const void *p, int dev, const char *name)
 /* launching one configuration                                         */
 /* ------------------------------------------------------------------ */
 
+static bool is_balanced(bsrmv_gpu_kernel k)
+{
+    return k == BSRMV_GPU_SEGMENTED || k == BSRMV_GPU_MERGE_PATH || k == BSRMV_GPU_FRAGMENT;
+}
+
+/* The units depend on the schedule kind and unit size only. */
+static bool schedule_matches(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
+{
+    return m->sched_mem && m->sched_for.kernel == c.kernel && m->sched_for.param == c.param;
+}
+
 static Launch decode(const bsrmv_gpu_config &c)
 {
-    Launch l;
+    Launch l = {};
     l.dry = 0;
     l.group = c.group;
     l.rows = c.rows;
@@ -115,6 +132,8 @@ static Launch decode(const bsrmv_gpu_config &c)
 }
 
 /* dry: only ask whether the instantiation exists. */
+static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m);
+
 template <typename T>
 static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<T> &a,
                       cudaStream_t s, cudaError_t *err, bool dry)
@@ -122,6 +141,8 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
     const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
     Launch l = decode(c);
     l.dry = dry;
+    l.sched = is_balanced(c.kernel) && schedule_matches(m, c) ? &m->sched : nullptr;
+    l.flat = c.kernel == BSRMV_GPU_MERGE_PATH;
     const Args<T> &d = a;
     switch (c.kernel) {
     case BSRMV_GPU_BY_BLOCK:
@@ -137,6 +158,17 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
         return launch_k3<T>(d, order, l, s, err);
     case BSRMV_GPU_TRANSPOSE:
         return launch_transpose<T>(d, order, l, s, err);
+    case BSRMV_GPU_SEGMENTED: { /* short rows: a plain kernel; long rows: segments */
+        Args<T> shorts = a;
+        shorts.long_len = c.param;
+        const int r = launch_cfg<T>(m, short_rows_config(m), shorts, s, err, dry);
+        if (r != LAUNCH_OK)
+            return r;
+        return launch_balanced<T>(d, order, l, s, err);
+    }
+    case BSRMV_GPU_MERGE_PATH:
+    case BSRMV_GPU_FRAGMENT:
+        return launch_balanced<T>(d, order, l, s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }
@@ -154,8 +186,9 @@ static bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 /* candidates, default rule, tune table                                */
 /* ------------------------------------------------------------------ */
 
-static const char *kernel_names[] = {"auto",    "by_block",  "by_column", "row_per_thread",
-                                     "k1_small", "k2_medium", "k3_large",  "transpose"};
+static const char *kernel_names[] = {"auto",       "by_block",  "by_column", "row_per_thread",
+                                     "k1_small",   "k2_medium", "k3_large",  "transpose",
+                                     "segmented",  "merge_path", "fragment"};
 
 extern "C" const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
 {
@@ -174,6 +207,23 @@ extern "C" void bsrmv_gpu_config_string(const bsrmv_gpu_config *c, char *buf, si
     }
     snprintf(buf, len, "%s/g%d/r%d/t%d/p%d", bsrmv_gpu_kernel_name(c->kernel), c->group, c->rows,
              c->threads, c->param);
+}
+
+/* Work-unit scale of the balanced kernels: 8192 values of val (256 per
+ * lane of a warp), at least 8 blocks.  Units of ~1000 values lost 2-3x to
+ * their per-unit overhead on an H200 power-law matrix. */
+static int balanced_unit(int bs)
+{
+    const int v = 8192 / (bs * bs);
+    return v < 8 ? 8 : v;
+}
+
+/* Row lengths spread enough that a plain kernel (a group per block row)
+ * would leave most of the GPU waiting for the longest rows: the longest row
+ * is far above the mean and long in absolute terms. */
+static bool irregular(const bsrmv_gpu_matrix *m)
+{
+    return m->len_max >= 256 && (double)m->len_max > 16.0 * m->len_mean;
 }
 
 static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
@@ -225,6 +275,20 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     if (bs >= 16)
         for (int ntg : {4, 8})
             add(BSRMV_GPU_K3_LARGE, ntg, 1, 0, 0);
+    /* CSR (bs 1): scalar (thread per row) and narrow vector kernels */
+    if (bs == 1)
+        for (int g : {1, 4})
+            add(BSRMV_GPU_BY_COLUMN, g, 1, 256, 0);
+    /* balanced: unit sizes around the default, narrower groups with
+     * proportionally smaller units */
+    const int unit = balanced_unit(bs);
+    for (int f : {1, 2, 4})
+        add(BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit * f / 8);
+    for (int f : {1, 2})
+        add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 2);
+    for (int g : {8, 32})
+        for (int f : {1, 4})
+            add(BSRMV_GPU_SEGMENTED, g, 1, 256, unit * f);
     return n;
 }
 
@@ -317,7 +381,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
     }
     bool found = false;
     for (int i = tune_n - 1; i >= 0 && !found; --i)
-        if (tune_tab[i].type == m->type && tune_tab[i].order == m->order && tune_tab[i].bs == m->bs) {
+        if (tune_tab[i].type == m->type && tune_tab[i].order == m->order && tune_tab[i].bs == m->bs &&
+            is_balanced(tune_tab[i].cfg.kernel) == irregular(m)) {
             *cfg = tune_tab[i].cfg;
             found = true;
         }
@@ -336,7 +401,7 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    row).  The device enters through the tune table (measured per device);
  *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
  * Row-major blocks favour by-column for bs <= 8 and K3 at bs 16 and 32. */
-static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
+static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
     const bool row = m->order == BSRMV_ROW_MAJOR;
@@ -346,8 +411,8 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
         int nta = 256 / (bs * ntg);
         return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
     };
-    if (bs == 1)
-        c = {BSRMV_GPU_K1_SMALL, 8, 1, 256, 0};
+    if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
+        c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
     else if (bs == 2)
         c = row && dbl ? bsrmv_gpu_config{BSRMV_GPU_K1_SMALL, 8, 1, 256, 0}
                        : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 8, 1, 256, 0};
@@ -380,16 +445,120 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
     return c;
 }
 
-static void plan(bsrmv_gpu_matrix *m)
+/* The plain kernel of the segmented scheme's short rows: the rule's choice
+ * where it can skip the long rows (not the flat-stream mode, which streams
+ * runs of rows, nor row-per-thread). */
+static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
+{
+    bsrmv_gpu_config c = plain_rule(m);
+    if ((c.kernel == BSRMV_GPU_BY_COLUMN && c.param > 0) || c.kernel == BSRMV_GPU_ROW_PER_THREAD)
+        c = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    return c;
+}
+
+static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
+{
+    /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
+     * merge-path flat stream for bs < 8, the fragment row walk above */
+    const int bs = m->bs, unit = balanced_unit(bs);
+    if (irregular(m) && bs <= 32)
+        return bs >= 8 ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}
+                       : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)};
+    return plain_rule(m);
+}
+
+static void free_schedule(bsrmv_gpu_matrix *m)
+{
+    cudaFree(m->sched_mem);
+    m->sched_mem = nullptr;
+    m->sched_bytes = 0;
+    m->sched = Schedule{};
+}
+
+/* The work units of balanced config c (nothing for other kernels). */
+static bsrmv_status build_schedule(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
+{
+    if (schedule_matches(m, c))
+        return BSRMV_SUCCESS;
+    DeviceScope ds;
+    cudaError_t e = ds.enter(m->device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    if (!is_balanced(c.kernel)) {
+        free_schedule(m);
+        return BSRMV_SUCCESS;
+    }
+    size_t brp = 0;
+    bsrmv_bytes(m->mb + 1, sizeof(int64_t), &brp);
+    int64_t *h = (int64_t *)malloc(brp);
+    if (!h)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory (%zu bytes for row_ptr)", brp);
+    if ((e = cudaMemcpy(h, m->row_ptr, brp, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        free(h);
+        return cuda_fail(e, "cudaMemcpy(row_ptr)");
+    }
+    const int kind = c.kernel == BSRMV_GPU_SEGMENTED ? SCHED_LONGROWS
+                     : c.kernel == BSRMV_GPU_MERGE_PATH ? SCHED_MERGE : SCHED_FRAGMENT;
+    HostSchedule hs;
+    const bool ok = schedule_build(kind, c.param, h, m->mb, &hs);
+    free(h);
+    if (!ok) {
+        schedule_free(&hs);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory for the work units");
+    }
+    /* one allocation: unit_row, unit_blk, slot, fix, pieces (256-byte aligned parts) */
+    auto up = [](size_t b) { return (b + 255) & ~(size_t)255; };
+    const size_t n1 = sizeof(int64_t) * (size_t)(hs.nunits + 1);
+    const size_t b_slot = sizeof(int64_t) * (size_t)hs.nunits, b_fix = sizeof(int64_t) * 3 * (size_t)hs.nfix;
+    const size_t b_pieces = (size_t)hs.nslots * (size_t)m->bs * bsrmv_type_size(m->type);
+    const size_t total = 4 * up(n1) + up(b_slot) + up(b_fix) + up(b_pieces);
+    free_schedule(m);
+    char *d = nullptr;
+    if ((e = cudaMalloc((void **)&d, total)) == cudaSuccess) {
+        char *p = d;
+        auto put = [&](const void *src, size_t b) -> void * {
+            void *at = p;
+            p += up(b);
+            if (b && e == cudaSuccess)
+                e = cudaMemcpy(at, src, b, cudaMemcpyHostToDevice);
+            return at;
+        };
+        m->sched.nunits = hs.nunits;
+        m->sched.unit_row = (const int64_t *)put(hs.unit_row, n1);
+        m->sched.unit_blk = (const int64_t *)put(hs.unit_blk, n1);
+        m->sched.end_row = (const int64_t *)put(hs.end_row, n1);
+        m->sched.end_blk = (const int64_t *)put(hs.end_blk, n1);
+        m->sched.slot = (const int64_t *)put(hs.slot, b_slot);
+        m->sched.nfix = hs.nfix;
+        m->sched.max_rows = hs.max_rows > INT32_MAX ? INT32_MAX : (int)hs.max_rows;
+        m->sched.fix = (const int64_t *)put(hs.fix, b_fix);
+        m->sched.pieces = p; /* written by the kernel */
+    }
+    schedule_free(&hs);
+    if (e != cudaSuccess) {
+        cudaFree(d);
+        m->sched = Schedule{};
+        cudaGetLastError();
+        return cuda_fail(e, "allocating the balanced kernel's work units");
+    }
+    m->sched_mem = d;
+    m->sched_bytes = total;
+    m->sched_for = c;
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status plan(bsrmv_gpu_matrix *m)
 {
     bsrmv_gpu_config c;
-    if (tune_lookup(m, &c) && cfg_built(m, c)) {
-        m->cfg = c;
-        m->from_tune = 1;
-    } else {
-        m->cfg = default_rule(m);
-        m->from_tune = 0;
-    }
+    int from_tune = tune_lookup(m, &c) && cfg_built(m, c);
+    if (!from_tune)
+        c = default_rule(m);
+    bsrmv_status st = build_schedule(m, c);
+    if (st)
+        return st;
+    m->cfg = c;
+    m->from_tune = from_tune;
+    return BSRMV_SUCCESS;
 }
 
 /* Row statistics and device properties; row_ptr on the host. */
@@ -415,8 +584,7 @@ static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
     CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
     m->sms = sms;
     m->l2 = (size_t)l2;
-    plan(m);
-    return BSRMV_SUCCESS;
+    return plan(m);
 }
 
 static bsrmv_status check_shape(int64_t mb, int64_t nb, int bs, int64_t nnzb, bsrmv_type type,
@@ -477,6 +645,11 @@ static void free_matrix(bsrmv_gpu_matrix *m)
         cudaFree(m->row_ptr);
         cudaFree(m->col_idx);
         cudaFree(m->val);
+    }
+    if (m->sched_mem) {
+        DeviceScope ds;
+        ds.enter(m->device);
+        free_schedule(m);
     }
     free(m);
 }
@@ -622,15 +795,16 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const 
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
-    if (!cfg || cfg->kernel == BSRMV_GPU_AUTO) {
-        plan(dA);
-        return BSRMV_SUCCESS;
-    }
+    if (!cfg || cfg->kernel == BSRMV_GPU_AUTO)
+        return plan(dA);
     if (cfg->kernel == BSRMV_GPU_TRANSPOSE || !cfg_built(dA, *cfg)) {
         char b[96];
         bsrmv_gpu_config_string(cfg, b, sizeof b);
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d", b, dA->bs);
     }
+    bsrmv_status st = build_schedule(dA, *cfg);
+    if (st)
+        return st;
     dA->cfg = *cfg;
     dA->from_tune = 0;
     return BSRMV_SUCCESS;
@@ -664,7 +838,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
     p->config = m->cfg;
     p->from_tune_table = m->from_tune;
     p->owns_arrays = m->owns;
-    p->device_bytes = m->owns ? m->dev_bytes : 0;
+    p->device_bytes = (m->owns ? m->dev_bytes : 0) + m->sched_bytes;
     return BSRMV_SUCCESS;
 }
 
@@ -696,6 +870,7 @@ static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m,
     a.y = (T *)y;
     a.alpha = ta;
     a.beta = tb;
+    a.long_len = 0;
     bsrmv_gpu_config c = m->cfg;
     if (op == BSRMV_OP_T) {
         if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)

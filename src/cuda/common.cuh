@@ -25,6 +25,34 @@ template <typename T> struct Args {
     const T *__restrict__ x;
     T *__restrict__ y;
     T alpha, beta;
+    /* > 0: rows of more blocks belong to the long-row pass of the segmented
+     * kernel (k_balanced.cu); the plain kernels neither compute nor store them */
+    int64_t long_len;
+};
+
+template <typename T>
+__device__ __forceinline__ bool long_row(const Args<T> &a, int64_t s, int64_t e)
+{
+    return a.long_len > 0 && e - s > a.long_len;
+}
+
+/* Work units of the balanced kernels (k_balanced.cu), made by the plan
+ * (schedule.cu).  Unit u runs from merge-path coordinate (unit_row[u],
+ * unit_blk[u]) -- unit_row[u] block rows finished before it, blocks from
+ * unit_blk[u] on -- to (end_row[u], end_blk[u]).  A block row cut by unit
+ * boundaries leaves partial sums in consecutive `pieces` slots; fix entry
+ * k = (row, first slot, last slot) sums them in slot order (deterministic). */
+struct Schedule {
+    int64_t nunits;
+    const int64_t *unit_row; /* [nunits + 1]                          */
+    const int64_t *unit_blk; /* [nunits + 1]                          */
+    const int64_t *end_row;  /* [nunits]                              */
+    const int64_t *end_blk;  /* [nunits]                              */
+    const int64_t *slot;     /* [nunits]: the unit's first slot       */
+    int64_t nfix;
+    const int64_t *fix;      /* [3 * nfix]                            */
+    int max_rows;            /* most block rows touched by one unit   */
+    void *pieces;            /* slots * bs values of the matrix type  */
 };
 
 /* Launch parameters (a decoded bsrmv_gpu_config). */
@@ -34,6 +62,8 @@ struct Launch {
     int threads; /* threads per thread block                                */
     int param;   /* family-specific: stage depth, thread arrays, ...       */
     int dry;     /* only report whether the instantiation exists            */
+    const Schedule *sched; /* balanced kernels: the plan's work units      */
+    int flat;              /* balanced kernels: merge-path flat stream     */
 };
 
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */
@@ -75,6 +105,41 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
 /* Read-only loads through the non-coherent cache. */
 template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg(p); }
 
+/* The by-column inner loop (Eberhardt & Hoemmen Alg. 3) over blocks
+ * [s, e) of one block row: the lane with row r and column slot cslot of a
+ * group covering ncol = G/bs block columns per step returns its partial sum
+ * of row r (reduce with group_reduce).  In column-major blocks the active
+ * lanes read consecutive values of val.  U steps are unrolled so that U
+ * loads of val (and col_idx -> x) are in flight per lane before first use. */
+template <typename T, int ORD, int U>
+__device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int cslot, int ncol,
+                                        int64_t s, int64_t e)
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    int64_t j = s * bs + cslot; /* scalar column of the block row */
+    const int64_t jend = e * bs;
+    auto elem = [&](int64_t jj) -> T {
+        const int64_t blk = jj / bs;
+        const int c = (int)(jj - blk * bs);
+        const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
+        const int32_t col = ld(a.col_idx + blk);
+        return ld(a.val + off) * ld(a.x + (int64_t)col * bs + c);
+    };
+    T acc = T(0);
+    for (; j + (U - 1) * ncol < jend; j += U * ncol) {
+        T p[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            p[u] = elem(j + u * ncol);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            acc += p[u];
+    }
+    for (; j < jend; j += ncol)
+        acc += elem(j);
+    return acc;
+}
+
 } // namespace bsrmv_cuda
 
 /* ---- compiled block sizes (X-macros) -----------------------------------
@@ -86,7 +151,7 @@ template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg
     X(1, 8) X(1, 16) X(1, 32) X(2, 8) X(2, 16) X(2, 32) X(3, 16) X(3, 32)      \
     X(4, 16) X(4, 32) X(5, 32)
 #define BSRMV_BYCOLUMN_LIST(X)                                                 \
-    X(1, 8) X(1, 16) X(1, 32) X(2, 8) X(2, 16) X(2, 32) X(3, 8) X(3, 16)      \
+    X(1, 1) X(1, 4) X(1, 8) X(1, 16) X(1, 32) X(2, 8) X(2, 16) X(2, 32) X(3, 8) X(3, 16)      \
     X(3, 32) X(4, 8) X(4, 16) X(4, 32) X(5, 16) X(5, 32) X(6, 16) X(6, 32)    \
     X(7, 16) X(7, 32) X(8, 16) X(8, 32) X(12, 32) X(16, 32) X(24, 32)         \
     X(32, 32) X(0, 32)
@@ -97,6 +162,13 @@ template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg
 /* Flat stream (by_column mode, col-major): X(BS, U), U = unrolled steps. */
 #define BSRMV_FLAT_LIST(X)                                                     \
     X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
+/* Balanced row walk (segmented and fragment schedules): X(BS, G). */
+#define BSRMV_BALANCED_LIST(X)                                                 \
+    X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(8, 32)      \
+    X(16, 32) X(0, 32)
+/* Balanced flat stream (merge-path schedule): X(BS, 0). */
+#define BSRMV_MERGEFLAT_LIST(X)                                                \
+    X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0) X(16, 0) X(0, 0)
 /* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
 #define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
 
@@ -114,6 +186,7 @@ BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
 BSRMV_DECL_LAUNCHER(launch_transpose)
+BSRMV_DECL_LAUNCHER(launch_balanced)
 template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);
 cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink,
                                 cudaStream_t s);

@@ -36,7 +36,9 @@ k_byblock(const Args<T> a, int rows_per_group, int64_t groups)
         const int64_t row0 = grp * rows_per_group;
         for (int k = 0; k < rows_per_group; ++k) {
             const int64_t row = row0 + k;
-            const bool valid = grp < groups && row < a.mb;
+            bool valid = grp < groups && row < a.mb;
+            if (valid && a.long_len > 0)
+                valid = !long_row(a, a.row_ptr[row], a.row_ptr[row + 1]);
             T acc = T(0);
             if (valid && lane < ACTIVE) {
                 const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];

@@ -4,8 +4,8 @@
  * row r = l % bs for the whole block row.  In column-major blocks the active
  * lanes of a group read consecutive values of val (coalesced); x and col_idx
  * go through the read-only cache.  Each group takes `rows` consecutive block
- * rows; 8 steps (bs 1-7; 4 for bs >= 8: measured level at bs 8, U = 4 lost 3-7% at bs 3-7) are unrolled so that as many loads per lane
- * are in flight.
+ * rows; the inner loop is column_sum (common.cuh).  G = 1 is the scalar
+ * CSR kernel (thread per row) at bs 1, G = 4..32 the vector kernel.
  * Partial sums are reduced with shuffles (group_reduce). */
 #include "common.cuh"
 
@@ -16,7 +16,6 @@ __global__ void __launch_bounds__(256)
 k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
 {
     const int bs = BS ? BS : a.bs;
-    const int64_t bs2 = (int64_t)bs * bs;
     const int lane = threadIdx.x & (G - 1);
     const int ncol = G / bs;         /* block columns per step */
     const int active = ncol * bs;    /* lanes doing work       */
@@ -34,34 +33,18 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
             const int64_t row = row0 + k;
             const bool valid = grp < groups && row < a.mb;
             T acc = T(0);
-            if (valid && lane < active) {
-                const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
-                int64_t j = s * bs + cslot; /* scalar column of the block row */
-                const int64_t jend = e * bs;
-                auto elem = [&](int64_t jj) -> T {
-                    const int64_t blk = jj / bs;
-                    const int c = (int)(jj - blk * bs);
-                    const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
-                    const int32_t col = ld(a.col_idx + blk);
-                    return ld(a.val + off) * ld(a.x + (int64_t)col * bs + c);
-                };
-                /* U steps per iteration: U independent loads of val (and of
-                 * col_idx -> x) in flight per lane before the first use */
-                constexpr int U = (BS >= 1 && BS <= 7) ? 8 : 4;
-                for (; j + (U - 1) * ncol < jend; j += U * ncol) {
-                    T p[U];
-#pragma unroll
-                    for (int u = 0; u < U; ++u)
-                        p[u] = elem(j + u * ncol);
-#pragma unroll
-                    for (int u = 0; u < U; ++u)
-                        acc += p[u];
-                }
-                for (; j < jend; j += ncol)
-                    acc += elem(j);
+            int64_t s = 0, e = 0;
+            if (valid) {
+                s = a.row_ptr[row];
+                e = a.row_ptr[row + 1];
             }
+            const bool mine = valid && !long_row(a, s, e);
+            /* bs 1-7: 8 steps in flight; 4 for bs >= 8 (measured level at bs 8,
+             * U = 4 lost 3-7% at bs 3-7) */
+            if (mine && lane < active)
+                acc = column_sum<T, ORD, (BS >= 1 && BS <= 7) ? 8 : 4>(a, bs, r, cslot, ncol, s, e);
             acc = group_reduce<T, G>(acc, lane, bs, ncol);
-            if (valid && lane < bs)
+            if (mine && lane < bs)
                 store_y(a, row * bs + lane, acc);
         }
     }

@@ -37,7 +37,9 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
         const int64_t ai = base + arr;
         for (int k = 0; k < rows_per_array; ++k) {
             const int64_t row = ai * rows_per_array + k;
-            const bool valid = in_arr && ai < arrays && row < a.mb;
+            bool valid = in_arr && ai < arrays && row < a.mb;
+            if (valid && a.long_len > 0)
+                valid = !long_row(a, a.row_ptr[row], a.row_ptr[row + 1]);
             T acc = T(0);
             if (valid) {
                 const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
@@ -140,6 +142,8 @@ k_k3(const Args<T> a)
     const bool rvalid = r < bs;
     for (int64_t row = blockIdx.x; row < a.mb; row += gridDim.x) {
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+        if (long_row(a, s, e)) /* uniform: one row per thread block */
+            continue;
         T acc = T(0);
         if (rvalid) {
             for (int64_t b = s; b < e; ++b) {

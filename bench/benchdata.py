@@ -1,0 +1,175 @@
+"""Reading the suite's result directories (bench/suite.sh): shared by
+bench/report.py and bench/plot.py.
+
+A run directory holds <set>.jsonl (one JSON object per measurement, the
+keys of `bsrmv bench --json` plus set, case, via, and round/ref for peers),
+stream.jsonl, matrices.jsonl, skipped.jsonl and meta.json.
+"""
+import gzip
+import json
+import math
+import os
+from collections import defaultdict
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+TOL = 1.5e-8  # double: sqrt(eps) as the CLI uses, with the GPU bench's margin
+
+# Display order and names of the libraries.  "bsrmv" is what a user gets
+# (CPU: bsrmv_spmv, kernel auto; GPU: the dispatcher's pick, kernel "auto:").
+CPU_LIBS = ["bsrmv", "petsc-baij", "petsc-aij", "petsc-mpibaij", "librsb", "scipy-bsr",
+            "scipy-csr"]
+GPU_LIBS = ["bsrmv", "bsrmv-best", "Dbsrmv_col", "Dbsrmv_row", "SpMV_BSR_ALG1_col",
+            "SpMV_BSR_ALG1_row", "SpMV_CSR_ALG1"]
+GPU_PEERS = GPU_LIBS[2:]
+SETS = ["grid", "real", "sweep", "generated", "scaling"]
+# "Small" matrices, where per-call latency matters more than bandwidth: the
+# SpMV's bytes fit the GPU's L2 (50 MB on H100) with room, or a quarter of
+# the CPU's 32 MiB L3.
+SMALL_BYTES = {"cpu": 8e6, "gpu": 40e6}
+
+
+def read_jsonl(path):
+    out = []
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"  # a run gzipped to come back from the GPU machine
+    if not os.path.exists(path):
+        return out
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass  # a line cut by a timeout
+    return out
+
+
+def library(r):
+    """(library, device) of a measurement record, or None for others."""
+    b, k = r.get("backend"), r.get("kernel", "")
+    if b in ("cpu", "bsrmv"):
+        return ("bsrmv" if k in ("specialised", "auto-generic", "auto") else "bsrmv-" + k, "cpu")
+    if b == "gpu":
+        return ("bsrmv" if k.startswith("auto:") else "bsrmv-best", "gpu")
+    if b == "cusparse":
+        return (k, "gpu")
+    if b in CPU_LIBS:
+        return (b, "cpu")
+    return None
+
+
+class Run:
+    """One result directory, aggregated: medians over rounds and processes."""
+
+    def __init__(self, path):
+        self.path = path
+        with open(os.path.join(path, "meta.json")) as f:
+            self.meta = json.load(f)
+        self.matrices = {m["case"]: m for m in read_jsonl(os.path.join(path, "matrices.jsonl"))}
+        self.skipped = read_jsonl(os.path.join(path, "skipped.jsonl"))
+        self.records = []
+        for name in sorted(os.listdir(path)):
+            base = name[:-3] if name.endswith(".gz") else name
+            if base.endswith(".jsonl") and base not in ("matrices.jsonl", "skipped.jsonl"):
+                self.records += read_jsonl(os.path.join(path, name))
+        self.stream_cpu = defaultdict(list)  # threads -> GB/s
+        self.stream_gpu = []
+        self.gpu_name = self.meta.get("gpu") or ""
+        self.wrong = []
+        # (set, case, bs, device, lib, threads) -> [records]
+        groups = defaultdict(list)
+        for r in self.records:
+            if r.get("backend") == "stream":
+                if r.get("kernel") == "gpu_read":
+                    self.stream_gpu.append(r["gbps"])
+                    self.gpu_name = self.gpu_name or r.get("device", "")
+                else:
+                    self.stream_cpu[r["threads"]].append(r["gbps"])
+                continue
+            lk = library(r)
+            if lk is None or "set" not in r:
+                continue
+            if not (r.get("rel_err", 0) <= TOL):
+                self.wrong.append(r)
+                continue
+            groups[(r["set"], r["case"], r["bs"], lk[1], lk[0], r.get("threads", 0))].append(r)
+        self.cells = {}
+        for key, rs in groups.items():
+            lib = key[4]
+            if lib == "bsrmv-best":  # the fastest bsrmv kernel (an oracle, not a peer)
+                best = max(rs, key=lambda r: r["gbps"])
+                self.cells[key] = dict(gbps=best["gbps"], time_ms=best["time_ms"],
+                                       kernel=best["kernel"], bytes=best["bytes"],
+                                       matrix=best["matrix"], n=len(rs))
+            else:
+                g = median([r["gbps"] for r in rs])
+                self.cells[key] = dict(gbps=g, time_ms=median([r["time_ms"] for r in rs]),
+                                       kernel=rs[0]["kernel"], bytes=rs[0]["bytes"],
+                                       matrix=rs[0]["matrix"], n=len(rs),
+                                       spread=(min(r["gbps"] for r in rs), max(r["gbps"] for r in rs)))
+
+    @property
+    def gpu_read(self):
+        return median(self.stream_gpu) if self.stream_gpu else None
+
+    def stream(self, threads):
+        v = self.stream_cpu.get(threads)
+        return median(v) if v else None
+
+    def rows(self, set_, device):
+        """Sorted (case, bs) of a set with measurements on device."""
+        keys = {(k[1], k[2]) for k in self.cells if k[0] == set_ and k[3] == device}
+        return sorted(keys, key=lambda cb: (case_order(cb[0]), cb[1]))
+
+    def cell(self, set_, case, bs, device, lib, threads=None):
+        """The cell of lib; threads None: the lib's best thread count."""
+        if threads is not None:
+            return self.cells.get((set_, case, bs, device, lib, threads))
+        best = None
+        for k, c in self.cells.items():
+            if k[:5] == (set_, case, bs, device, lib) and (best is None or c["gbps"] > best["gbps"]):
+                best = dict(c, threads=k[5])
+        return best
+
+    def threads_of(self, set_, device, lib):
+        return sorted({k[5] for k in self.cells if k[0] == set_ and k[3] == device and k[4] == lib})
+
+
+def case_order(case):
+    stem, _, kind = case.partition(":")
+    return (stem, {"promote": 0, "split": 1}.get(kind, 2))
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    if n == 0:
+        return float("nan")
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def geomean(v):
+    v = [x for x in v if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def find_runs(mode, path=None):
+    """The run directories of mode (cpu|gpu), newest first; full runs before
+    quick ones."""
+    root = path or RESULTS
+    found = []
+    if not os.path.isdir(root):
+        return found
+    for name in os.listdir(root):
+        d = os.path.join(root, name)
+        m = os.path.join(d, "meta.json")
+        if os.path.isfile(m):
+            try:
+                with open(m) as f:
+                    meta = json.load(f)
+            except ValueError:
+                continue
+            if meta.get("mode") == mode:
+                found.append((not meta.get("quick", False), meta.get("start_utc", ""), d))
+    return [d for _, _, d in sorted(found, reverse=True)]

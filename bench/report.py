@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""docs/RESULTS.md from the suite's JSON lines (bench/suite.sh).
+
+  bench/report.py [--cpu DIR] [--gpu DIR] [--out docs/RESULTS.md]
+                  [--template bench/RESULTS.template.md] [--readme README.md]
+
+Without --cpu/--gpu: the newest full run of each mode in bench/results/
+(a quick run when there is no full one).  Every (matrix, bs) measured is a
+row, with bsrmv / best peer on it, good or bad; geometric means per set;
+what was skipped and why; wrong results listed apart.  Values are medians
+over the rounds and processes of a run (bsrmv: the in-process library
+calls and the CLI together).  With --readme, the headline table replaces
+what lies between the README's bench:headline markers.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchdata as bd  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SET_TITLES = {
+    "grid": "27-point grids (past the caches)",
+    "real": "Real patterns: promoted (KSPARSE) and split at the natural bs",
+    "sweep": "Block-size sweep: one real matrix split at bs 2..32 (Eberhardt & Hoemmen Fig. 9)",
+    "generated": "Generated irregular patterns: power-law rows, arrow",
+}
+
+
+def fmt(x, nd=1):
+    if x is None or x != x:
+        return "-"
+    return f"{x:.{nd}f}"
+
+
+def ratio_cell(r):
+    if r is None or r != r:
+        return "-"
+    return f"**{r:.2f}**" if r < 1 else f"{r:.2f}"
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def mb_of(run, set_, case, bs, device):
+    for k, c in run.cells.items():
+        if k[:4] == (set_, case, bs, device):
+            return c["bytes"] / 1e6
+    return None
+
+
+def matrix_label(run, set_, case, bs, device):
+    """The CLI's matrix name where it says more than the case (grid sizes)."""
+    for k, c in run.cells.items():
+        if k[:4] == (set_, case, bs, device):
+            return c["matrix"] if set_ in ("grid", "generated", "scaling") else case
+    return case
+
+
+def skipped_lines(run, set_):
+    by = defaultdict(list)
+    for s in run.skipped:
+        if s["set"] == set_:
+            by[(s["case"], re.sub(r"~\d+ MB", "~N MB", s["skipped"]))].append(s["bs"])
+    return [f"- {case} bs {', '.join(map(str, sorted(set(bss))))}: {why}"
+            for (case, why), bss in sorted(by.items())]
+
+
+# ---- CPU --------------------------------------------------------------------------
+
+
+def cpu_columns(run, set_):
+    """(lib, threads) columns present in a set, in display order."""
+    cols = []
+    for lib in bd.CPU_LIBS:
+        for t in run.threads_of(set_, "cpu", lib):
+            cols.append((lib, t))
+    return cols
+
+
+def cpu_table(run, set_, lines, summary):
+    rows = run.rows(set_, "cpu")
+    if not rows:
+        return
+    cols = cpu_columns(run, set_)
+    nmax = max(t for _, t in cols)
+    head = ["matrix", "bs", "MB"] + [f"{lib} {t}t" for lib, t in cols]
+    head += ["best peer 1t", "bsrmv/best 1t", f"best peer any t", f"bsrmv {nmax}t/best any"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    r1s, ras = [], []
+    small = []
+    for case, bs in rows:
+        cells = {c: run.cell(set_, case, bs, "cpu", *c) for c in cols}
+        row = [matrix_label(run, set_, case, bs, "cpu"), str(bs), fmt(mb_of(run, set_, case, bs, "cpu"))]
+        row += [fmt(cells[c]["gbps"]) if cells[c] else "-" for c in cols]
+        peers1 = [(cells[c]["gbps"], c[0]) for c in cols if c[0] != "bsrmv" and c[1] == 1 and cells[c]]
+        peersa = [(cells[c]["gbps"], f"{c[0]} {c[1]}t") for c in cols if c[0] != "bsrmv" and cells[c]]
+        b1 = cells.get(("bsrmv", 1))
+        ba = cells.get(("bsrmv", nmax))
+        best1 = max(peers1) if peers1 else None
+        besta = max(peersa) if peersa else None
+        r1 = b1["gbps"] / best1[0] if b1 and best1 else None
+        ra = ba["gbps"] / besta[0] if ba and besta else None
+        row += [f"{best1[1]} {best1[0]:.1f}" if best1 else "-", ratio_cell(r1),
+                f"{besta[1]} {besta[0]:.1f}" if besta else "-", ratio_cell(ra)]
+        lines.append("| " + " | ".join(row) + " |")
+        if r1:
+            r1s.append(r1)
+        if ra:
+            ras.append(ra)
+        if b1 and b1["bytes"] <= bd.SMALL_BYTES["cpu"]:
+            small.append((case, bs, cells, best1, besta))
+    lines.append("")
+    lines.append(f"Geometric mean over {len(r1s)} rows: bsrmv/best peer at 1 thread "
+                 f"**{fmt(bd.geomean(r1s), 2)}** (min {fmt(min(r1s, default=None), 2)}, "
+                 f"max {fmt(max(r1s, default=None), 2)}, {sum(r < 1 for r in r1s)} rows below 1); "
+                 f"bsrmv on {nmax} threads / best peer at any thread count "
+                 f"**{fmt(bd.geomean(ras), 2)}** over {len(ras)} rows (min {fmt(min(ras, default=None), 2)}, "
+                 f"max {fmt(max(ras, default=None), 2)}, {sum(r < 1 for r in ras)} below 1).")
+    lines.append("")
+    summary.append((set_, len(rows), r1s, ras))
+    return small
+
+
+def cpu_small_table(run, smalls, lines):
+    """Time per SpMV (microseconds) where the whole SpMV fits the cache."""
+    if not smalls:
+        return
+    lines.append(f"Time per SpMV in microseconds, matrices whose SpMV moves at most "
+                 f"{bd.SMALL_BYTES['cpu'] / 1e6:.0f} MB (cache-resident: latency and per-call overhead "
+                 "count more than bandwidth):")
+    lines.append("")
+    lines.append("| set | matrix | bs | MB | bsrmv 1t us | best peer 1t us | bsrmv all-t us | "
+                 "best peer any-t us | ratio 1t | ratio any |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    rts = []
+    for set_, case, bs, cells, best1, besta in smalls:
+        nmax = max(t for (_, t) in cells)
+        b1, ba = cells.get(("bsrmv", 1)), cells.get(("bsrmv", nmax))
+
+        def peer_time(best):
+            if not best:
+                return None
+            for c, v in cells.items():
+                name = c[0] if best[1] == c[0] else f"{c[0]} {c[1]}t"
+                if v and c[0] != "bsrmv" and name == best[1] and abs(v["gbps"] - best[0]) < 1e-12:
+                    return v["time_ms"] * 1e3
+            return None
+        p1, pa = peer_time(best1), peer_time(besta)
+        t1 = b1["time_ms"] * 1e3 if b1 else None
+        ta = ba["time_ms"] * 1e3 if ba else None
+        r1 = p1 / t1 if p1 and t1 else None
+        ra = pa / ta if pa and ta else None
+        if r1:
+            rts.append(r1)
+        lines.append(f"| {set_} | {case} | {bs} | {fmt(b1['bytes'] / 1e6 if b1 else None)} | {fmt(t1)} | "
+                     f"{fmt(p1)} | {fmt(ta)} | {fmt(pa)} | {ratio_cell(r1)} | {ratio_cell(ra)} |")
+    lines.append("")
+    lines.append(f"Geometric mean of best-peer time / bsrmv time at 1 thread over these {len(rts)} rows: "
+                 f"**{fmt(bd.geomean(rts), 2)}**.")
+    lines.append("")
+
+
+def scaling_table(run, device_label, lines):
+    rows = run.rows("scaling", "cpu")
+    if not rows:
+        return
+    threads = sorted({k[5] for k in run.cells if k[0] == "scaling" and k[3] == "cpu"})
+    lines.append("| matrix | bs | library | " + " | ".join(f"{t}t GB/s" for t in threads) + " |")
+    lines.append("|---|---|---|" + "---|" * len(threads))
+    for case, bs in rows:
+        for lib in bd.CPU_LIBS:
+            vals = [run.cell("scaling", case, bs, "cpu", lib, t) for t in threads]
+            if any(vals):
+                lines.append(f"| {matrix_label(run, 'scaling', case, bs, 'cpu')} | {bs} | {lib} | "
+                             + " | ".join(fmt(v["gbps"]) if v else "-" for v in vals) + " |")
+    lines.append("| stream read | | | " + " | ".join(fmt(run.stream(t)) for t in threads) + " |")
+    lines.append("")
+
+
+def cpu_section(run, title, level="##"):
+    m = run.meta
+    out = [f"{level} {title}", ""]
+    out += header_lines(run)
+    out.append("")
+    summary, smalls = [], []
+    for set_ in ("grid", "real", "sweep", "generated"):
+        out.append(f"{level}# {SET_TITLES[set_]}")
+        out.append("")
+        if not run.rows(set_, "cpu"):
+            out.append("Not measured in this run" + (": " + "; ".join(
+                n for n in m.get("notes", []) if n.startswith(set_)) if any(
+                n.startswith(set_) for n in m.get("notes", [])) else "."))
+            out.append("")
+        else:
+            out.append("GB/s (bsrmv's byte count for every library: val + col_idx + row_ptr + x + y), "
+                       "median over rounds; `Nt` = N threads; ratios below 1 in bold.")
+            out.append("")
+            sm = cpu_table(run, set_, out, summary) or []
+            smalls += [(set_,) + s for s in sm]
+        sk = skipped_lines(run, set_)
+        if sk:
+            out.append("Skipped:")
+            out += sk
+            out.append("")
+    out.append(f"{level}# Small matrices: time per SpMV")
+    out.append("")
+    cpu_small_table(run, smalls, out)
+    out.append(f"{level}# Thread scaling (bsrmv; peers with threads where present)")
+    out.append("")
+    scaling_table(run, "cpu", out)
+    out += wrong_lines(run)
+    return out, summary
+
+
+# ---- GPU --------------------------------------------------------------------------
+
+
+def gpu_table(run, set_, lines, summary):
+    rows = run.rows(set_, "gpu")
+    if not rows:
+        return []
+    read = run.gpu_read
+    head = ["matrix", "bs", "MB", "bsrmv", "% read", "bsrmv kernel (auto)", "best bsrmv kernel"]
+    head += [p for p in bd.GPU_PEERS] + ["best cuSPARSE", "bsrmv/best"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    rs = []
+    small = []
+    for case, bs in rows:
+        c = {lib: run.cell(set_, case, bs, "gpu", lib) for lib in bd.GPU_LIBS}
+        b = c["bsrmv"]
+        peers = [(c[p]["gbps"], p) for p in bd.GPU_PEERS if c[p]]
+        best = max(peers) if peers else None
+        r = b["gbps"] / best[0] if b and best else None
+        row = [matrix_label(run, set_, case, bs, "gpu"), str(bs), fmt(mb_of(run, set_, case, bs, "gpu")),
+               fmt(b["gbps"]) if b else "-",
+               fmt(100 * b["gbps"] / read, 0) if b and read else "-",
+               f"`{b['kernel'][5:]}`" if b else "-",
+               f"{c['bsrmv-best']['gbps']:.0f} `{c['bsrmv-best']['kernel']}`" if c["bsrmv-best"] else "-"]
+        row += [fmt(c[p]["gbps"], 0) if c[p] else "n/a" for p in bd.GPU_PEERS]
+        row += [best[1] if best else "-", ratio_cell(r)]
+        lines.append("| " + " | ".join(row) + " |")
+        if r:
+            rs.append(r)
+        if b and b["bytes"] <= bd.SMALL_BYTES["gpu"] and best:
+            small.append((set_, case, bs, b, c[best[1]], best[1]))
+    lines.append("")
+    lines.append(f"Geometric mean of bsrmv (auto) / best cuSPARSE over {len(rs)} rows: "
+                 f"**{fmt(bd.geomean(rs), 2)}** (min {fmt(min(rs, default=None), 2)}, "
+                 f"max {fmt(max(rs, default=None), 2)}, {sum(x < 1 for x in rs)} rows below 1).")
+    lines.append("")
+    summary.append((set_, len(rows), rs, None))
+    return small
+
+
+def gpu_section(run, title, level="##"):
+    out = [f"{level} {title}", ""]
+    out += header_lines(run)
+    read = run.gpu_read
+    out.append(f"- measured device read bandwidth (bsrmv_gpu_read_bandwidth, 2 GiB): "
+               f"{fmt(read, 0)} GB/s")
+    out.append("")
+    out.append("Columns: `bsrmv` is the dispatcher's choice (`auto:`, what `bsrmv_gpu_spmv` runs); "
+               "`best bsrmv kernel` the fastest of every candidate kernel (an oracle, not used in the "
+               "ratio); cuSPARSE: `cusparseDbsrmv` column and row direction, `cusparseSpMV` "
+               "BSR_ALG1 on column- and row-major blocks, CSR_ALG1 on the scalar expansion; `n/a`: "
+               "the call failed or is not offered for this case (see the log). GB/s with bsrmv's "
+               "byte count for every path.")
+    out.append("")
+    summary, smalls = [], []
+    for set_ in ("grid", "real", "sweep", "generated"):
+        out.append(f"{level}# {SET_TITLES[set_]} (GPU)")
+        out.append("")
+        if not run.rows(set_, "gpu"):
+            out.append("Not measured in this run.")
+            out.append("")
+        else:
+            smalls += gpu_table(run, set_, out, summary)
+        sk = skipped_lines(run, set_)
+        if sk:
+            out.append("Skipped:")
+            out += sk
+            out.append("")
+    if smalls:
+        out.append(f"{level}# Small matrices on the GPU: time per SpMV")
+        out.append("")
+        out.append("| set | matrix | bs | MB | bsrmv us | best cuSPARSE us | best cuSPARSE | ratio |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for set_, case, bs, b, p, name in smalls:
+            out.append(f"| {set_} | {case} | {bs} | {b['bytes'] / 1e6:.1f} | {b['time_ms'] * 1e3:.1f} | "
+                       f"{p['time_ms'] * 1e3:.1f} | {name} | {ratio_cell(p['time_ms'] / b['time_ms'])} |")
+        out.append("")
+    out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
+    out.append("")
+    scaling_table(run, "cpu", out)
+    cpu_rows = sum(len(run.rows(s, "cpu")) for s in ("grid", "real", "sweep", "generated"))
+    if cpu_rows:
+        out.append(f"bsrmv on all {run.meta.get('nproc')} CPU threads ran beside the GPU on {cpu_rows} "
+                   "(matrix, bs) rows; the data is in the run's JSON lines (backend `cpu`).")
+        out.append("")
+    out += wrong_lines(run)
+    return out, summary
+
+
+# ---- common -----------------------------------------------------------------------
+
+
+def header_lines(run):
+    m = run.meta
+    load = f"load average at start {m.get('load_start')}, at end {m.get('load_end')}"
+    if "other_load" in m:
+        # the suite's own threads excluded: CPU time other processes took
+        load += (f"; CPU time not spent by the suite (other users, kernel threads): "
+                 f"{m['other_load']:.2f} of {m.get('nproc')} cores on average")
+        loaded = m["other_load"] > 0.25
+    else:
+        try:
+            loaded = float(m.get("load_start", "0").split()[0]) > 0.5 * m.get("nproc", 1)
+        except ValueError:
+            loaded = False
+    loaded = loaded and m.get("mode") == "cpu"
+    lines = [
+        f"- machine: {m.get('cpu')}, {m.get('nproc')} cores, L3 {m.get('llc')}"
+        + (f"; GPU {run.gpu_name}" if run.gpu_name else ""),
+        f"- date: {m.get('start_utc')} UTC, {m.get('elapsed_s')} s; commit `{m.get('commit')}`"
+        + (" (with uncommitted changes)" if m.get("dirty") else ""),
+        f"- command: `{m.get('command').strip()}`" + (" (quick mode)" if m.get("quick") else ""),
+        f"- {load}" + (" — **the machine was shared and loaded during this run: timings are noisy**"
+                       if loaded else ""),
+        f"- settings: {m.get('env')}; threads {m.get('threads')}; reps >= {m.get('reps')} "
+        f"(more for small matrices), {m.get('rounds')} round(s) for peers; value cap "
+        f"{m.get('max_mb')} MB per matrix; data: `{rel(run.path)}/`",
+        "- peers: " + ", ".join(f"{k} {v}" if v else f"{k} absent" for k, v in m.get("peers", {}).items()),
+    ]
+    if m.get("failed_commands"):
+        lines.append(f"- {m['failed_commands']} command(s) failed: see `{rel(run.path)}/suite.log`")
+    for n in m.get("notes", []):
+        lines.append(f"- note: {n}")
+    return lines
+
+
+def wrong_lines(run):
+    if not run.wrong:
+        return []
+    out = [f"Wrong results (rel_err above {bd.TOL:g}), left out of the tables above:", ""]
+    for r in run.wrong:
+        out.append(f"- {r.get('set')} {r.get('case')} bs {r['bs']} {r['backend']} {r.get('kernel')} "
+                   f"threads {r.get('threads')}: rel_err {r.get('rel_err')}")
+    out.append("")
+    return out
+
+
+def headline(cpu, cpu_sum, gpu, gpu_sum):
+    lines = ["| machine | set | rows | bsrmv / best peer, geometric mean | min | max | rows below 1 |",
+             "|---|---|---|---|---|---|---|"]
+    foot = []
+    if cpu:
+        name = f"CPU {cpu.meta.get('cpu')}, {cpu.meta.get('nproc')} cores"
+        if cpu.meta.get("other_load", 0) > 0.25:
+            name += " (loaded*)"
+            foot.append(f"\\* Loaded run: other processes used {cpu.meta['other_load']:.1f} of the "
+                        f"{cpu.meta.get('nproc')} cores on average while it ran (the machine is shared "
+                        "with other engineers' builds), so the multi-thread "
+                        "numbers (bsrmv's OpenMP threads, librsb, MPI ranks) are unreliable; the "
+                        "1-thread rows suffer less. Rerun with `make bench` on a quiet machine.")
+        for set_, n, r1, ra in cpu_sum:
+            for label, rs in ((f"1 thread", r1), (f"{cpu.meta.get('nproc')} threads vs any", ra)):
+                if rs:
+                    lines.append(f"| {name} | {set_}, {label} | {len(rs)} | {bd.geomean(rs):.2f} | "
+                                 f"{min(rs):.2f} | {max(rs):.2f} | {sum(r < 1 for r in rs)} |")
+    if gpu:
+        name = f"GPU {gpu.gpu_name}"
+        for set_, n, rs, _ in gpu_sum:
+            if rs:
+                lines.append(f"| {name} | {set_}, vs best cuSPARSE | {len(rs)} | {bd.geomean(rs):.2f} | "
+                             f"{min(rs):.2f} | {max(rs):.2f} | {sum(r < 1 for r in rs)} |")
+    else:
+        lines.append("| GPU | all | - | pending device run | | | |")
+    return lines + ([""] + foot if foot else [])
+
+
+def plot_lines(label):
+    d = os.path.join(ROOT, "docs", "results", "plots")
+    out = []
+    for name, title in (("gbps_vs_bs", "GB/s vs block size"), ("real_bars", "per real matrix"),
+                        ("scaling", "thread scaling"), ("small_time", "time per SpMV, small matrices")):
+        f = os.path.join(d, f"{label}_{name}.png")
+        if os.path.exists(f):
+            out.append(f"![{label}: {title}](results/plots/{label}_{name}.png)")
+            out.append("")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cpu")
+    ap.add_argument("--gpu")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "RESULTS.md"))
+    ap.add_argument("--template", default=os.path.join(ROOT, "bench", "RESULTS.template.md"))
+    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    a = ap.parse_args()
+    cpu_dir = a.cpu or next(iter(bd.find_runs("cpu")), None)
+    gpu_dir = a.gpu or next(iter(bd.find_runs("gpu")), None)
+    cpu = bd.Run(cpu_dir) if cpu_dir else None
+    gpu = bd.Run(gpu_dir) if gpu_dir else None
+
+    cpu_lines, cpu_sum = (cpu_section(cpu, f"CPU: {cpu.meta.get('label')}") if cpu
+                          else (["## CPU", "", "No CPU run found in bench/results/."], []))
+    def with_plots(lines, label):
+        """The plots after the run's header, before the first table."""
+        i = next((k for k, l in enumerate(lines) if l.startswith("### ")), len(lines))
+        return lines[:i] + plot_lines(label) + lines[i:]
+
+    if cpu:
+        cpu_lines = with_plots(cpu_lines, cpu.meta["label"])
+    if gpu:
+        gpu_lines, gpu_sum = gpu_section(gpu, f"GPU: {gpu.gpu_name} ({gpu.meta.get('label')})")
+        gpu_lines = with_plots(gpu_lines, gpu.meta["label"])
+    else:
+        gpu_sum = []
+        gpu_lines = ["## GPU: pending device run", "",
+                     "No GPU run in bench/results/ yet. On the GPU machine, after the CUDA build of "
+                     "`build/bsrmv` (`cmake -S . -B build -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release && "
+                     "cmake --build build -j`), with the matrices in `../shared/matrices`, `shared/matrices` "
+                     "or `build-matrices/`:", "",
+                     "```sh", "bench/suite.sh --gpu --out \"$OUT/gpu\"; gzip \"$OUT\"/gpu/*.jsonl"
+                     "   # ~5 min, --budget 330 s", "```",
+                     "", "then, here: copy that directory to `bench/results/<label>_<date>/` and run "
+                     "`python3 bench/plot.py && python3 bench/report.py`. The tables above for the CPU "
+                     "come from this machine; the GPU section (bsrmv kernels vs cusparseDbsrmv col/row, "
+                     "cusparseSpMV BSR_ALG1, CSR_ALG1) and the GPU machine's CPU thread scaling "
+                     "(1, 2, 4, 8, 16 threads) appear here once that run exists.", ""]
+    head = headline(cpu, cpu_sum, gpu, gpu_sum)
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    with open(a.template) as f:
+        tpl = f.read()
+    text = (tpl.replace("{{HEADLINE}}", "\n".join(head))
+            .replace("{{CPU}}", "\n".join(cpu_lines))
+            .replace("{{GPU}}", "\n".join(gpu_lines))
+            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, gpu) if r) or "none")
+            .replace("{{COMMIT}}", commit))
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, gpu) if r)}")
+
+    if a.readme and os.path.exists(a.readme):
+        with open(a.readme) as f:
+            readme = f.read()
+        start, end = "<!-- bench:headline:start -->", "<!-- bench:headline:end -->"
+        if start in readme and end in readme:
+            pre, rest = readme.split(start, 1)
+            _, post = rest.split(end, 1)
+            block = "\n".join([start, "", *head, "", "Full tables, plots and the command: "
+                               "[docs/RESULTS.md](docs/RESULTS.md).", "", end])
+            with open(a.readme, "w") as f:
+                f.write(pre + block + post)
+            print(f"report: headline table updated in {rel(a.readme)}")
+
+
+if __name__ == "__main__":
+    main()

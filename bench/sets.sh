@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# The matrix sets of bench/suite.sh: the one place that says what is measured
+# and how large.  Sourced by suite.sh after MODE (cpu|gpu), QUICK (0|1) and
+# NPROC are set; every value can be overridden from the environment.
+#
+# set        what                                                   source
+# grid       27-point grids, values ~GRID_MB per bs (past the caches) --grid N
+# real       every matrix of the matrices directory, promoted to     --mtx F --promote
+#            each REAL_PROMOTE_BS (KSPARSE, Abdelfattah et al. 6.2),
+#            and split at its natural bs (see natural_bs in suite.sh) --mtx F --split
+# sweep      SWEEP_MATRIX split at every bs of SWEEP_BS, zero-filled  --mtx F --split
+#            (Eberhardt & Hoemmen Fig. 9)
+# generated  power-law block rows and an arrow (dense first rows and  --powerlaw, --arrow
+#            columns), values ~GEN_MB per bs
+# bridge     the bridge stiffness matrices (Evtushenko): skipped with a message
+#            until the CLI has a bridge source
+# scaling    grids of GRID_MB at SCALE_BS, bsrmv only, threads 1,2,4,..,NPROC
+#            with the stream bandwidth per thread count (Fig. 10)
+#
+# A (matrix, bs) whose values would exceed MAX_MB is skipped and listed as
+# such in the results (skipped.jsonl, RESULTS.md).
+
+if [ "$MODE" = gpu ]; then
+    # H100/H200: 50-60 MB of L2; 512 MB of values stream from HBM.  Sizes and
+    # lists keep the whole GPU run (one CLI process per matrix) near 5 min.
+    : "${GRID_BS:=1,2,3,4,6,8,12,16,24,32}"
+    : "${GRID_MB:=512}"
+    : "${MAX_MB:=1024}"
+    : "${GEN_MB:=512}"
+    : "${REPS:=10}"          # CPU calls per measurement; GPU: max(REPS, 50)
+    : "${ROUNDS:=1}"
+else
+    # 32 MiB L3 here: 320 MB of values is 10x the cache (bsrmv bench --example).
+    : "${GRID_BS:=1,2,3,4,6,8,16}"
+    : "${GRID_MB:=320}"
+    : "${MAX_MB:=256}"
+    : "${GEN_MB:=256}"
+    : "${REPS:=10}"
+    : "${ROUNDS:=2}"         # peers_cpu and scipy rounds (order rotating)
+fi
+: "${REAL_PROMOTE_BS:=2,3,4,6,8,12,16,24,32}"
+: "${REAL_MATRICES:=}"       # empty: every *.mtx.gz / *.mtx of the directory
+: "${SWEEP_MATRIX:=bcsstk16}"
+: "${SWEEP_BS:=$(seq -s, 2 32)}"
+: "${GEN_BS:=2,4,8}"
+: "${POWERLAW_MEAN:=16}"     # mean blocks per block row
+: "${POWERLAW_MAXLEN:=4096}" # longest block row
+: "${POWERLAW_EXP:=2.0}"     # tail exponent
+: "${ARROW_DENSE:=4}"        # dense block rows and columns
+: "${SCALE_BS:=1,3,8}"
+
+if [ "$QUICK" = 1 ]; then
+    # A first look: three matrices, a few block sizes, smaller grids.
+    GRID_BS=1,3,8
+    # (the GPU keeps larger matrices: its L2 is 50-60 MB)
+    GRID_MB=$([ "$MODE" = gpu ] && echo 256 || echo 128)
+    MAX_MB=$([ "$MODE" = gpu ] && echo 512 || echo 160)
+    GEN_MB=$GRID_MB
+    GEN_BS=4
+    REAL_PROMOTE_BS=2,4,8,16
+    REAL_MATRICES=${QUICK_MATRICES:-bcsstk16 s1rmq4m1 nasa2910}
+    SWEEP_BS=2,3,4,5,6,8,12,16,24,32
+    SCALE_BS=3
+    REPS=5
+    ROUNDS=1
+fi
+
+# Thread counts: every measurement runs at 1 and all threads (peers with
+# threads too); the scaling set walks the powers of two up to NPROC.
+: "${THREADS:=$( [ "$NPROC" -gt 1 ] && echo "1,$NPROC" || echo 1 )}"
+: "${SCALE_THREADS:=$(t=1; l=1; while [ $((t * 2)) -lt "$NPROC" ]; do t=$((t * 2)); l+=",$t"; done
+                      [ "$NPROC" -gt 1 ] && l+=",$NPROC"; echo "$l")}"
+
+# Sets in the order they run: when a time budget is given (--budget, the
+# GPU default), what does not fit is skipped and listed, so the cheap and
+# central ones come first.
+: "${SETS:=grid,scaling,sweep,real,generated,bridge}"

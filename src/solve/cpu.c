@@ -1,0 +1,265 @@
+/* The host vector backend: OpenMP threads over contiguous ranges of block
+ * rows (the same split for every op, so each thread keeps touching the
+ * same pages).  Dot products are summed per thread and then in thread
+ * order, so a solve is deterministic for a given thread count. */
+#include "solve_internal.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GMRES passes over k vectors work on chunks of this many values: 8-16 KB
+ * of u stay in L1 while the k vectors stream by in runs long enough for the
+ * hardware prefetchers. */
+#define SV_CHUNK 2048
+/* Below this many values one thread does the pass. */
+#define PARALLEL_MIN 32768
+/* Dot slots per thread, padded to a cache line against false sharing. */
+#define PAD 8
+
+typedef struct cpu_op {
+    int64_t n;
+    int bs;
+    const void *inv; /* NULL: M = I */
+    void *v[2 * SV_MAX_DOTS];
+    double s[2];
+    int k;
+    const double *c;
+} cpu_op;
+
+typedef void (*cpu_fn)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch);
+typedef struct cpu_kernels {
+    cpu_fn zero, copy, precond, dots, mdot, axpy, xpby, residual, cg_step, bicg_p, bicg_s,
+        bicg_x, lincomb, gmres_x;
+} cpu_kernels;
+
+#define T double
+#define SUF d
+#include "cpu_ops.h"
+#undef T
+#undef SUF
+#define T float
+#define SUF s
+#include "cpu_ops.h"
+#undef T
+#undef SUF
+
+typedef struct cpu_ctx {
+    const bsrmv_matrix *A;
+    const bsrmv_precond *P;
+    const cpu_kernels *k;
+} cpu_ctx;
+
+static const cpu_kernels *K(const sv_backend *be)
+{
+    return ((const cpu_ctx *)be->ctx)->k;
+}
+
+/* Runs fn over all block rows and sums nred dot products into out. */
+static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, double *out)
+{
+    const cpu_ctx *c = be->ctx;
+    o->n = be->n;
+    o->bs = be->bs;
+    o->inv = c->P ? c->P->inv : NULL;
+    const int nt = be->n < PARALLEL_MIN ? 1 : omp_get_max_threads();
+    const int slots = (nred + PAD - 1) / PAD * PAD;
+    const size_t scratch = (size_t)2 * be->bs; /* gmres_x: y and M y of one block */
+    double *red = calloc((size_t)nt * ((size_t)slots + scratch) + 1, sizeof *red);
+    if (!red)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d threads' partial sums", nt);
+    int team = 1;
+#pragma omp parallel num_threads(nt)
+    {
+        const int p = omp_get_thread_num(), np = omp_get_num_threads();
+        if (p == 0)
+            team = np;
+        const int64_t r0 = be->mb * p / np, r1 = be->mb * (p + 1) / np;
+        fn(o, r0, r1, red + (size_t)p * slots, red + (size_t)nt * slots + (size_t)p * scratch);
+    }
+    for (int i = 0; i < nred; i++) {
+        out[i] = 0;
+        for (int p = 0; p < team; p++)
+            out[i] += red[(size_t)p * slots + i];
+    }
+    free(red);
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status cpu_zero(sv_backend *be, void *x);
+
+static bsrmv_status cpu_alloc(sv_backend *be, int count, void **v)
+{
+    size_t bytes;
+    if (!bsrmv_bytes(be->n * count, bsrmv_type_size(be->type), &bytes))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%d solver vectors overflow size_t", count);
+    *v = bsrmv_big_alloc(bytes);
+    if (!*v)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d solver vectors (%.3g GB)",
+                          count, (double)bytes * 1e-9);
+    /* first touch by the threads that will use each page */
+    bsrmv_status st = BSRMV_SUCCESS;
+    for (int i = 0; i < count && !st; i++)
+        st = cpu_zero(be, sv_vec(be, *v, i));
+    if (st) {
+        bsrmv_big_free(*v);
+        *v = NULL;
+    }
+    return st;
+}
+
+static void cpu_release(sv_backend *be, void *v)
+{
+    bsrmv_big_free(v);
+}
+
+static bsrmv_status cpu_sync(sv_backend *be)
+{
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status cpu_spmv(sv_backend *be, const void *x, void *y)
+{
+    return bsrmv_spmv(BSRMV_OP_N, 1.0, ((const cpu_ctx *)be->ctx)->A, x, be->n, 0.0, y, be->n);
+}
+
+#define V(p) ((void *)(p))
+
+static bsrmv_status cpu_zero(sv_backend *be, void *x)
+{
+    cpu_op o = {.v = {x}};
+    return run(be, K(be)->zero, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_copy(sv_backend *be, const void *x, void *y)
+{
+    cpu_op o = {.v = {V(x), y}};
+    return run(be, K(be)->copy, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_precond(sv_backend *be, const void *r, void *z)
+{
+    if (!be->has_p)
+        return cpu_copy(be, r, z);
+    cpu_op o = {.v = {V(r), z}};
+    return run(be, K(be)->precond, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
+                             double *out)
+{
+    cpu_op o = {.k = k};
+    for (int i = 0; i < k; i++) {
+        o.v[i] = V(a[i]);
+        o.v[SV_MAX_DOTS + i] = V(b[i]);
+    }
+    return run(be, K(be)->dots, &o, k, out);
+}
+
+static bsrmv_status cpu_mdot(sv_backend *be, int k, const void *Vs, const void *u, double *out)
+{
+    cpu_op o = {.v = {V(Vs), V(u)}, .k = k};
+    return run(be, K(be)->mdot, &o, k, out);
+}
+
+static bsrmv_status cpu_axpy(sv_backend *be, double alpha, const void *x, void *y)
+{
+    cpu_op o = {.v = {V(x), y}, .s = {alpha}};
+    return run(be, K(be)->axpy, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_xpby(sv_backend *be, const void *z, double beta, void *p)
+{
+    cpu_op o = {.v = {V(z), p}, .s = {beta}};
+    return run(be, K(be)->xpby, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_residual(sv_backend *be, const void *b, void *r, double *rr)
+{
+    cpu_op o = {.v = {V(b), r}};
+    return run(be, K(be)->residual, &o, 1, rr);
+}
+
+static bsrmv_status cpu_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
+                                const void *q, void *z, double out[2])
+{
+    cpu_op o = {.v = {x, V(p), r, V(q), z}, .s = {alpha}};
+    return run(be, K(be)->cg_step, &o, 2, out);
+}
+
+static bsrmv_status cpu_bicg_p(sv_backend *be, double beta, double omega, const void *r,
+                               void *p, const void *v, void *phat)
+{
+    cpu_op o = {.v = {V(r), p, V(v), phat}, .s = {beta, omega}};
+    return run(be, K(be)->bicg_p, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_bicg_s(sv_backend *be, double alpha, void *r, const void *v, void *shat)
+{
+    cpu_op o = {.v = {r, V(v), shat}, .s = {alpha}};
+    return run(be, K(be)->bicg_s, &o, 0, NULL);
+}
+
+static bsrmv_status cpu_bicg_x(sv_backend *be, double alpha, double omega, void *x,
+                               const void *phat, const void *shat, void *r, const void *t,
+                               const void *r0, double out[2])
+{
+    cpu_op o = {.v = {x, V(phat), V(shat), r, V(t), V(r0)}, .s = {alpha, omega}};
+    return run(be, K(be)->bicg_x, &o, 2, out);
+}
+
+static bsrmv_status cpu_lincomb(sv_backend *be, int k, const double *c, const void *Vs, void *u,
+                                double *uu)
+{
+    cpu_op o = {.v = {V(Vs), u}, .k = k, .c = c};
+    return run(be, K(be)->lincomb, &o, 1, uu);
+}
+
+static bsrmv_status cpu_gmres_x(sv_backend *be, int k, const double *c, const void *Vs, void *x)
+{
+    cpu_op o = {.v = {V(Vs), x}, .k = k, .c = c};
+    return run(be, K(be)->gmres_x, &o, 0, NULL);
+}
+
+bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrmv_precond *P)
+{
+    memset(be, 0, sizeof *be);
+    cpu_ctx *c = malloc(sizeof *c);
+    if (!c)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the solver context");
+    c->A = A;
+    c->P = P;
+    be->ctx = c;
+    be->mb = A ? A->mb : P->mb;
+    be->bs = A ? A->bs : P->bs;
+    be->type = A ? A->type : P->type;
+    c->k = be->type == BSRMV_DOUBLE ? &kernels_d : &kernels_s;
+    be->n = be->mb * be->bs;
+    be->has_p = P != NULL;
+    be->spmv_bytes = A ? bsrmv_matrix_spmv_bytes(A) : 0;
+    be->alloc = cpu_alloc;
+    be->release = cpu_release;
+    be->sync = cpu_sync;
+    be->spmv = cpu_spmv;
+    be->zero = cpu_zero;
+    be->copy = cpu_copy;
+    be->precond = cpu_precond;
+    be->dots = cpu_dots;
+    be->mdot = cpu_mdot;
+    be->axpy = cpu_axpy;
+    be->xpby = cpu_xpby;
+    be->residual = cpu_residual;
+    be->cg_step = cpu_cg_step;
+    be->bicg_p = cpu_bicg_p;
+    be->bicg_s = cpu_bicg_s;
+    be->bicg_x = cpu_bicg_x;
+    be->lincomb = cpu_lincomb;
+    be->gmres_x = cpu_gmres_x;
+    return BSRMV_SUCCESS;
+}
+
+void bsrmv_sv_cpu_free(sv_backend *be)
+{
+    free(be->ctx);
+    be->ctx = NULL;
+}

@@ -1,0 +1,211 @@
+/* bsrmv_solve and the method-independent part of every solve: argument
+ * checks, defaults, b == 0, timing, the true residual at exit. */
+#include "solve_internal.h"
+
+#include <math.h>
+#include <time.h>
+
+#define DEFAULT_RTOL 1e-8
+#define DEFAULT_MAX_ITER 1000
+#define DEFAULT_RESTART 30
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
+                            bsrmv_type type, int64_t n, const void *b, const void *x,
+                            const bsrmv_solve_options *opt)
+{
+    if (method != BSRMV_SOLVER_CG && method != BSRMV_SOLVER_BICGSTAB &&
+        method != BSRMV_SOLVER_GMRES)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown solver %d", (int)method);
+    if (mb != nb)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "the solvers need a square matrix; A has %lld x %lld blocks",
+                          (long long)mb, (long long)nb);
+    if (n != mb * bs)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION, "b and x have %lld entries, A has %lld rows",
+                          (long long)n, (long long)(mb * bs));
+    if (n > 0 && (!b || !x))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", b ? "x" : "b");
+    if (opt && (!(opt->rtol >= 0) || opt->max_iter < 0 || opt->restart < 0))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bad options: rtol %g, max_iter %d, restart %d (none may be negative)",
+                          opt->rtol, opt->max_iter, opt->restart);
+    return BSRMV_SUCCESS;
+}
+
+int bsrmv_sv_restart(const bsrmv_solve_options *opt)
+{
+    const int m = opt && opt->restart > 0 ? opt->restart : DEFAULT_RESTART;
+    const int lim = opt && opt->max_iter > 0 ? opt->max_iter : DEFAULT_MAX_ITER;
+    return m < lim ? m : lim;
+}
+
+bsrmv_status bsrmv_sv_check_precond(int64_t pmb, int pbs, bsrmv_type ptype, int64_t mb, int bs,
+                                    bsrmv_type type)
+{
+    if (pmb != mb || pbs != bs || ptype != type)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "the preconditioner was built for %lld block rows of bs %d (%s), "
+                          "A has %lld of bs %d (%s)",
+                          (long long)pmb, pbs, ptype == BSRMV_DOUBLE ? "double" : "float",
+                          (long long)mb, bs, type == BSRMV_DOUBLE ? "double" : "float");
+    return BSRMV_SUCCESS;
+}
+
+void bsrmv_sv_start(sv_run *r)
+{
+    r->bytes = 0;
+    r->t0 = now_seconds();
+}
+
+int bsrmv_sv_monitor(sv_run *r, double rel, bsrmv_status *st)
+{
+    r->rel_residual = rel;
+    if (r->monitor && r->monitor(r->iterations, rel, r->monitor_ctx)) {
+        *st = bsrmv_fail(BSRMV_ERR_NOT_CONVERGED, "stopped by the monitor at iteration %d",
+                         r->iterations);
+        return 1;
+    }
+    return 0;
+}
+
+bsrmv_status bsrmv_sv_true_residual(sv_run *r, const void *b, const void *x, void *res,
+                                    double *rel)
+{
+    bsrmv_status st;
+    double rr;
+    if (r->x_is_zero) {
+        r->x_is_zero = 0;
+        if ((st = sv_copy(r, b, res)))
+            return st;
+        *rel = 1.0;
+        return BSRMV_SUCCESS;
+    }
+    if ((st = sv_spmv(r, x, res)) || (st = sv_residual(r, b, res, &rr)))
+        return st;
+    *rel = sqrt(rr) / r->bnorm;
+    return BSRMV_SUCCESS;
+}
+
+/* The true residual must fall at least this much between restarts. */
+#define STALL_FACTOR 0.9
+
+bsrmv_status bsrmv_sv_confirm(sv_run *r, const char *method, const void *b, const void *x,
+                              void *res, double *rel, double *last_true)
+{
+    bsrmv_status st = bsrmv_sv_true_residual(r, b, x, res, rel);
+    if (st)
+        return st;
+    if (*rel > r->rtol && *rel > STALL_FACTOR * *last_true)
+        return bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
+                          "%s stagnated at iteration %d: true relative residual %g > rtol %g "
+                          "(the recurrence reached %g; rtol below what the type resolves?)",
+                          method, r->iterations, *rel, r->rtol, r->rel_residual);
+    *last_true = *rel;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_sv_finish(sv_run *r, const char *method, double rel)
+{
+    if (rel <= r->rtol) {
+        r->converged = 1;
+        return BSRMV_SUCCESS;
+    }
+    return bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
+                      "%s reached the limit of %d iterations at relative residual %g > rtol %g",
+                      method, r->max_iter, rel, r->rtol);
+}
+
+bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, void *x,
+                            const bsrmv_solve_options *opt, bsrmv_solve_report *rep)
+{
+    bsrmv_solve_options o = {0};
+    if (opt)
+        o = *opt;
+    sv_run r = {0};
+    r.be = be;
+    r.rtol = o.rtol > 0 ? o.rtol : DEFAULT_RTOL;
+    r.max_iter = o.max_iter > 0 ? o.max_iter : DEFAULT_MAX_ITER;
+    r.restart = bsrmv_sv_restart(&o);
+    r.monitor = o.monitor;
+    r.monitor_ctx = o.monitor_ctx;
+    r.x_is_zero = o.x0_zero;
+    bsrmv_solve_report rp = {0};
+    if (rep)
+        *rep = rp;
+
+    bsrmv_status st;
+    double bb;
+    const void *pair[1] = {b};
+    if (be->n == 0)
+        bb = 0;
+    else if ((st = be->dots(be, 1, pair, pair, &bb)))
+        return st;
+    if (!isfinite(bb))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "b holds NaN or Inf");
+    if (bb == 0) {
+        /* the solution of A x = 0 is x = 0 for every nonsingular A */
+        if (be->n > 0 && (st = be->zero(be, x)))
+            return st;
+        rp.converged = 1;
+        if (rep)
+            *rep = rp;
+        return be->sync(be);
+    }
+    r.bnorm = sqrt(bb);
+    if (r.x_is_zero && (st = be->zero(be, x)))
+        return st;
+
+    r.t0 = now_seconds();
+    bsrmv_status ms = method == BSRMV_SOLVER_CG         ? bsrmv_sv_cg(&r, b, x)
+                      : method == BSRMV_SOLVER_BICGSTAB ? bsrmv_sv_bicgstab(&r, b, x)
+                                                        : bsrmv_sv_gmres(&r, b, x);
+    if ((st = be->sync(be)))
+        return st;
+    rp.seconds = now_seconds() - r.t0;
+    rp.iterations = r.iterations;
+    rp.converged = ms == BSRMV_SUCCESS && r.converged;
+    rp.rel_residual = r.rel_residual;
+    rp.bytes = r.bytes;
+    if (ms != BSRMV_SUCCESS && ms != BSRMV_ERR_NOT_CONVERGED)
+        return ms;
+
+    /* the true residual, without touching the method's message */
+    void *res;
+    double rr;
+    if ((st = be->alloc(be, 1, &res)))
+        return st;
+    if (!(st = be->spmv(be, x, res)) && !(st = be->residual(be, b, res, &rr)))
+        rp.true_rel_residual = sqrt(rr) / r.bnorm;
+    be->release(be, res);
+    if (st)
+        return st;
+    if (rep)
+        *rep = rp;
+    return ms;
+}
+
+bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
+                         const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
+                         bsrmv_solve_report *report)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
+    if (st)
+        return st;
+    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type)))
+        return st;
+    sv_backend be;
+    if ((st = bsrmv_sv_cpu_init(&be, A, P)))
+        return st;
+    st = bsrmv_sv_solve(method, &be, b, x, opt, report);
+    bsrmv_sv_cpu_free(&be);
+    return st;
+}

@@ -1,0 +1,180 @@
+/* Internal interface of the iterative solvers.
+ *
+ * The methods (cg.c, bicgstab.c, gmres.c) are written once against a
+ * "vector backend": a table of fused vector operations on vectors that live
+ * wherever the backend keeps them.  cpu.c implements it on the host with
+ * OpenMP, src/cuda/solve.cu on the device.  Every operation is one pass over
+ * memory; ops.c wraps each call and counts the bytes that pass moves, so the
+ * traffic per iteration is known exactly (docs/SOLVERS.md lists it).
+ *
+ * Conventions of the operations: vectors hold n = mb*bs values of the
+ * backend's type; dot products are accumulated in double.  M is the block
+ * Jacobi inverse when has_p is set, else the identity: then the ops do not
+ * write their M-outputs (z, phat, shat), and the methods pass the input
+ * vector itself in their place. */
+#ifndef BSRMV_SOLVE_INTERNAL_H
+#define BSRMV_SOLVE_INTERNAL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "internal.h"
+
+struct bsrmv_precond {
+    int64_t mb;
+    int bs;
+    bsrmv_type type;
+    void *inv; /* mb inverse diagonal blocks, bs*bs values each, column-major */
+};
+
+/* Most pairs one `dots` call takes. */
+#define SV_MAX_DOTS 4
+
+typedef struct sv_backend sv_backend;
+struct sv_backend {
+    void *ctx;
+    int64_t n, mb;
+    int bs;
+    bsrmv_type type;
+    int has_p;
+    double spmv_bytes; /* one y = A x: values, indices, x and y */
+
+    /* count contiguous vectors (vector i at v + i*n values), zero-filled so
+     * that no page is first touched inside the timed loop; release(NULL) is
+     * a no-op */
+    bsrmv_status (*alloc)(sv_backend *be, int count, void **v);
+    void (*release)(sv_backend *be, void *v);
+    /* waits for the queued work (the device's stream); no-op on the host */
+    bsrmv_status (*sync)(sv_backend *be);
+
+    bsrmv_status (*spmv)(sv_backend *be, const void *x, void *y); /* y = A x */
+    bsrmv_status (*zero)(sv_backend *be, void *x);
+    bsrmv_status (*copy)(sv_backend *be, const void *x, void *y);
+    bsrmv_status (*precond)(sv_backend *be, const void *r, void *z); /* z = M r */
+    /* out[i] = a[i].b[i], i < k <= SV_MAX_DOTS */
+    bsrmv_status (*dots)(sv_backend *be, int k, const void *const *a, const void *const *b,
+                         double *out);
+    /* out[i] = V_i.u, i < k */
+    bsrmv_status (*mdot)(sv_backend *be, int k, const void *V, const void *u, double *out);
+    bsrmv_status (*axpy)(sv_backend *be, double alpha, const void *x, void *y); /* y += alpha x */
+    bsrmv_status (*xpby)(sv_backend *be, const void *z, double beta, void *p); /* p = z + beta p */
+    /* r = b - r (r holds A x on entry); *rr = r.r */
+    bsrmv_status (*residual)(sv_backend *be, const void *b, void *r, double *rr);
+    /* CG: x += alpha p; r -= alpha q; z = M r; out = {r.z, r.r} */
+    bsrmv_status (*cg_step)(sv_backend *be, double alpha, void *x, const void *p, void *r,
+                            const void *q, void *z, double out[2]);
+    /* BiCGSTAB: p = r + beta (p - omega v); phat = M p */
+    bsrmv_status (*bicg_p)(sv_backend *be, double beta, double omega, const void *r, void *p,
+                           const void *v, void *phat);
+    /* BiCGSTAB: s = r - alpha v, in place of r; shat = M s */
+    bsrmv_status (*bicg_s)(sv_backend *be, double alpha, void *r, const void *v, void *shat);
+    /* BiCGSTAB: x += alpha phat + omega shat; r = r - omega t (r holds s);
+     * out = {r.r, r0.r} */
+    bsrmv_status (*bicg_x)(sv_backend *be, double alpha, double omega, void *x, const void *phat,
+                           const void *shat, void *r, const void *t, const void *r0,
+                           double out[2]);
+    /* GMRES: u -= sum_i c_i V_i; *uu = u.u  (c: k host doubles) */
+    bsrmv_status (*lincomb)(sv_backend *be, int k, const double *c, const void *V, void *u,
+                            double *uu);
+    /* GMRES: x += M (sum_i c_i V_i) */
+    bsrmv_status (*gmres_x)(sv_backend *be, int k, const double *c, const void *V, void *x);
+};
+
+/* One solve: the backend, the resolved options, what the report gets. */
+typedef struct sv_run {
+    sv_backend *be;
+    double rtol;
+    int max_iter, restart;
+    int (*monitor)(int iter, double rel_residual, void *ctx);
+    void *monitor_ctx;
+    double bnorm;      /* ||b||_2 > 0 */
+    int x_is_zero;     /* x == 0 on entry: the first residual is b */
+    /* filled by the method */
+    int iterations;
+    int converged;
+    double rel_residual;
+    double bytes;      /* traffic of the ops, counted by ops.c */
+    double t0;         /* set by bsrmv_sv_start */
+} sv_run;
+
+/* Runs `method` on the backend: checks b, handles b == 0, times the
+ * iterations, recomputes the true residual and fills *rep (may be NULL). */
+bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, void *x,
+                            const bsrmv_solve_options *opt, bsrmv_solve_report *rep);
+
+/* The methods: iterate from x (r.x_is_zero: x == 0) until converged. */
+bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x);
+bsrmv_status bsrmv_sv_bicgstab(sv_run *r, const void *b, void *x);
+bsrmv_status bsrmv_sv_gmres(sv_run *r, const void *b, void *x);
+
+/* Called by a method once its vectors are allocated: the report's time
+ * and traffic start here. */
+void bsrmv_sv_start(sv_run *r);
+
+/* Shared by the methods: the monitor and the stopping test after an
+ * iteration.  Returns 1 to stop (the monitor said so: *st is set). */
+int bsrmv_sv_monitor(sv_run *r, double rel, bsrmv_status *st);
+/* r = b - A x into res (x == 0 allowed via r->x_is_zero on the first call);
+ * returns ||res|| / ||b|| in *rel. */
+bsrmv_status bsrmv_sv_true_residual(sv_run *r, const void *b, const void *x, void *res,
+                                    double *rel);
+/* The recurrence of `method` reached rtol: the true residual into *rel.
+ * One still above rtol that gained less than 10% on *last_true (the
+ * previous check) means the type cannot resolve rtol: BSRMV_ERR_NOT_CONVERGED
+ * ("stagnated"); else *last_true = *rel and the caller goes on. */
+bsrmv_status bsrmv_sv_confirm(sv_run *r, const char *method, const void *b, const void *x,
+                              void *res, double *rel, double *last_true);
+/* At exit: converged if rel <= rtol, else the iteration-limit error. */
+bsrmv_status bsrmv_sv_finish(sv_run *r, const char *method, double rel);
+
+/* Counted wrappers (ops.c): call the backend op and add its traffic. */
+bsrmv_status sv_spmv(sv_run *r, const void *x, void *y);
+bsrmv_status sv_zero(sv_run *r, void *x);
+bsrmv_status sv_copy(sv_run *r, const void *x, void *y);
+bsrmv_status sv_precond(sv_run *r, const void *v, void *z);
+bsrmv_status sv_dots(sv_run *r, int k, const void *const *a, const void *const *b,
+                     double *out);
+bsrmv_status sv_mdot(sv_run *r, int k, const void *V, const void *u, double *out);
+bsrmv_status sv_axpy(sv_run *r, double alpha, const void *x, void *y);
+bsrmv_status sv_xpby(sv_run *r, const void *z, double beta, void *p);
+bsrmv_status sv_residual(sv_run *r, const void *b, void *res, double *rr);
+bsrmv_status sv_cg_step(sv_run *r, double alpha, void *x, const void *p, void *res,
+                        const void *q, void *z, double out[2]);
+bsrmv_status sv_bicg_p(sv_run *r, double beta, double omega, const void *res, void *p,
+                       const void *v, void *phat);
+bsrmv_status sv_bicg_s(sv_run *r, double alpha, void *res, const void *v, void *shat);
+bsrmv_status sv_bicg_x(sv_run *r, double alpha, double omega, void *x, const void *phat,
+                       const void *shat, void *res, const void *t, const void *r0,
+                       double out[2]);
+bsrmv_status sv_lincomb(sv_run *r, int k, const double *c, const void *V, void *u, double *uu);
+bsrmv_status sv_gmres_x(sv_run *r, int k, const double *c, const void *V, void *x);
+
+/* Vector i of a contiguous set of vectors of length n. */
+static inline void *sv_vec(const sv_backend *be, void *V, int64_t i)
+{
+    return (char *)V + (size_t)i * (size_t)be->n * bsrmv_type_size(be->type);
+}
+
+/* The host backend for A (and P, may be NULL); bsrmv_sv_cpu_free releases
+ * its scratch. */
+bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrmv_precond *P);
+void bsrmv_sv_cpu_free(sv_backend *be);
+
+/* GMRES cycle length the options ask for (restart, else the default,
+ * capped by max_iter): a backend sizes its reduction buffers by it. */
+int bsrmv_sv_restart(const bsrmv_solve_options *opt);
+
+/* Argument checks shared by bsrmv_solve and bsrmv_gpu_solve. */
+bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
+                            bsrmv_type type, int64_t n, const void *b, const void *x,
+                            const bsrmv_solve_options *opt);
+/* A preconditioner's shape and type (pmb, pbs, ptype) against the matrix's. */
+bsrmv_status bsrmv_sv_check_precond(int64_t pmb, int pbs, bsrmv_type ptype, int64_t mb, int bs,
+                                    bsrmv_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,205 @@
+/* GPU solvers against the host ones: for each method, type and with and
+ * without block Jacobi, the device solution must pass the independent
+ * long-double residual check, agree with the host solution, and take the
+ * same iterations and traffic (the same method code runs on both).  Then
+ * the failure modes.  Exit 77 (skipped) when there is no CUDA device. */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const method_name[] = {"cg", "bicgstab", "gmres"};
+
+static double ref_residual(const bsrmv_matrix *A, const void *b, const void *x, int64_t n,
+                           bsrmv_type t)
+{
+    long double *r = malloc((size_t)n * sizeof *r), *mag = malloc((size_t)n * sizeof *mag);
+    int64_t *terms = malloc((size_t)n * sizeof *terms);
+    TU_CHECK(r && mag && terms, "out of memory");
+    tu_ref_spmv(A, BSRMV_OP_N, -1.0, x, 1.0, b, r, mag, terms);
+    long double rr = 0, bb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        rr += r[i] * r[i];
+        bb += (long double)tu_get(b, t, i) * tu_get(b, t, i);
+    }
+    free(r);
+    free(mag);
+    free(terms);
+    return (double)sqrtl(rr / bb);
+}
+
+typedef struct dev {
+    bsrmv_gpu_matrix *A;
+    bsrmv_gpu_precond *P;
+    void *b, *x;
+    size_t bytes;
+} dev;
+
+static dev upload(const bsrmv_matrix *A, const bsrmv_precond *P, const void *b, int64_t n,
+                  bsrmv_type t)
+{
+    dev d = {0};
+    d.bytes = (size_t)n * bsrmv_type_size(t);
+    TU_OK(bsrmv_gpu_matrix_upload(&d.A, A, 0, NULL));
+    if (P)
+        TU_OK(bsrmv_gpu_precond_upload(&d.P, P, 0));
+    TU_OK(bsrmv_gpu_malloc(&d.b, d.bytes));
+    TU_OK(bsrmv_gpu_malloc(&d.x, d.bytes));
+    TU_OK(bsrmv_gpu_to_device(d.b, b, d.bytes));
+    return d;
+}
+
+static void release(dev *d)
+{
+    bsrmv_gpu_free(d->b);
+    bsrmv_gpu_free(d->x);
+    bsrmv_gpu_precond_destroy(d->P);
+    bsrmv_gpu_matrix_destroy(d->A);
+}
+
+static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t n = in.rows;
+    const bsrmv_type t = in.type;
+    bsrmv_precond *P = NULL;
+    if (precond)
+        TU_OK(bsrmv_precond_block_jacobi(&P, A));
+    void *b = tu_random_vector(n, t, 3), *xc = tu_nan_vector(n, t), *xg = tu_nan_vector(n, t);
+    const double rtol = t == BSRMV_DOUBLE ? 1e-8 : 1e-5;
+    bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .x0_zero = 1};
+    bsrmv_solve_report rc, rg;
+    TU_OK(bsrmv_solve(m, A, P, b, xc, n, &o, &rc));
+    dev d = upload(A, P, b, n, t);
+    TU_OK(bsrmv_gpu_solve(m, d.A, d.P, d.b, d.x, n, &o, &rg, NULL));
+    TU_OK(bsrmv_gpu_to_host(xg, d.x, d.bytes));
+    const double rel = ref_residual(A, b, xg, n, t);
+    double dx = 0, xx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double a = tu_get(xg, t, i), c = tu_get(xc, t, i);
+        dx += (a - c) * (a - c);
+        xx += c * c;
+    }
+    dx = sqrt(dx / xx);
+    printf("  %-8s bs %2d %-6s %s: gpu %3d iterations, residual %.2e; cpu %3d; |xg-xc|/|xc| "
+           "%.2e\n",
+           method_name[m], in.bs, t == BSRMV_DOUBLE ? "double" : "float",
+           precond ? "jacobi" : "none  ", rg.iterations, rel, rc.iterations, dx);
+    TU_CHECK(rg.converged && rel <= 2 * rtol, "GPU residual %g", rel);
+    TU_CHECK(fabs(rg.true_rel_residual - rel) <= 0.05 * rel + 1e-3 * rtol,
+             "GPU reports %g, independent %g", rg.true_rel_residual, rel);
+    TU_CHECK(abs(rg.iterations - rc.iterations) <= 2, "iterations gpu %d, cpu %d", rg.iterations,
+             rc.iterations);
+    TU_CHECK(dx <= (t == BSRMV_DOUBLE ? 1e-5 : 1e-2), "solutions differ by %g", dx);
+    if (rg.iterations == rc.iterations)
+        TU_CHECK(rg.bytes == rc.bytes, "traffic gpu %g, cpu %g", rg.bytes, rc.bytes);
+    release(&d);
+    free(b);
+    free(xc);
+    free(xg);
+    bsrmv_precond_destroy(P);
+}
+
+static int stop_at_3(int iter, double rel, void *ctx)
+{
+    ++*(int *)ctx;
+    return iter == 3;
+}
+
+static void failures(void)
+{
+    bsrmv_matrix *A, *B;
+    TU_OK(bsrmv_generate_reservoir(&A, 6, 5, 4, 3, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_generate_reservoir(&B, 6, 5, 3, 3, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    const int64_t n = 6 * 5 * 4 * 3;
+    bsrmv_precond *P, *PB;
+    TU_OK(bsrmv_precond_block_jacobi(&P, A));
+    TU_OK(bsrmv_precond_block_jacobi(&PB, B));
+    double *b = tu_random_vector(n, BSRMV_DOUBLE, 1), *hx = calloc((size_t)n, sizeof *hx);
+    dev d = upload(A, P, b, n, BSRMV_DOUBLE);
+    bsrmv_gpu_precond *dPB;
+    TU_OK(bsrmv_gpu_precond_upload(&dPB, PB, 0));
+    const bsrmv_solver bi = BSRMV_SOLVER_BICGSTAB;
+    bsrmv_solve_report rep;
+    TU_FAILS(bsrmv_gpu_solve(bi, NULL, d.P, d.b, d.x, n, NULL, &rep, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_solve(bi, d.A, d.P, d.b, d.x, n - 1, NULL, &rep, NULL),
+             BSRMV_ERR_DIMENSION);
+    TU_FAILS(bsrmv_gpu_solve(bi, d.A, dPB, d.b, d.x, n, NULL, &rep, NULL), BSRMV_ERR_DIMENSION);
+    TU_FAILS(bsrmv_gpu_solve(bi, d.A, d.P, b, d.x, n, NULL, &rep, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_solve(bi, d.A, d.P, d.b, hx, n, NULL, &rep, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_precond_upload(NULL, P, 0), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_precond_upload(&dPB, NULL, 0), BSRMV_ERR_ARGUMENT);
+    /* the monitor stops, the limit is reported */
+    int calls = 0;
+    bsrmv_solve_options o = {.x0_zero = 1, .monitor = stop_at_3, .monitor_ctx = &calls};
+    TU_FAILS(bsrmv_gpu_solve(bi, d.A, d.P, d.b, d.x, n, &o, &rep, NULL), BSRMV_ERR_NOT_CONVERGED);
+    TU_CHECK(calls == 3 && rep.iterations == 3, "monitor: %d calls", calls);
+    bsrmv_solve_options lim = {.x0_zero = 1, .max_iter = 2};
+    TU_FAILS(bsrmv_gpu_solve(BSRMV_SOLVER_GMRES, d.A, d.P, d.b, d.x, n, &lim, &rep, NULL),
+             BSRMV_ERR_NOT_CONVERGED);
+    TU_CHECK(rep.iterations == 2, "limit: %d iterations", rep.iterations);
+    /* b == 0: x = 0 */
+    double *zero = calloc((size_t)n, sizeof *zero);
+    TU_OK(bsrmv_gpu_to_device(d.b, zero, d.bytes));
+    TU_OK(bsrmv_gpu_solve(bi, d.A, d.P, d.b, d.x, n, NULL, &rep, NULL));
+    TU_OK(bsrmv_gpu_to_host(hx, d.x, d.bytes));
+    TU_CHECK(rep.converged && rep.iterations == 0 && memcmp(hx, zero, d.bytes) == 0, "b == 0");
+    /* a singular diagonal block stops the preconditioner before the GPU */
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &val));
+    double *v2 = tu_copy_vector(val, rp[120] * 9, BSRMV_DOUBLE);
+    int64_t k = rp[17];
+    while (ci[k] != 17)
+        k++;
+    memset(v2 + k * 9, 0, 9 * sizeof *v2);
+    bsrmv_matrix *S;
+    bsrmv_precond *PS;
+    TU_OK(bsrmv_matrix_wrap(&S, 120, 120, 3, rp[120], rp, ci, v2, BSRMV_DOUBLE,
+                            BSRMV_COL_MAJOR));
+    TU_FAILS(bsrmv_precond_block_jacobi(&PS, S), BSRMV_ERR_SINGULAR);
+    TU_CHECK(strstr(bsrmv_last_error(), "block row 17"), "%s", bsrmv_last_error());
+    bsrmv_matrix_destroy(S);
+    free(v2);
+    free(zero);
+    free(b);
+    free(hx);
+    bsrmv_gpu_precond_destroy(dPB);
+    release(&d);
+    bsrmv_precond_destroy(P);
+    bsrmv_precond_destroy(PB);
+    bsrmv_matrix_destroy(A);
+    bsrmv_matrix_destroy(B);
+}
+
+int main(void)
+{
+    int ndev = 0;
+    if (bsrmv_gpu_device_count(&ndev) != BSRMV_SUCCESS || ndev < 1) {
+        printf("no CUDA device: %s\n", bsrmv_last_error());
+        return 77;
+    }
+    const bsrmv_type types[2] = {BSRMV_DOUBLE, BSRMV_FLOAT};
+    for (int t = 0; t < 2; t++) {
+        bsrmv_matrix *L, *R, *R9;
+        TU_OK(bsrmv_generate_block_laplacian(&L, 12, 10, 9, 3, 2, types[t], BSRMV_COL_MAJOR));
+        TU_OK(bsrmv_generate_reservoir(&R, 12, 10, 9, 4, 3, types[t], BSRMV_COL_MAJOR));
+        TU_OK(bsrmv_generate_reservoir(&R9, 8, 7, 6, 9, 4, types[t], BSRMV_ROW_MAJOR));
+        compare(BSRMV_SOLVER_CG, L, 1);
+        compare(BSRMV_SOLVER_CG, L, 0);
+        compare(BSRMV_SOLVER_BICGSTAB, R, 1);
+        compare(BSRMV_SOLVER_BICGSTAB, R, 0);
+        compare(BSRMV_SOLVER_GMRES, R, 1);
+        compare(BSRMV_SOLVER_GMRES, R, 0);
+        compare(BSRMV_SOLVER_BICGSTAB, R9, 1);
+        compare(BSRMV_SOLVER_GMRES, R9, 1);
+        bsrmv_matrix_destroy(L);
+        bsrmv_matrix_destroy(R);
+        bsrmv_matrix_destroy(R9);
+    }
+    failures();
+    printf("test_gpu_solve: ok\n");
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* Command-line helpers shared by the `bsrmv` subcommands that parse their
+ * own options (bridge, solve): a bad value prints "bsrmv CMD: what is
+ * wrong", the command's usage, and exits with status 2. */
+#ifndef BSRMV_TOOLS_ARGS_H
+#define BSRMV_TOOLS_ARGS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARGS_EXIT_USAGE 2
+
+#if defined(__GNUC__)
+#define ARGS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ARGS_PRINTF(f, a)
+#endif
+
+/* The command name and usage printer args_fail uses (call first). */
+void args_init(const char *command, void (*usage)(FILE *));
+
+void args_fail(const char *fmt, ...) ARGS_PRINTF(1, 2);
+
+/* s as a number / integer in [lo, hi], else args_fail naming opt. */
+double args_number(const char *opt, const char *s, double lo, double hi);
+int64_t args_integer(const char *opt, const char *s, int64_t lo, int64_t hi);
+
+/* "--opt VALUE" or "--opt=VALUE" at argv[*i] (advancing *i past VALUE);
+ * NULL if argv[*i] is not opt. */
+const char *args_value(int argc, char **argv, int *i, const char *opt);
+
+#endif
