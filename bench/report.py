@@ -28,6 +28,7 @@ SET_TITLES = {
     "real": "Real patterns: promoted (KSPARSE) and split at the natural bs",
     "sweep": "Block-size sweep: one real matrix split at bs 2..32 (Eberhardt & Hoemmen Fig. 9)",
     "generated": "Generated irregular patterns: power-law rows, arrow",
+    "bridge": "Bridge stiffness matrices (bsrmv bridge --write-mtx), split at the natural bs",
 }
 
 
@@ -190,7 +191,7 @@ def cpu_section(run, title, level="##"):
     out += header_lines(run)
     out.append("")
     summary, smalls = [], []
-    for set_ in ("grid", "real", "sweep", "generated"):
+    for set_ in ("grid", "real", "sweep", "generated", "bridge"):
         out.append(f"{level}# {SET_TITLES[set_]}")
         out.append("")
         if not run.rows(set_, "cpu"):
@@ -275,7 +276,7 @@ def gpu_section(run, title, level="##"):
                "byte count for every path.")
     out.append("")
     summary, smalls = [], []
-    for set_ in ("grid", "real", "sweep", "generated"):
+    for set_ in ("grid", "real", "sweep", "generated", "bridge"):
         out.append(f"{level}# {SET_TITLES[set_]} (GPU)")
         out.append("")
         if not run.rows(set_, "gpu"):
@@ -300,7 +301,7 @@ def gpu_section(run, title, level="##"):
     out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
     out.append("")
     scaling_table(run, "cpu", out)
-    cpu_rows = sum(len(run.rows(s, "cpu")) for s in ("grid", "real", "sweep", "generated"))
+    cpu_rows = sum(len(run.rows(s, "cpu")) for s in ("grid", "real", "sweep", "generated", "bridge"))
     if cpu_rows:
         out.append(f"bsrmv on all {run.meta.get('nproc')} CPU threads ran beside the GPU on {cpu_rows} "
                    "(matrix, bs) rows; the data is in the run's JSON lines (backend `cpu`).")

@@ -12,8 +12,10 @@
 #            (Eberhardt & Hoemmen Fig. 9)
 # generated  power-law block rows and an arrow (dense first rows and  --powerlaw, --arrow
 #            columns), values ~GEN_MB per bs
-# bridge     the bridge stiffness matrices (Evtushenko): skipped with a message
-#            until the CLI has a bridge source
+# bridge     the bridge stiffness matrices (Evtushenko 001_*.txt; `bsrmv
+#            bridge --write-mtx`): truss (bs 2) and frame (bs 3) models,
+#            BRIDGE_SEGMENTS deck panels (~100 MB of values each at the
+#            default), split at their natural bs like the real matrices
 # scaling    grids of GRID_MB at SCALE_BS, bsrmv only, threads 1,2,4,..,NPROC
 #            with the stream bandwidth per thread count (Fig. 10)
 #
@@ -48,8 +50,10 @@ fi
 : "${POWERLAW_EXP:=2.0}"     # tail exponent
 : "${ARROW_DENSE:=4}"        # dense block rows and columns
 : "${SCALE_BS:=1,3,8}"
+: "${BRIDGE_SEGMENTS:=190000}" # truss: ~0.53 KB of values per panel, frame ~0.8 KB
 
 if [ "$QUICK" = 1 ]; then
+    BRIDGE_SEGMENTS=20000
     # A first look: three matrices, a few block sizes, smaller grids.
     GRID_BS=1,3,8
     # (the GPU keeps larger matrices: its L2 is 50-60 MB)

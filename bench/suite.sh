@@ -310,10 +310,11 @@ src_args() { # KIND ARG -> the CLI / peers_cpu source options
 
 # ---- real matrices: nnz, rows, split block counts, natural bs ---------------------
 declare -A NNZ ROWS NNZB FILE NATURAL
-for f in "${MTX_FILES[@]}"; do
+register_mtx() { # FILE SET: sizes, split block counts and natural bs from `bsrmv info`
+    local f=$1 set=$2 stem info fills b nb fill
     stem=$(basename "$f"); stem=${stem%.gz}; stem=${stem%.mtx}
     FILE[$stem]=$f
-    info=$("$BSRMV" info "$f" 2>>"$SUITE_LOG") || { log "bsrmv info $f failed"; continue; }
+    info=$("$BSRMV" info "$f" 2>>"$SUITE_LOG") || { log "bsrmv info $f failed"; return 1; }
     NNZ[$stem]=$(awk '$1 == "nnz" {print $2}' <<<"$info")
     ROWS[$stem]=$(awk '$1 == "size" {print $2}' <<<"$info")
     fills=
@@ -325,9 +326,10 @@ for f in "${MTX_FILES[@]}"; do
     # (2, 3 or 6 for the structural matrices); 2 where none does.
     NATURAL[$stem]=$(awk '/aligned split/ {on = 1; next}
         on && $1 ~ /^[0-9]+$/ && $1 >= 2 && $3 <= 1.25 {b = $1} END {print b ? b : 2}' <<<"$info")
-    echo "{\"set\":\"real\",\"case\":\"$stem\",\"file\":\"$(basename "$f")\",\"rows\":${ROWS[$stem]},\"nnz\":${NNZ[$stem]},\"natural_bs\":${NATURAL[$stem]},\"fill\":{${fills%,}}}" \
+    echo "{\"set\":\"$set\",\"case\":\"$stem\",\"file\":\"$(basename "$f")\",\"rows\":${ROWS[$stem]},\"nnz\":${NNZ[$stem]},\"natural_bs\":${NATURAL[$stem]},\"fill\":{${fills%,}}}" \
         >>"$OUT_DIR/matrices.jsonl"
-done
+}
+for f in "${MTX_FILES[@]}"; do register_mtx "$f" real; done
 
 # ---- one matrix, one bs: bsrmv and the peers, interleaved -------------------------
 DUMP=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo /tmp)/bsrmv_suite.XXXXXX")
@@ -508,14 +510,25 @@ for set in ${SETS//,/ }; do
                 note "generated: peers_cpu built without the power-law/arrow generators (libbsrmv.a lacks them)"
             fi ;;
         bridge)
-            # `bsrmv bridge` assembles and solves the bridge but can neither write
-            # its matrix (Matrix Market) nor hand it to `bsrmv bench`.
-            if have_cli_source --bridge; then
-                note "bridge: the CLI has a --bridge bench source but bench/sets.sh does not define its cases yet"
-            elif have_cli_source "bsrmv bridge"; then
-                note "bridge: bsrmv bridge exists but has no bench source or Matrix Market output yet: bridge matrices skipped"
+            # The stiffness matrices of `bsrmv bridge`, written as Matrix Market
+            # files so that the peers read the same matrix as bsrmv.
+            if ! "$BSRMV" bridge --help 2>/dev/null | grep -q -- --write-mtx; then
+                note "bridge: this bsrmv has no 'bridge --write-mtx': bridge matrices skipped"
             else
-                note "bridge: no bridge application in this bsrmv yet: bridge matrices skipped"
+                BRIDGE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bsrmv_bridge.XXXXXX")
+                for model in truss frame; do
+                    f=$BRIDGE_DIR/bridge_${model}_$BRIDGE_SEGMENTS.mtx.gz
+                    if over_budget; then skip bridge "bridge_$model" "" "time budget ${BUDGET} s spent"; continue; fi
+                    if [ "$DRY" = 1 ]; then echo "+ $BSRMV bridge --model $model --segments $BRIDGE_SEGMENTS --write-mtx $f"; continue; fi
+                    if "$BSRMV" bridge --model "$model" --segments "$BRIDGE_SEGMENTS" --write-mtx "$f" \
+                            >>"$SUITE_LOG" 2>&1 && register_mtx "$f" bridge; then
+                        stem=$(basename "$f" .mtx.gz)
+                        run_case bridge "$stem:split" split "$stem" "${NATURAL[$stem]}"
+                    else
+                        log "FAILED: bsrmv bridge --model $model --write-mtx (see suite.log)"
+                    fi
+                done
+                rm -rf "$BRIDGE_DIR"
             fi ;;
         *) note "unknown set '$set' skipped" ;;
     esac
