@@ -191,7 +191,7 @@ def cpu_section(run, title, level="##"):
     out += header_lines(run)
     out.append("")
     summary, smalls = [], []
-    for set_ in ("grid", "real", "sweep", "generated", "bridge"):
+    for set_ in bd.MEASURED_SETS:
         out.append(f"{level}# {SET_TITLES[set_]}")
         out.append("")
         if not run.rows(set_, "cpu"):
@@ -276,7 +276,7 @@ def gpu_section(run, title, level="##"):
                "byte count for every path.")
     out.append("")
     summary, smalls = [], []
-    for set_ in ("grid", "real", "sweep", "generated", "bridge"):
+    for set_ in bd.MEASURED_SETS:
         out.append(f"{level}# {SET_TITLES[set_]} (GPU)")
         out.append("")
         if not run.rows(set_, "gpu"):
@@ -301,7 +301,7 @@ def gpu_section(run, title, level="##"):
     out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
     out.append("")
     scaling_table(run, "cpu", out)
-    cpu_rows = sum(len(run.rows(s, "cpu")) for s in ("grid", "real", "sweep", "generated", "bridge"))
+    cpu_rows = sum(len(run.rows(s, "cpu")) for s in bd.MEASURED_SETS)
     if cpu_rows:
         out.append(f"bsrmv on all {run.meta.get('nproc')} CPU threads ran beside the GPU on {cpu_rows} "
                    "(matrix, bs) rows; the data is in the run's JSON lines (backend `cpu`).")

@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,11 @@ double args_number(const char *opt, const char *s, double lo, double hi)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+        if (lo == -DBL_MAX && hi == DBL_MAX)
+            args_fail("%s: expected a finite number, got '%s'", opt, s);
         args_fail("%s: expected a number in [%g, %g], got '%s'", opt, lo, hi, s);
+    }
     return v;
 }
 

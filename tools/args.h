@@ -20,7 +20,8 @@ void args_init(const char *command, void (*usage)(FILE *));
 
 void args_fail(const char *fmt, ...) ARGS_PRINTF(1, 2);
 
-/* s as a number / integer in [lo, hi], else args_fail naming opt. */
+/* s as a number / integer in [lo, hi], else args_fail naming opt
+ * ([-DBL_MAX, DBL_MAX]: any finite number). */
 double args_number(const char *opt, const char *s, double lo, double hi);
 int64_t args_integer(const char *opt, const char *s, int64_t lo, int64_t hi);
 

@@ -1,6 +1,7 @@
 /* bsrmv: command-line front end.  `info` describes a matrix, `bench` times
  * the SpMV against the machine's read bandwidth. */
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
+#include "args.h"
 #include "bench.h"
 #include "json.h"
 #include "stream.h"
@@ -21,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_USAGE 2
 #define FALLBACK_LLC ((double)(32 << 20))
 /* --example: matrix values at least this many times the last-level cache,
  * so every SpMV streams the matrix from memory. */
@@ -87,18 +87,6 @@ static void usage(FILE *f)
         f);
 }
 
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bsrmv: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n\n", stderr);
-    va_end(ap);
-    usage(stderr);
-    exit(EXIT_USAGE);
-}
-
 /* Reports a failed library call: "bsrmv: <what>: <library message>". */
 static int lib_failed(const char *fmt, ...)
 {
@@ -115,34 +103,13 @@ static int lib_failed(const char *fmt, ...)
 /* Argument parsing                                                    */
 /* ------------------------------------------------------------------ */
 
-static int64_t parse_int(const char *opt, const char *s, int64_t min, int64_t max)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        usage_error("%s: expected an integer in [%" PRId64 ", %" PRId64 "], got '%s'", opt,
-                    min, max, s);
-    return v;
-}
-
-static double parse_double(const char *opt, const char *s)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        usage_error("%s: expected a number, got '%s'", opt, s);
-    return v;
-}
-
 static uint64_t parse_seed(const char *s)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno || end == s || *end || s[0] == '-')
-        usage_error("--seed: expected a non-negative integer, got '%s'", s);
+        args_fail("--seed: expected a non-negative integer, got '%s'", s);
     return v;
 }
 
@@ -153,9 +120,9 @@ static int split_list(const char *opt, const char *s, char items[][32], int max)
     for (;;) {
         size_t len = strcspn(s, ",");
         if (len == 0 || len >= 32)
-            usage_error("%s: bad list '%s'", opt, s);
+            args_fail("%s: bad list '%s'", opt, s);
         if (n == max)
-            usage_error("%s: more than %d items", opt, max);
+            args_fail("%s: more than %d items", opt, max);
         memcpy(items[n], s, len);
         items[n++][len] = '\0';
         if (s[len] == '\0')
@@ -169,7 +136,7 @@ static int parse_int_list(const char *opt, const char *s, int *out, int max, int
     char items[BENCH_MAX_LIST][32];
     int n = split_list(opt, s, items, max);
     for (int i = 0; i < n; i++)
-        out[i] = (int)parse_int(opt, items[i], 1, hi);
+        out[i] = (int)args_integer(opt, items[i], 1, hi);
     return n;
 }
 
@@ -178,9 +145,9 @@ static void parse_grid(const char *s, int64_t grid[3])
     char items[3][32];
     int n = split_list("--grid", s, items, 3);
     if (n == 2)
-        usage_error("--grid: expected N or NX,NY,NZ, got '%s'", s);
+        args_fail("--grid: expected N or NX,NY,NZ, got '%s'", s);
     for (int d = 0; d < 3; d++)
-        grid[d] = parse_int("--grid", items[n == 1 ? 0 : d], 1, INT32_MAX);
+        grid[d] = args_integer("--grid", items[n == 1 ? 0 : d], 1, INT32_MAX);
 }
 
 #define POWERLAW_MEAN 8.0
@@ -191,17 +158,18 @@ static void parse_powerlaw(const char *s, struct bench_options *o)
 {
     char items[4][32];
     int n = split_list("--powerlaw", s, items, 4);
-    int64_t mb = parse_int("--powerlaw", items[0], 1, INT32_MAX);
-    int64_t max_len = n > 2 ? parse_int("--powerlaw MAXLEN", items[2], 1, mb)
+    int64_t mb = args_integer("--powerlaw", items[0], 1, INT32_MAX);
+    int64_t max_len = n > 2 ? args_integer("--powerlaw MAXLEN", items[2], 1, mb)
                             : (mb < POWERLAW_MAX_LEN ? mb : POWERLAW_MAX_LEN);
-    double mean = n > 1 ? parse_double("--powerlaw MEAN", items[1])
+    double mean = n > 1 ? args_number("--powerlaw MEAN", items[1], -DBL_MAX, DBL_MAX)
                         : fmin(POWERLAW_MEAN, (double)max_len);
-    double exponent = n > 3 ? parse_double("--powerlaw EXPONENT", items[3]) : POWERLAW_EXPONENT;
+    double exponent = n > 3 ? args_number("--powerlaw EXPONENT", items[3], -DBL_MAX, DBL_MAX)
+                            : POWERLAW_EXPONENT;
     if (mean < 0 || mean > (double)max_len)
-        usage_error("--powerlaw: MEAN must lie in [0, MAXLEN = %" PRId64 "], got '%s'",
+        args_fail("--powerlaw: MEAN must lie in [0, MAXLEN = %" PRId64 "], got '%s'",
                     max_len, items[1]);
     if (exponent <= 1)
-        usage_error("--powerlaw: EXPONENT must be > 1, got '%s'", items[3]);
+        args_fail("--powerlaw: EXPONENT must be > 1, got '%s'", items[3]);
     o->powerlaw.mb = mb;
     o->powerlaw.mean_len = mean;
     o->powerlaw.max_len = max_len;
@@ -212,15 +180,15 @@ static void parse_arrow(const char *s, struct bench_options *o)
 {
     char items[2][32];
     int n = split_list("--arrow", s, items, 2);
-    o->arrow_n = parse_int("--arrow", items[0], 1, INT32_MAX);
-    o->arrow_dense = n > 1 ? parse_int("--arrow DENSE", items[1], 0, o->arrow_n) : 1;
+    o->arrow_n = args_integer("--arrow", items[0], 1, INT32_MAX);
+    o->arrow_dense = n > 1 ? args_integer("--arrow DENSE", items[1], 0, o->arrow_n) : 1;
 }
 
 static int parse_stencil(const char *s)
 {
-    int p = (int)parse_int("--stencil", s, 7, 27);
+    int p = (int)args_integer("--stencil", s, 7, 27);
     if (p != 7 && p != 27)
-        usage_error("--stencil: expected 7 or 27, got '%s'", s);
+        args_fail("--stencil: expected 7 or 27, got '%s'", s);
     return p;
 }
 
@@ -234,7 +202,7 @@ static int parse_types(const char *s, bsrmv_type *out)
         else if (strcmp(items[i], "float") == 0)
             out[i] = BSRMV_FLOAT;
         else
-            usage_error("--type: expected double or float, got '%s'", items[i]);
+            args_fail("--type: expected double or float, got '%s'", items[i]);
     }
     return n;
 }
@@ -249,7 +217,7 @@ static int parse_kernels(const char *s, bsrmv_cpu_kernel *out)
         else if (strcmp(items[i], "generic") == 0)
             out[i] = BSRMV_CPU_GENERIC;
         else
-            usage_error("--kernels: expected auto or generic, got '%s'", items[i]);
+            args_fail("--kernels: expected auto or generic, got '%s'", items[i]);
     }
     return n;
 }
@@ -260,25 +228,8 @@ static bsrmv_order parse_order(const char *s)
         return BSRMV_COL_MAJOR;
     if (strcmp(s, "row") == 0)
         return BSRMV_ROW_MAJOR;
-    usage_error("--order: expected col or row, got '%s'", s);
+    args_fail("--order: expected col or row, got '%s'", s);
     return BSRMV_COL_MAJOR;
-}
-
-/* Matches argv[*i] against an option that takes a value, given either as
- * "--opt VALUE" or "--opt=VALUE". */
-static const char *option_value(char **argv, int argc, int *i, const char *opt)
-{
-    size_t len = strlen(opt);
-    const char *arg = argv[*i];
-    if (strncmp(arg, opt, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc)
-        usage_error("%s needs a value", opt);
-    return argv[++*i];
 }
 
 static int is_help(const char *arg)
@@ -289,7 +240,7 @@ static int is_help(const char *arg)
 static void set_source(struct bench_options *o, enum bench_source s)
 {
     if (o->source != BENCH_NONE)
-        usage_error("give one matrix source: --mtx, --grid, --powerlaw, --arrow or --example");
+        args_fail("give one matrix source: --mtx, --grid, --powerlaw, --arrow or --example");
     o->source = s;
 }
 
@@ -316,22 +267,22 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
         if (is_help(a)) {
             usage(stdout);
             exit(0);
-        } else if ((v = option_value(argv, argc, &i, "--grid"))) {
+        } else if ((v = args_value(argc, argv, &i, "--grid"))) {
             set_source(o, BENCH_GRID);
             parse_grid(v, o->grid);
-        } else if ((v = option_value(argv, argc, &i, "--powerlaw"))) {
+        } else if ((v = args_value(argc, argv, &i, "--powerlaw"))) {
             set_source(o, BENCH_POWERLAW);
             parse_powerlaw(v, o);
-        } else if ((v = option_value(argv, argc, &i, "--arrow"))) {
+        } else if ((v = args_value(argc, argv, &i, "--arrow"))) {
             set_source(o, BENCH_ARROW);
             parse_arrow(v, o);
-        } else if ((v = option_value(argv, argc, &i, "--bs"))) {
+        } else if ((v = args_value(argc, argv, &i, "--bs"))) {
             o->n_bs = parse_int_list("--bs", v, o->bs, BENCH_MAX_LIST, MAX_BS);
-        } else if ((v = option_value(argv, argc, &i, "--stencil"))) {
+        } else if ((v = args_value(argc, argv, &i, "--stencil"))) {
             o->stencil = parse_stencil(v);
         } else if (!bench) {
-            usage_error("info: unknown argument '%s'", a);
-        } else if ((v = option_value(argv, argc, &i, "--mtx"))) {
+            args_fail("info: unknown argument '%s'", a);
+        } else if ((v = args_value(argc, argv, &i, "--mtx"))) {
             set_source(o, BENCH_MTX);
             o->mtx = v;
         } else if (strcmp(a, "--example") == 0) {
@@ -339,45 +290,45 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
         } else if (strcmp(a, "--split") == 0 || strcmp(a, "--promote") == 0) {
             o->blocking = strcmp(a, "--split") == 0 ? BSRMV_SPLIT : BSRMV_PROMOTE;
             blocking_given = 1;
-        } else if ((v = option_value(argv, argc, &i, "--type"))) {
+        } else if ((v = args_value(argc, argv, &i, "--type"))) {
             o->n_types = parse_types(v, o->types);
-        } else if ((v = option_value(argv, argc, &i, "--order"))) {
+        } else if ((v = args_value(argc, argv, &i, "--order"))) {
             o->order = parse_order(v);
-        } else if ((v = option_value(argv, argc, &i, "--reps"))) {
-            o->reps = (int)parse_int("--reps", v, 1, 1000000);
+        } else if ((v = args_value(argc, argv, &i, "--reps"))) {
+            o->reps = (int)args_integer("--reps", v, 1, 1000000);
             reps_given = 1;
-        } else if ((v = option_value(argv, argc, &i, "--threads"))) {
+        } else if ((v = args_value(argc, argv, &i, "--threads"))) {
             o->n_threads = parse_int_list("--threads", v, o->threads, BENCH_MAX_LIST, 4096);
             threads_given = 1;
-        } else if ((v = option_value(argv, argc, &i, "--kernels"))) {
+        } else if ((v = args_value(argc, argv, &i, "--kernels"))) {
             o->n_kernels = parse_kernels(v, o->kernels);
-        } else if ((v = option_value(argv, argc, &i, "--seed"))) {
+        } else if ((v = args_value(argc, argv, &i, "--seed"))) {
             o->seed = parse_seed(v);
-        } else if ((v = option_value(argv, argc, &i, "--alpha"))) {
-            o->alpha = parse_double("--alpha", v);
-        } else if ((v = option_value(argv, argc, &i, "--beta"))) {
-            o->beta = parse_double("--beta", v);
+        } else if ((v = args_value(argc, argv, &i, "--alpha"))) {
+            o->alpha = args_number("--alpha", v, -DBL_MAX, DBL_MAX);
+        } else if ((v = args_value(argc, argv, &i, "--beta"))) {
+            o->beta = args_number("--beta", v, -DBL_MAX, DBL_MAX);
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
         } else if (strcmp(a, "--no-stream") == 0) {
             o->stream = 0;
-        } else if ((v = option_value(argv, argc, &i, "--stream-gib"))) {
-            o->stream_gib = parse_double("--stream-gib", v);
+        } else if ((v = args_value(argc, argv, &i, "--stream-gib"))) {
+            o->stream_gib = args_number("--stream-gib", v, -DBL_MAX, DBL_MAX);
             if (o->stream_gib <= 0 || o->stream_gib > 1024)
-                usage_error("--stream-gib: expected a size in (0, 1024], got '%s'", v);
+                args_fail("--stream-gib: expected a size in (0, 1024], got '%s'", v);
         } else if (strcmp(a, "--gpu") == 0) {
             o->gpu = 1;
         } else {
-            usage_error("bench: unknown argument '%s'", a);
+            args_fail("bench: unknown argument '%s'", a);
         }
     }
     if (!bench)
         return;
     if (o->source == BENCH_NONE)
-        usage_error("bench needs a matrix: --mtx FILE, --grid N, --powerlaw MB, --arrow N "
+        args_fail("bench needs a matrix: --mtx FILE, --grid N, --powerlaw MB, --arrow N "
                     "or --example");
     if (blocking_given && o->source != BENCH_MTX)
-        usage_error("--split and --promote apply to --mtx only");
+        args_fail("--split and --promote apply to --mtx only");
     if (o->n_bs == 0) {
         o->n_bs = (int)(sizeof default_bs / sizeof default_bs[0]);
         memcpy(o->bs, default_bs, sizeof default_bs);
@@ -682,7 +633,7 @@ static int bench_command(int argc, char **argv)
 #else
         fprintf(stderr, "bsrmv: built without the GPU benchmark\n");
 #endif
-        return EXIT_USAGE;
+        return ARGS_EXIT_USAGE;
     }
 
     /* Read first: a bad file should fail before the slow stream passes. */
@@ -846,7 +797,7 @@ static int info_file(const char *path)
 static int info_generated(const struct bench_options *o)
 {
     if (o->n_bs == 0)
-        usage_error("info --grid/--powerlaw/--arrow needs --bs");
+        args_fail("info --grid/--powerlaw/--arrow needs --bs");
     printf("%-32s %4s %12s %12s %14s %8s %8s %8s %10s\n", "matrix", "bs", "rows", "nnzb",
            "nnz", "len min", "mean", "max", "val MB");
     for (int b = 0; b < o->n_bs; b++) {
@@ -875,16 +826,17 @@ static int info_command(int argc, char **argv)
     struct bench_options o;
     parse_options(argc, argv, &o, 0);
     if (o.source != BENCH_GRID && o.source != BENCH_POWERLAW && o.source != BENCH_ARROW)
-        usage_error("info needs FILE.mtx[.gz], or --grid N, --powerlaw MB or --arrow N with "
+        args_fail("info needs FILE.mtx[.gz], or --grid N, --powerlaw MB or --arrow N with "
                     "--bs B");
     return info_generated(&o);
 }
 
 int main(int argc, char **argv)
 {
+    args_init("bsrmv", usage);
     if (argc < 2) {
         usage(stderr);
-        return EXIT_USAGE;
+        return ARGS_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (is_help(cmd)) {
@@ -903,6 +855,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "tune") == 0)
         return bsrmv_tune_main(argc - 1, argv + 1);
 #endif
-    usage_error("unknown command '%s'", cmd);
-    return EXIT_USAGE;
+    args_fail("unknown command '%s'", cmd);
+    return ARGS_EXIT_USAGE;
 }
