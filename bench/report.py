@@ -432,7 +432,7 @@ def main():
                      "cmake --build build -j`), with the matrices in `../shared/matrices`, `shared/matrices` "
                      "or `build-matrices/`:", "",
                      "```sh", "bench/suite.sh --gpu --out \"$OUT/gpu\"; gzip \"$OUT\"/gpu/*.jsonl"
-                     "   # ~5 min, --budget 330 s", "```",
+                     "   # ~4 min, --budget 390 s", "```",
                      "", "then, here: copy that directory to `bench/results/<label>_<date>/` and run "
                      "`python3 bench/plot.py && python3 bench/report.py`. The tables above for the CPU "
                      "come from this machine; the GPU section (bsrmv kernels vs cusparseDbsrmv col/row, "

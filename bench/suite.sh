@@ -10,7 +10,8 @@
 #   make bench                  CPU suite here (= bench/suite.sh), 10-20 min on 2 cores
 #   make bench ARGS=--quick     a first look, ~1-2 min
 #   bench/suite.sh --gpu --out "$OUT/gpu"   on the GPU machine (after the CUDA
-#                               build of build/bsrmv); ~5 min, --budget 330 s
+#                               build of build/bsrmv); ~3.5-5 min on an H100
+#                               (estimate below), --budget 390 s
 #
 # Modes
 #   cpu (default)  builds build-bench (CPU only, Release) and bench/peers/,
@@ -23,12 +24,27 @@
 #                    scipy       bsr_matrix @ x, csr_matrix @ x; ROUNDS rounds
 #                    petsc_mpi   MPIBAIJ with mpirun -np NPROC (grid set only)
 #   --gpu          uses build/bsrmv (must be a CUDA build); one CLI process per
-#                  matrix with all its block sizes and --gpu: bsrmv kernels,
-#                  cusparseDbsrmv (col, row), SpMV BSR_ALG1, SpMV CSR_ALG1, and
-#                  bsrmv on all CPU threads; CPU peers only where already
-#                  installed (no network there); the scaling set walks
-#                  1,2,4,8,16 threads.  A failing block size is logged and the
-#                  rest of the list goes on in a new process.
+#                  matrix with all its block sizes, `--gpu --no-cpu`: bsrmv's
+#                  dispatcher pick (auto), cusparseDbsrmv (col, row), SpMV
+#                  BSR_ALG1 (col, row), SpMV CSR_ALG1, and on the sets of
+#                  GPU_ALL_KERNEL_SETS (grid, sweep) every bsrmv GPU kernel
+#                  too (`--gpu-kernels all`; elsewhere `auto`).  No CPU
+#                  timing and no CPU peers there (recorded as a note: the CPU
+#                  suite measures them), except the scaling set: bsrmv on
+#                  the host at 1,2,4,8,16 threads.  A failing block size is
+#                  logged and the rest of the list goes on in a new process.
+#                  Time on an H100 (16 cores), estimated from the 2026-11-21
+#                  run (suite.log: 10 s per grid bs, 30-45 s per real
+#                  matrix, half of it CPU peers, most of the rest serial
+#                  host work) less what this mode no longer does: start-up
+#                  and stream ~10 s, grid 10 x ~3.3 s, scaling ~10 s, sweep
+#                  ~10 s, real ~90 s (22 GB of promoted values at ~1-2.5 s
+#                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
+#                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
+#                  text): ~210 s, up to ~300 s if start-up or host copies
+#                  are slower.  --budget 390 keeps the worst case (the last
+#                  command may run 30 s past it) near 420 s; the per-phase
+#                  lines in suite.log (bsrmv: phases ...) show the real split.
 # Sets and sizes: bench/sets.sh (--sets grid,real,... picks some).
 # Every process runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (malloc
 # advises transparent huge pages, as bsrmv does for its own arrays).
@@ -76,7 +92,7 @@ LOG_TAG=suite
 NPROC=${NPROC:-$(nproc)}
 . bench/sets.sh
 PY=${PYTHON:-python3}
-[ "$MODE" = gpu ] && : "${BUDGET:=330}"
+[ "$MODE" = gpu ] && : "${BUDGET:=390}"
 BUDGET=${BUDGET:-0}
 START=$(date +%s)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -128,8 +144,16 @@ log "mode $MODE$([ "$QUICK" = 1 ] && echo ' (quick)'), results in $OUT_DIR, load
 BUILD_LOG=/tmp/bench_build.log
 [ "$MODE" = gpu ] && BUILD_LOG=$OUT_DIR/build.log
 HAVE_PETSC=0 HAVE_RSB=0 HAVE_SCIPY=0 HAVE_MPI=0 HAVE_MPL=0
-if [ "$USE_PEERS" = 0 ]; then
+if [ "$MODE" = gpu ] && [ "$USE_PEERS" = 1 ]; then
+    # The GPU suite compares with cuSPARSE; the CPU peers would only repeat,
+    # on another CPU, what the CPU suite measures (and cost half its time).
+    note "peers: PETSc, librsb, scipy skipped on the GPU machine: CPU peers are measured by the CPU suite (make bench)"
+    USE_PEERS=0
+elif [ "$USE_PEERS" = 0 ]; then
     note "peers: not run (--no-peers)"
+fi
+if [ "$USE_PEERS" = 0 ]; then
+    :
 elif [ "$DRY" = 0 ]; then
     apt_get petsc-dev PETSc && HAVE_PETSC=1
     apt_get librsb-dev librsb && HAVE_RSB=1
@@ -199,11 +223,12 @@ if [ "$HAVE_PETSC" = 1 ] && [ "$NPROC" -gt 1 ]; then
 fi
 [ "$HAVE_PETSC" = 1 ] && note "petsc-baij, petsc-aij: PETSc Seq matrices run on 1 thread (PETSc has no threaded MatMult); petsc-mpibaij (MPI ranks) on the grid set only"
 [ "$HAVE_SCIPY" = 1 ] && note "scipy-bsr, scipy-csr: 1 thread (scipy's sparse matvec is serial)"
+[ "$MODE" = gpu ] && note "gpu: every bsrmv GPU kernel timed on the sets $GPU_ALL_KERNEL_SETS, the dispatcher's pick (auto) on the others; cuSPARSE everywhere; no CPU timing but the scaling set"
 
 if [ "$MODE" = gpu ] && [ "$DRY" = 0 ]; then
-    if ! timeout 120 "$BSRMV" bench --grid 2 --bs 1 --threads 1 --reps 1 --kernels auto --gpu --json \
-            --no-stream >/dev/null 2>>"$SUITE_LOG"; then
-        log "$BSRMV bench --gpu fails (no GPU, or not a CUDA build): see $SUITE_LOG"
+    if ! timeout 120 "$BSRMV" bench --grid 2 --bs 1 --reps 1 --gpu --no-cpu --gpu-kernels auto --json \
+            >/dev/null 2>>"$SUITE_LOG"; then
+        log "$BSRMV bench --gpu --no-cpu fails (no GPU, not a CUDA build, or an older CLI): see $SUITE_LOG"
         exit 1
     fi
 fi
@@ -366,10 +391,11 @@ measure() {
 }
 
 # measure_gpu SET CASE KIND ARG BSLIST: one CLI process for the whole list
-# (one CUDA context, one read of the file); after a failure the rest of the
-# list goes on in a new process.  CPU peers (where installed) follow per bs.
+# (one CUDA context, one read of the file), GPU records only; after a
+# failure the rest of the list goes on in a new process.
 measure_gpu() {
-    local set=$1 case=$2 kind=$3 arg=$4 list=() bs mb out rc last
+    local set=$1 case=$2 kind=$3 arg=$4 list=() bs mb out rc last kernels=auto
+    [[ ",$GPU_ALL_KERNEL_SETS," == *",$set,"* ]] && kernels=all
     for bs in ${5//,/ }; do
         mb=$(est_mb "$kind" "$arg" "$bs")
         if [ "$mb" -gt "$(cap_for "$set")" ]; then skip "$set" "$case" "$bs" "values ~${mb} MB > cap $(cap_for "$set") MB"
@@ -382,15 +408,12 @@ measure_gpu() {
             return
         fi
         local joined; joined=$(IFS=,; echo "${list[*]}")
-        log "$set $case bs $joined ($(elapsed) s)"
-        if [ "$DRY" = 1 ]; then
-            echo "+ $BSRMV bench ${src[*]} --bs $joined --threads $NPROC --kernels auto --gpu --json --no-stream --reps $REPS"
-            break
-        fi
+        local cmd=("$BSRMV" bench "${src[@]}" --bs "$joined" --gpu --no-cpu --gpu-kernels "$kernels" --json
+                   --reps "$REPS")
+        log "$set $case bs $joined, kernels $kernels ($(elapsed) s)"
+        if [ "$DRY" = 1 ]; then echo "+ ${cmd[*]}"; break; fi
         out=$(mktemp)
-        timeout "$(cmd_limit)" "$BSRMV" bench "${src[@]}" --bs "$joined" --threads "$NPROC" --kernels auto \
-            --gpu --json --no-stream --reps "$REPS" 2>>"$SUITE_LOG" | tee "$out" |
-            tag "$set" "$case" cli >>"$OUT_DIR/$set.jsonl"
+        timeout "$(cmd_limit)" "${cmd[@]}" 2>>"$SUITE_LOG" | tee "$out" | tag "$set" "$case" cli >>"$OUT_DIR/$set.jsonl"
         rc=${PIPESTATUS[0]}
         [ "$rc" = 0 ] && { rm -f "$out"; break; }
         FAILED=$((FAILED + 1))
@@ -415,16 +438,6 @@ measure_gpu() {
             log "FAILED (rc $rc) after the last bs of $set $case: wrong results? see the records and suite.log"
         fi
         list=("${rest[@]}")
-    done
-    [ -n "$PEERS" ] || return 0
-    for bs in ${5//,/ }; do
-        mb=$(est_mb "$kind" "$arg" "$bs")
-        [ "$mb" -le "$(cap_for "$set")" ] && ! over_budget || continue
-        run "$set" "$case" "" "$PEERS" "${src[@]}" --bs "$bs" --threads "$THREADS" --reps "$REPS" \
-            --rounds 1 --only "$ONLY" "${DUMP_ARGS[@]}"
-        [ "$HAVE_SCIPY" = 1 ] && [ -f "$DUMP/meta.txt" ] &&
-            OMP_NUM_THREADS=1 run "$set" "$case" "" "$PY" bench/peers/scipy_bsr.py "$DUMP" --reps "$REPS" --rounds 1
-        rm -f "$DUMP"/*
     done
 }
 
@@ -483,7 +496,7 @@ for set in ${SETS//,/ }; do
                         --reps "$(reps_for "$mb")" --rounds 1 --only bsrmv,librsb
                 fi
             done
-            [ -n "$PEERS" ] && [ "$HAVE_RSB" = 1 ] ||
+            [ -n "$PEERS" ] && [ "$HAVE_RSB" = 1 ] || [ "$USE_PEERS" = 0 ] ||
                 note "scaling: bsrmv only (librsb, the one CPU peer with threads, is not available)" ;;
         real)
             for f in "${MTX_FILES[@]}"; do
@@ -511,22 +524,26 @@ for set in ${SETS//,/ }; do
             fi ;;
         bridge)
             # The stiffness matrices of `bsrmv bridge`, written as Matrix Market
-            # files so that the peers read the same matrix as bsrmv.
+            # files so that the peers read the same matrix as bsrmv.  Plain
+            # .mtx in memory (/dev/shm where there is one), one at a time (up
+            # to ~0.8 GB of text): gzip would triple the time of writing them.
             if ! "$BSRMV" bridge --help 2>/dev/null | grep -q -- --write-mtx; then
                 note "bridge: this bsrmv has no 'bridge --write-mtx': bridge matrices skipped"
             else
-                BRIDGE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bsrmv_bridge.XXXXXX")
+                BRIDGE_DIR=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/bsrmv_bridge.XXXXXX")
                 for model in truss frame; do
-                    f=$BRIDGE_DIR/bridge_${model}_$BRIDGE_SEGMENTS.mtx.gz
+                    f=$BRIDGE_DIR/bridge_${model}_$BRIDGE_SEGMENTS.mtx
                     if over_budget; then skip bridge "bridge_$model" "" "time budget ${BUDGET} s spent"; continue; fi
                     if [ "$DRY" = 1 ]; then echo "+ $BSRMV bridge --model $model --segments $BRIDGE_SEGMENTS --write-mtx $f"; continue; fi
+                    log "bridge: writing $f ($(elapsed) s)"
                     if "$BSRMV" bridge --model "$model" --segments "$BRIDGE_SEGMENTS" --write-mtx "$f" \
                             >>"$SUITE_LOG" 2>&1 && register_mtx "$f" bridge; then
-                        stem=$(basename "$f" .mtx.gz)
+                        stem=$(basename "$f" .mtx)
                         run_case bridge "$stem:split" split "$stem" "${NATURAL[$stem]}"
                     else
                         log "FAILED: bsrmv bridge --model $model --write-mtx (see suite.log)"
                     fi
+                    rm -f "$f"
                 done
                 rm -rf "$BRIDGE_DIR"
             fi ;;
@@ -555,7 +572,8 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
     printf '"load_start":"%s","load_end":"%s","other_load":%s,"budget_s":%d,"failed_commands":%d,' \
         "$LOAD_START" "$(cut -d' ' -f1-3 /proc/loadavg)" "$OTHER_LOAD" "$BUDGET" "$FAILED"
     printf '"threads":"%s","scale_threads":"%s","reps":%d,"rounds":%d,"max_mb":%d,"grid_mb":%d,' \
-        "$THREADS" "$SCALE_THREADS" "$REPS" "$ROUNDS" "$MAX_MB" "$GRID_MB"
+        "$([ "$MODE" = gpu ] && echo "$SCALE_THREADS (scaling set only)" || echo "$THREADS")" "$SCALE_THREADS" "$REPS" "$ROUNDS" "$MAX_MB" "$GRID_MB"
+    [ "$MODE" = gpu ] && printf '"gpu_all_kernel_sets":"%s",' "$GPU_ALL_KERNEL_SETS"
     printf '"env":"GLIBC_TUNABLES=%s OPENBLAS_NUM_THREADS=1",' "$GLIBC_TUNABLES"
     printf '"peers":{"petsc":"%s","mpirun":"%s","librsb":"%s","scipy":"%s"},' \
         "$([ $HAVE_PETSC = 1 ] && pkg-config --modversion PETSc)" \

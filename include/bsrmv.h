@@ -417,8 +417,9 @@ typedef enum bsrmv_gpu_kernel {
 /* A kernel and its tuning parameters; 0 means "the family's default".
  *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN: 8, 16, 32; at
  *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
- *           one), lanes per work unit (balanced kernels), or thread groups
- *           per block (K2, K3: NTG)
+ *           one), lanes per work unit (balanced kernels; MERGE_PATH: 32
+ *           streams the unit, 1 = each lane walks its own stretch of it,
+ *           bs <= 8), or thread groups per block (K2, K3: NTG)
  *  rows:    consecutive block rows per group / thread array
  *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays

@@ -8,6 +8,9 @@
 #   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one
 #   IRREG_BS    block sizes of the irregular benchmark (default 1,2,4,8,16)
 #   SKIP_SOLVE=1 skip the GPU solver and bridge runs
+#   PROFILE_SOLVE=1 per-kernel time and DRAM bytes of CG iterations (ncu)
+#   TUNE7_BS    block sizes of a tune run on 7-point grids (short rows)
+#   SUITE="ARGS" also run bench/suite.sh --gpu ARGS (results in suite/)
 OUT=${OUT:-/tmp/gpu_check_out}
 mkdir -p "$OUT"
 J=$(nproc)
@@ -115,6 +118,30 @@ if [ -z "$SKIP_SOLVE" ] && [ -x $B/bsrmv ]; then
   note "solvers: $(( $(date +%s) - t0 )) s (solve.log)"
 fi
 
+if [ -n "$TUNE7_BS" ] && [ -x $B/bsrmv ]; then
+  t0=$(date +%s)
+  timeout 200 $B/bsrmv tune --stencil 7 --bs "$TUNE7_BS" --bench --json --out "$OUT/tune7.txt" \
+    >"$OUT/tune7.jsonl" 2>"$OUT/tune7_summary.txt"
+  note "tune on 7-point grids: rc=$? in $(( $(date +%s) - t0 )) s"
+  grep -A30 "^type" "$OUT/tune7_summary.txt"
+fi
+if [ -n "$SUITE" ] && [ -x $B/bsrmv ]; then
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  bash bench/suite.sh --gpu $SUITE --bsrmv $B/bsrmv --out "$OUT/suite" >"$OUT/suite_stdout.log" 2>&1
+  note "suite --gpu $SUITE: rc=$? in $(( $(date +%s) - t0 )) s"
+  grep -E "phases|== set|skip" "$OUT/suite/suite.log" | tail -25
+fi
+if [ -n "$PROFILE_SOLVE" ] && [ -x $B/bsrmv ] && command -v ncu >/dev/null; then
+  t0=$(date +%s)
+  timeout 240 ncu --clock-control none --csv --print-units base \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+    --launch-skip 40 --launch-count 60 $B/bsrmv solve --gpu --grid 140 --bs 4 --method cg \
+    --max-iter 30 --repeat 1 >"$OUT/ncu_cg.csv" 2>"$OUT/ncu_cg.log"
+  python3 scripts/ncu_table.py "$OUT/ncu_cg.csv" >>"$OUT/solve.log" 2>&1
+  note "ncu profile of CG: rc=$? in $(( $(date +%s) - t0 )) s (solve.log)"
+fi
+
 echo; echo "================ summary ================"
 for s in "${summary[@]}"; do echo "$s"; done
 echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -20
@@ -123,4 +150,4 @@ echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$
 # At most 8 files come back from the device: the main results stay loose,
 # everything (logs included) also goes into one archive.
 (cd "$OUT" && tar czf /tmp/gpu_check_logs.tar.gz --exclude=logs.tar.gz . && mv /tmp/gpu_check_logs.tar.gz logs.tar.gz &&
-  for f in *; do case $f in logs.tar.gz|bench.jsonl|irregular.jsonl|bench_summary.txt|irregular_table.txt|solve.log|tests.log) ;; *) rm -rf "$f" ;; esac; done)
+  for f in *; do case $f in logs.tar.gz|bench.jsonl|irregular.jsonl|bench_summary.txt|irregular_table.txt|solve.log|tests.log|tune7.jsonl) ;; *) rm -rf "$f" ;; esac; done)

@@ -26,6 +26,12 @@ enum bench_source {
     BENCH_ARROW    /* --arrow N[,DENSE]                               */
 };
 
+/* Which bsrmv GPU kernels --gpu times (zero: all, as the tuner wants). */
+enum bench_gpu_kernels {
+    BENCH_GPU_ALL = 0, /* every applicable kernel and the dispatcher's pick */
+    BENCH_GPU_AUTO     /* the dispatcher's pick only                        */
+};
+
 struct bench_options {
     enum bench_source source;
     const char *mtx;
@@ -53,6 +59,21 @@ struct bench_options {
     int stream;                     /* measure the read bandwidth         */
     double stream_gib;
     int gpu;
+    enum bench_gpu_kernels gpu_kernels;
+    int no_cpu;                     /* --no-cpu: GPU run without CPU timing */
+    int verbose;                    /* per-phase wall times on stderr      */
+};
+
+/* Wall time (ms) of each phase of one case, for the per-phase line that
+ * shows where a run's time goes.  0 where a phase did not run. */
+struct bench_phases {
+    double build;                   /* generate, or split/promote the file */
+    double reference;               /* vectors and the long-double y_ref   */
+    double cpu;                     /* bench_cpu                           */
+    double gpu_setup;               /* device bandwidth (first case), upload */
+    double cusparse_host;           /* host-side conversions for cuSPARSE  */
+    double cusparse;                /* cuSPARSE: copies, checks, timing    */
+    double gpu_kernels;             /* bsrmv kernels: checks and timing    */
 };
 
 /* One matrix and its vectors, shared by all backends. */
@@ -67,6 +88,7 @@ struct bench_case {
     double *y_ref;                  /* alpha*A*x + beta*y0, long-double loop */
     /* Stream GB/s for options.threads[i], 0 where not measured. */
     const double *stream_gbps;
+    struct bench_phases ms;         /* filled by bench_case_init, backends */
 };
 
 /* One measurement: a row of the table, a line of the JSON output. */
@@ -88,9 +110,10 @@ struct bench_record {
 
 /* ---- bench_cpu.c: the case, the reference, timing ------------------- */
 
-/* Random x and y0 from o->seed, and y_ref from a serial long-double loop
- * over the BSR arrays (not the library's kernels).  Returns 0, or 1 after
- * printing what failed.  bench_case_free releases the vectors, not A. */
+/* Random x and y0 from o->seed, and y_ref from a long-double loop over the
+ * BSR arrays (not the library's kernels; OpenMP over block rows).  Returns
+ * 0, or 1 after printing what failed.  bench_case_free releases the
+ * vectors, not A. */
 int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
                     const struct bench_options *o);
 void bench_case_free(struct bench_case *c);
@@ -104,6 +127,9 @@ void bench_record_set_time(struct bench_record *r, double time_ms);
 /* rel_err of y (info.rows values of info.type, on the host) against y_ref;
  * ||y|| where y_ref is zero. */
 double bench_rel_err(const struct bench_case *c, const void *y);
+
+/* "bsrmv: phases NAME bs B TYPE: build .. ms, ..." on stderr: c->ms. */
+void bench_phases_print(const struct bench_case *c);
 
 /* Median of n values (reorders v). */
 double bench_median(double *v, int n);

@@ -1,4 +1,4 @@
-/* The CPU side of the benchmark: test vectors, a serial reference SpMV,
+/* The CPU side of the benchmark: test vectors, a long-double reference SpMV,
  * and the timing of bsrmv_spmv per thread count and kernel. */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "bench.h"
@@ -42,7 +42,8 @@ static double as_type(double a, bsrmv_type t)
 
 /* y_ref = alpha*A*x + beta*y0, block by block in long double.  Written
  * from the BSR definition alone, so it checks the library rather than
- * repeating it. */
+ * repeating it.  Block rows are independent: OpenMP over them, dynamic
+ * because block-row lengths vary (power-law, arrow). */
 static int reference_spmv(struct bench_case *c)
 {
     const int64_t *row_ptr;
@@ -59,39 +60,48 @@ static int reference_spmv(struct bench_case *c)
     const int64_t cstride = in->order == BSRMV_COL_MAJOR ? bs : 1;
     const long double alpha = as_type(c->alpha, in->type);
     const long double beta = as_type(c->beta, in->type);
+    int failed = 0;
 
-    long double *acc = malloc((size_t)bs * sizeof *acc);
-    if (!acc) {
+#pragma omp parallel reduction(| : failed)
+    {
+        long double *acc = malloc((size_t)bs * sizeof *acc);
+        failed = acc == NULL;
+#pragma omp for schedule(dynamic, 64)
+        for (int64_t ib = 0; ib < in->mb; ib++) {
+            if (!acc)
+                continue;
+            for (int r = 0; r < bs; r++)
+                acc[r] = 0;
+            for (int64_t k = row_ptr[ib]; k < row_ptr[ib + 1]; k++) {
+                const int64_t xoff = (int64_t)col_idx[k] * bs;
+                for (int col = 0; col < bs; col++) {
+                    long double xv = value(c->x, in->type, xoff + col);
+                    for (int r = 0; r < bs; r++)
+                        acc[r] += value(val, in->type, k * bs2 + r * rstride + col * cstride) * xv;
+                }
+            }
+            for (int r = 0; r < bs; r++) {
+                int64_t i = ib * bs + r;
+                /* beta == 0 means y is not read, as in bsrmv_spmv. */
+                long double y = alpha * acc[r];
+                if (beta != 0)
+                    y += beta * value(c->y0, in->type, i);
+                c->y_ref[i] = (double)y;
+            }
+        }
+        free(acc);
+    }
+    if (failed) {
         fprintf(stderr, "bsrmv: cannot allocate the reference accumulators\n");
         return 1;
     }
-    for (int64_t ib = 0; ib < in->mb; ib++) {
-        for (int r = 0; r < bs; r++)
-            acc[r] = 0;
-        for (int64_t k = row_ptr[ib]; k < row_ptr[ib + 1]; k++) {
-            const int64_t xoff = (int64_t)col_idx[k] * bs;
-            for (int col = 0; col < bs; col++) {
-                long double xv = value(c->x, in->type, xoff + col);
-                for (int r = 0; r < bs; r++)
-                    acc[r] += value(val, in->type, k * bs2 + r * rstride + col * cstride) * xv;
-            }
-        }
-        for (int r = 0; r < bs; r++) {
-            int64_t i = ib * bs + r;
-            /* beta == 0 means y is not read, as in bsrmv_spmv. */
-            long double y = alpha * acc[r];
-            if (beta != 0)
-                y += beta * value(c->y0, in->type, i);
-            c->y_ref[i] = (double)y;
-        }
-    }
-    free(acc);
     return 0;
 }
 
 int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
                     const struct bench_options *o)
 {
+    const double t0 = bench_now_ms();
     *c = (struct bench_case){.matrix = matrix, .A = A, .alpha = o->alpha, .beta = o->beta};
     if (bsrmv_matrix_get_info(A, &c->info) != BSRMV_SUCCESS)
         return lib_failed("reading the matrix info");
@@ -114,6 +124,7 @@ int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
         bench_case_free(c);
         return 1;
     }
+    c->ms.reference = bench_now_ms() - t0;
     return 0;
 }
 
@@ -162,6 +173,19 @@ double bench_rel_err(const struct bench_case *c, const void *y)
         ref += (long double)c->y_ref[i] * c->y_ref[i];
     }
     return (double)(ref > 0 ? sqrtl(diff / ref) : sqrtl(diff));
+}
+
+void bench_phases_print(const struct bench_case *c)
+{
+    const struct bench_phases *p = &c->ms;
+    double total = p->build + p->reference + p->cpu + p->gpu_setup + p->cusparse_host + p->cusparse +
+                   p->gpu_kernels;
+    fprintf(stderr,
+            "bsrmv: phases %s bs %d %s: build %.0f ms, reference %.0f ms, cpu %.0f ms, "
+            "gpu setup %.0f ms, cusparse host %.0f ms, cusparse %.0f ms, gpu kernels %.0f ms, "
+            "total %.0f ms\n",
+            c->matrix, c->info.bs, c->info.type == BSRMV_FLOAT ? "float" : "double", p->build,
+            p->reference, p->cpu, p->gpu_setup, p->cusparse_host, p->cusparse, p->gpu_kernels, total);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -232,6 +256,8 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
 
 int bench_cpu(const struct bench_options *o, struct bench_case *c)
 {
+    const double t0 = bench_now_ms();
+    const int max_threads = omp_get_max_threads(); /* for what runs after */
     void *y = alloc_values(c->info.rows, c->info.type);
     double *times = malloc((size_t)o->reps * sizeof *times);
     int rc = 0;
@@ -244,7 +270,9 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
         for (int ki = 0; ki < o->n_kernels && rc == 0; ki++)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
     }
+    omp_set_num_threads(max_threads);
     free(times);
     free(y);
+    c->ms.cpu = bench_now_ms() - t0;
     return rc;
 }

@@ -1,5 +1,5 @@
-/* bench --gpu: every bsrmv GPU kernel that applies, the dispatcher's pick,
- * cuSPARSE (cusparse<t>bsrmv column and row direction, cusparseSpMV with
+/* bench --gpu: every bsrmv GPU kernel that applies (--gpu-kernels all) or
+ * only the dispatcher's pick (auto), cuSPARSE (cusparse<t>bsrmv column and row direction, cusparseSpMV with
  * CUSPARSE_SPMV_BSR_ALG1, CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR
  * expansion) and the device's read bandwidth, on the same matrix in the
  * same run.  CUDA events around each call, warm-up, median of >= 50 calls.
@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,22 +216,368 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     fflush(stdout);
 }
 
-/* Block order swap on the host: val of the other order. */
+/* One value of ts (4 or 8) bytes: a constant-size memcpy is a single move,
+ * where memcpy(d, s, ts) would be a call per value. */
+static inline void copy_value(char *d, const char *s, size_t ts)
+{
+    if (ts == 8)
+        memcpy(d, s, 8);
+    else
+        memcpy(d, s, 4);
+}
+
+/* Block order swap on the host: val of the other order.  These host-side
+ * conversions touch every value of matrices up to ~1 GB: threads over
+ * blocks (rows), which also spreads the first-touch page faults. */
 static void *swap_order(const void *val, int64_t nnzb, int bs, size_t ts)
 {
-    void *o = malloc((size_t)nnzb * bs * bs * ts);
+    void *o = malloc((size_t)nnzb * bs * bs * ts + 1);
     if (!o)
         return NULL;
     const char *s = val;
     char *d = o;
+#pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < nnzb; k++) {
         const char *sb = s + (size_t)k * bs * bs * ts;
         char *db = d + (size_t)k * bs * bs * ts;
         for (int i = 0; i < bs; i++)
             for (int j = 0; j < bs; j++)
-                memcpy(db + ((size_t)i * bs + j) * ts, sb + ((size_t)j * bs + i) * ts, ts);
+                copy_value(db + ((size_t)i * bs + j) * ts, sb + ((size_t)j * bs + i) * ts, ts);
     }
     return o;
+}
+
+/* The scalar CSR expansion of the BSR arrays, explicit zeros kept (the same
+ * work as the BSR paths).  Scalar row i of block row ib starts at
+ * rp[ib]*bs*bs + i*len*bs (len: blocks in the row), so block rows fill in
+ * parallel without a prefix sum.  Returns 0, or 1 when out of memory. */
+struct csr {
+    int *rp, *ci;
+    void *val;
+};
+
+static int csr_expand(const bsrmv_matrix_info *in, const int64_t *rp, const int32_t *ci,
+                      const void *val, size_t ts, struct csr *out)
+{
+    const int bs = in->bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int64_t nnz = in->nnzb * bs2;
+    out->rp = malloc(sizeof(int) * (size_t)(in->rows + 1));
+    out->ci = malloc(sizeof(int) * (size_t)nnz + 4);
+    out->val = malloc((size_t)nnz * ts + 8);
+    if (!out->rp || !out->ci || !out->val)
+        return 1;
+    /* Entry (i, j) of block k sits at i*rstride + j*cstride. */
+    const int64_t rstride = in->order == BSRMV_COL_MAJOR ? 1 : bs;
+    const int64_t cstride = in->order == BSRMV_COL_MAJOR ? bs : 1;
+    char *cv = out->val;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t ib = 0; ib < in->mb; ib++) {
+        const int64_t len = rp[ib + 1] - rp[ib];
+        for (int i = 0; i < bs; i++) {
+            int64_t pos = rp[ib] * bs2 + i * len * bs;
+            out->rp[ib * bs + i] = (int)pos;
+            for (int64_t k = rp[ib]; k < rp[ib + 1]; k++)
+                for (int j = 0; j < bs; j++, pos++) {
+                    out->ci[pos] = ci[k] * bs + j;
+                    copy_value(cv + pos * ts, (const char *)val + (size_t)(k * bs2 + i * rstride + j * cstride) * ts,
+                               ts);
+                }
+        }
+    }
+    out->rp[in->rows] = (int)nnz;
+    return 0;
+}
+
+static void csr_free(struct csr *c)
+{
+    free(c->rp);
+    free(c->ci);
+    free(c->val);
+    *c = (struct csr){0};
+}
+
+/* Device name and read bandwidth, once per process (the first case). */
+static void measure_device(const struct bench_options *o)
+{
+    if (g_device[0])
+        return;
+    bsrmv_gpu_device_name(0, g_device, sizeof g_device);
+    size_t bytes = (size_t)2 << 30; /* 2 GiB read-only pass */
+    if (bsrmv_gpu_read_bandwidth(bytes, 30, &g_read_gbps) != BSRMV_SUCCESS) {
+        fprintf(stderr, "bsrmv: read bandwidth: %s\n", bsrmv_last_error());
+        g_read_gbps = 0;
+    }
+    if (o->json) {
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "backend", "stream");
+        json_str(&j, "kernel", "gpu_read");
+        json_str(&j, "device", g_device);
+        json_int(&j, "threads", 0);
+        json_int(&j, "bytes", (int64_t)bytes);
+        json_num(&j, "gbps", g_read_gbps);
+        json_num(&j, "time_ms", (double)bytes / (g_read_gbps * 1e6));
+        json_end(&j);
+    } else {
+        printf("GPU %s: read-only kernel over 2 GiB: %.1f GB/s\n", g_device, g_read_gbps);
+    }
+}
+
+/* What the cuSPARSE paths need on the device besides x and y: 32-bit
+ * row_ptr and col_idx, val in both block orders, the CSR expansion. */
+struct cs_dev {
+    void *rp32, *ci, *val, *val2, *csr_rp, *csr_ci, *csr_v;
+};
+
+static void cs_dev_free(struct cs_dev *d)
+{
+    cudaFree(d->rp32);
+    cudaFree(d->ci);
+    cudaFree(d->val);
+    cudaFree(d->val2);
+    cudaFree(d->csr_rp);
+    cudaFree(d->csr_ci);
+    cudaFree(d->csr_v);
+    *d = (struct cs_dev){0};
+}
+
+static int upload(void **d, const void *h, size_t bytes)
+{
+    return cuda_ok(cudaMalloc(d, bytes + 16), "cudaMalloc") &&
+           cuda_ok(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice), "copy to the device");
+}
+
+/* The BSR arrays of c as cuSPARSE takes them: 32-bit row_ptr, col_idx, val
+ * in both block orders.  The host-side conversions count as cusparse_host.
+ * Returns 1 when all are on the device. */
+static int upload_bsr(struct bench_case *c, struct cs_dev *d)
+{
+    const bsrmv_matrix_info *in = &c->info;
+    const size_t ts = bsrmv_type_size(in->type);
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    bsrmv_matrix_arrays(c->A, &rp, &ci, &val);
+    double t0 = bench_now_ms();
+    int *rp32 = malloc(sizeof(int) * (size_t)(in->mb + 1));
+    void *val2 = swap_order(val, in->nnzb, in->bs, ts);
+    if (rp32)
+        for (int64_t i = 0; i <= in->mb; i++)
+            rp32[i] = (int)rp[i];
+    c->ms.cusparse_host += bench_now_ms() - t0;
+    const size_t vbytes = (size_t)in->nnzb * in->bs * in->bs * ts;
+    int ok = rp32 && val2 && upload(&d->rp32, rp32, sizeof(int) * (size_t)(in->mb + 1)) &&
+             upload(&d->ci, ci, sizeof(int) * (size_t)in->nnzb) && upload(&d->val, val, vbytes) &&
+             upload(&d->val2, val2, vbytes);
+    if (!rp32 || !val2)
+        fprintf(stderr, "bsrmv: out of host memory for the cuSPARSE arrays\n");
+    free(rp32);
+    free(val2);
+    return ok;
+}
+
+/* Every cuSPARSE path on c: cusparse<t>bsrmv column and row direction,
+ * cusparseSpMV BSR_ALG1 on both block orders, CSR_ALG1 on the scalar
+ * expansion.  Records go to recs[*nrec...]; the best time to *best_ms.
+ * Returns 0, or 1 on a failure that ends the run. */
+static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct rec *recs, int *nrec,
+                          double *best_ms, char *best_name, size_t best_len)
+{
+    const bsrmv_matrix_info *in = &c->info;
+    const size_t ts = bsrmv_type_size(in->type);
+    const size_t ybytes = (size_t)in->rows * ts;
+    const int64_t nnz = in->nnzb * in->bs * in->bs;
+    const double t0 = bench_now_ms();
+    const double host0 = c->ms.cusparse_host;
+    void *yh = malloc(ybytes + 16);
+    struct cs_dev d = {0};
+    cusparseHandle_t h = NULL;
+    int rc = 0;
+    if (!yh) {
+        fprintf(stderr, "bsrmv: out of host memory\n");
+        return 1;
+    }
+    int fits32 = in->nnzb < 2147483647 && in->mb < 2147483647 && in->nb < 2147483647;
+    if (!fits32 || cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
+        fprintf(stderr, "bsrmv: cuSPARSE skipped (no handle or 64-bit sizes)\n");
+        goto done;
+    }
+    cusparseSetStream(h, b->s);
+    if (!upload_bsr(c, &d)) {
+        rc = 1;
+        goto done;
+    }
+    const void *v_col = in->order == BSRMV_COL_MAJOR ? d.val : d.val2;
+    const void *v_row = in->order == BSRMV_COL_MAJOR ? d.val2 : d.val;
+    struct cx cx = {
+        .h = h,
+        .mb = (int)in->mb,
+        .nb = (int)in->nb,
+        .nnzb = (int)in->nnzb,
+        .bs = in->bs,
+        .rp = d.rp32,
+        .ci = d.ci,
+        .x = b->dx,
+        .y = b->dy,
+        .type = in->type,
+        .alpha = c->alpha,
+        .beta = c->beta,
+        .fa = (float)c->alpha,
+        .fb = (float)c->beta,
+        .legacy = 1,
+    };
+    cusparseCreateMatDescr(&cx.descr);
+    for (int dir = 0; dir < 2; dir++) {
+        cx.dir = dir == 0 ? CUSPARSE_DIRECTION_COLUMN : CUSPARSE_DIRECTION_ROW;
+        cx.val = dir == 0 ? v_col : v_row;
+        struct rec *r = &recs[*nrec];
+        snprintf(r->kernel, sizeof r->kernel, "%sbsrmv_%s", in->type == BSRMV_DOUBLE ? "D" : "S",
+                 dir == 0 ? "col" : "row");
+        r->backend = "cusparse";
+        r->rel_err = check_once(c, call_cusparse, &cx, b->dy, yh, ybytes, b->s);
+        if (time_calls(call_cusparse, &cx, reps, b->s, &r->ms) == 0)
+            (*nrec)++;
+    }
+    /* cusparseSpMV, BSR_ALG1, both block orders */
+    const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    cx.legacy = 0;
+    cusparseCreateDnVec(&cx.vx, in->cols, b->dx, vt);
+    cusparseCreateDnVec(&cx.vy, in->rows, b->dy, vt);
+    for (int dir = 0; dir < 2; dir++) {
+        void *vv = (void *)(dir == 0 ? v_col : v_row);
+        if (cusparseCreateBsr(&cx.mat, in->mb, in->nb, in->nnzb, in->bs, in->bs, d.rp32, d.ci, vv,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt,
+                              dir == 0 ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS)
+            continue;
+        cx.alg = CUSPARSE_SPMV_BSR_ALG1;
+        int got = time_spmv(&cx, vt, dir == 0 ? "SpMV_BSR_ALG1_col" : "SpMV_BSR_ALG1_row", c, b->dy, yh,
+                            ybytes, reps, b->s, &recs[*nrec]);
+        if (got < 0)
+            fprintf(stderr, "bsrmv: cusparseSpMV BSR (%s) not available\n", dir == 0 ? "col" : "row");
+        *nrec += got > 0;
+        cusparseDestroySpMat(cx.mat);
+    }
+    /* The block copies make room for the scalar CSR expansion, CSR_ALG1. */
+    cudaFree(d.val);
+    cudaFree(d.val2);
+    d.val = d.val2 = NULL;
+    if (nnz < 2147483647) {
+        const int64_t *rp;
+        const int32_t *ci;
+        const void *val;
+        bsrmv_matrix_arrays(c->A, &rp, &ci, &val);
+        struct csr e = {0};
+        double th = bench_now_ms();
+        int built = csr_expand(in, rp, ci, val, ts, &e) == 0;
+        c->ms.cusparse_host += bench_now_ms() - th;
+        if (!built)
+            fprintf(stderr, "bsrmv: out of host memory for the CSR expansion: CSR_ALG1 skipped\n");
+        if (built && upload(&d.csr_rp, e.rp, sizeof(int) * (size_t)(in->rows + 1)) &&
+            upload(&d.csr_ci, e.ci, sizeof(int) * (size_t)nnz) && upload(&d.csr_v, e.val, (size_t)nnz * ts) &&
+            cusparseCreateCsr(&cx.mat, in->rows, in->cols, nnz, d.csr_rp, d.csr_ci, d.csr_v, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt) == CUSPARSE_STATUS_SUCCESS) {
+            cx.alg = CUSPARSE_SPMV_CSR_ALG1;
+            *nrec += time_spmv(&cx, vt, "SpMV_CSR_ALG1", c, b->dy, yh, ybytes, reps, b->s, &recs[*nrec]) > 0;
+            cusparseDestroySpMat(cx.mat);
+        }
+        csr_free(&e);
+    }
+    cusparseDestroyDnVec(cx.vx);
+    cusparseDestroyDnVec(cx.vy);
+    cusparseDestroyMatDescr(cx.descr);
+    for (int i = 0; i < *nrec; i++)
+        if (recs[i].ms > 0 && (*best_ms == 0 || recs[i].ms < *best_ms)) {
+            *best_ms = recs[i].ms;
+            snprintf(best_name, best_len, "%s", recs[i].kernel);
+        }
+done:
+    if (h)
+        cusparseDestroy(h);
+    cs_dev_free(&d);
+    free(yh);
+    c->ms.cusparse += bench_now_ms() - t0 - (c->ms.cusparse_host - host0);
+    return rc;
+}
+
+/* The bsrmv kernels: every candidate that applies (o->gpu_kernels ALL),
+ * then the dispatcher's pick ("auto:..."), each checked once and timed.
+ * The index of the fastest candidate goes to *best_i (-1: none). */
+static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
+                         struct rec *recs, int *nrec, bsrmv_gpu_config *cfgs, int *nc, int *best_i)
+{
+    const size_t ybytes = (size_t)c->info.rows * bsrmv_type_size(c->info.type);
+    const double t0 = bench_now_ms();
+    void *yh = malloc(ybytes + 16);
+    int rc = 0;
+    if (!yh) {
+        fprintf(stderr, "bsrmv: out of host memory\n");
+        return 1;
+    }
+    *nc = 0;
+    if (o->gpu_kernels == BENCH_GPU_ALL)
+        bsrmv_gpu_candidates(b->dA, cfgs, 64, nc);
+    if (*nc > 64)
+        *nc = 64;
+    double best = 0;
+    *best_i = -1;
+    for (int i = 0; i <= *nc && *nrec < MAXREC; i++) {
+        struct rec *r = &recs[*nrec];
+        r->backend = "gpu";
+        if (i < *nc) {
+            if (bsrmv_gpu_matrix_set_config(b->dA, &cfgs[i]) != BSRMV_SUCCESS)
+                continue;
+            bsrmv_gpu_config_string(&cfgs[i], r->kernel, sizeof r->kernel);
+        } else {
+            bsrmv_gpu_matrix_set_config(b->dA, NULL);
+            bsrmv_gpu_plan_info p;
+            bsrmv_gpu_matrix_get_plan(b->dA, &p);
+            char cs[80];
+            bsrmv_gpu_config_string(&p.config, cs, sizeof cs);
+            snprintf(r->kernel, sizeof r->kernel, "auto:%s%s", cs, p.from_tune_table ? "(tuned)" : "");
+        }
+        r->rel_err = check_once(c, call_bsrmv, b, b->dy, yh, ybytes, b->s);
+        if (time_calls(call_bsrmv, b, reps, b->s, &r->ms) != 0) {
+            rc = 1;
+            continue;
+        }
+        if (i < *nc && (best == 0 || r->ms < best)) {
+            best = r->ms;
+            *best_i = i;
+        }
+        (*nrec)++;
+    }
+    free(yh);
+    c->ms.gpu_kernels += bench_now_ms() - t0;
+    return rc;
+}
+
+static void summarise(const struct bench_case *c, const struct rec *recs, int nrec, double best_cs,
+                      const char *best_cs_name, const bsrmv_gpu_config *cfgs, int nc, int best_i,
+                      struct bench_gpu_summary *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    snprintf(sum->device, sizeof sum->device, "%s", g_device);
+    sum->read_gbps = g_read_gbps;
+    if (best_cs > 0) {
+        sum->best_cusparse_gbps = c->bytes / (best_cs * 1e6);
+        snprintf(sum->best_cusparse, sizeof sum->best_cusparse, "%s", best_cs_name);
+    }
+    sum->ncand = nc;
+    for (int i = 0; i < nrec; i++) {
+        if (strcmp(recs[i].backend, "gpu"))
+            continue;
+        double g = c->bytes / (recs[i].ms * 1e6);
+        if (!strncmp(recs[i].kernel, "auto:", 5)) {
+            sum->auto_gbps = g;
+            snprintf(sum->auto_kernel, sizeof sum->auto_kernel, "%s", recs[i].kernel + 5);
+        } else if (g > sum->best_gbps) {
+            sum->best_gbps = g;
+            snprintf(sum->best, sizeof sum->best, "%s", recs[i].kernel);
+        }
+    }
+    if (best_i >= 0)
+        sum->best_cfg = cfgs[best_i];
 }
 
 int bench_gpu(const struct bench_options *o, struct bench_case *c)
@@ -245,43 +592,18 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     const size_t ts = bsrmv_type_size(in->type);
     const int reps = o->reps >= 50 ? o->reps : 50;
     struct rec *recs = calloc(MAXREC, sizeof *recs);
-    int nrec = 0, rc = 0;
-    cudaStream_t s = NULL;
+    bsrmv_gpu_config cfgs[64];
+    int nrec = 0, nc = 0, best_i = -1, rc = 0;
     struct bx b = {0};
-    void *yh = malloc((size_t)in->rows * ts + 16);
-    void *d_rp32 = NULL, *d_ci = NULL, *d_val2 = NULL, *d_csr_rp = NULL, *d_csr_ci = NULL, *d_csr_v = NULL;
-    cusparseHandle_t h = NULL;
-    if (!recs || !yh) {
-        free(recs);
-        free(yh);
+    if (!recs) {
         fprintf(stderr, "bsrmv: out of host memory\n");
         return 1;
     }
-    if (!g_device[0]) {
-        bsrmv_gpu_device_name(0, g_device, sizeof g_device);
-        size_t bytes = (size_t)2 << 30; /* 2 GiB read-only pass */
-        if (bsrmv_gpu_read_bandwidth(bytes, 30, &g_read_gbps) != BSRMV_SUCCESS) {
-            fprintf(stderr, "bsrmv: read bandwidth: %s\n", bsrmv_last_error());
-            g_read_gbps = 0;
-        }
-        if (o->json) {
-            struct json_line j;
-            json_begin(&j, stdout);
-            json_str(&j, "backend", "stream");
-            json_str(&j, "kernel", "gpu_read");
-            json_str(&j, "device", g_device);
-            json_int(&j, "threads", 0);
-            json_int(&j, "bytes", (int64_t)bytes);
-            json_num(&j, "gbps", g_read_gbps);
-            json_num(&j, "time_ms", (double)bytes / (g_read_gbps * 1e6));
-            json_end(&j);
-        } else {
-            printf("GPU %s: read-only kernel over 2 GiB: %.1f GB/s\n", g_device, g_read_gbps);
-        }
-    }
-    if (!cuda_ok(cudaStreamCreate(&s), "cudaStreamCreate"))
+    const double t0 = bench_now_ms();
+    measure_device(o);
+    if (!cuda_ok(cudaStreamCreate(&b.s), "cudaStreamCreate"))
         goto fail;
-    if (bsrmv_gpu_matrix_upload(&b.dA, c->A, 0, s) != BSRMV_SUCCESS) {
+    if (bsrmv_gpu_matrix_upload(&b.dA, c->A, 0, b.s) != BSRMV_SUCCESS) {
         fprintf(stderr, "bsrmv: upload: %s\n", bsrmv_last_error());
         goto fail;
     }
@@ -289,190 +611,19 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     b.ny = in->rows;
     b.alpha = c->alpha;
     b.beta = c->beta;
-    b.s = s;
     if (bsrmv_gpu_malloc(&b.dx, (size_t)in->cols * ts) || bsrmv_gpu_malloc(&b.dy, (size_t)in->rows * ts) ||
         bsrmv_gpu_to_device(b.dx, c->x, (size_t)in->cols * ts)) {
         fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
         goto fail;
     }
-    const size_t ybytes = (size_t)in->rows * ts;
+    c->ms.gpu_setup += bench_now_ms() - t0;
 
-    /* ---- cuSPARSE paths ---- */
     double best_cs = 0;
     char best_cs_name[64] = "";
-    if (with_cusparse) {
-        const int64_t *rp;
-        const int32_t *ci;
-        const void *val;
-        bsrmv_matrix_arrays(c->A, &rp, &ci, &val);
-        int fits32 = in->nnzb < 2147483647 && in->mb < 2147483647 && in->nb < 2147483647;
-        if (!fits32 || cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
-            fprintf(stderr, "bsrmv: cuSPARSE skipped (no handle or 64-bit sizes)\n");
-        } else {
-            cusparseSetStream(h, s);
-            int *rp32 = malloc(sizeof(int) * (size_t)(in->mb + 1));
-            void *val2 = swap_order(val, in->nnzb, in->bs, ts);
-            const size_t vbytes = (size_t)in->nnzb * in->bs * in->bs * ts;
-            if (!rp32 || !val2)
-                goto fail;
-            for (int64_t i = 0; i <= in->mb; i++)
-                rp32[i] = (int)rp[i];
-            int ok = cuda_ok(cudaMalloc(&d_rp32, sizeof(int) * (size_t)(in->mb + 1)), "cudaMalloc") &&
-                     cuda_ok(cudaMalloc(&d_ci, sizeof(int) * (size_t)in->nnzb + 4), "cudaMalloc") &&
-                     cuda_ok(cudaMalloc(&d_val2, vbytes + 16), "cudaMalloc") &&
-                     cuda_ok(cudaMemcpy(d_rp32, rp32, sizeof(int) * (size_t)(in->mb + 1), cudaMemcpyHostToDevice), "copy") &&
-                     cuda_ok(cudaMemcpy(d_ci, ci, sizeof(int) * (size_t)in->nnzb, cudaMemcpyHostToDevice), "copy") &&
-                     cuda_ok(cudaMemcpy(d_val2, val2, vbytes, cudaMemcpyHostToDevice), "copy");
-            free(rp32);
-            free(val2);
-            /* the uploaded matrix's own val: upload again through a wrap-free copy */
-            void *d_val = NULL;
-            if (ok) {
-                ok = cuda_ok(cudaMalloc(&d_val, vbytes + 16), "cudaMalloc") &&
-                     cuda_ok(cudaMemcpy(d_val, val, vbytes, cudaMemcpyHostToDevice), "copy");
-            }
-            if (!ok) {
-                cudaFree(d_val);
-                goto fail;
-            }
-            const void *v_col = in->order == BSRMV_COL_MAJOR ? d_val : d_val2;
-            const void *v_row = in->order == BSRMV_COL_MAJOR ? d_val2 : d_val;
-            struct cx cx = {0};
-            cx.h = h;
-            cx.mb = (int)in->mb;
-            cx.nb = (int)in->nb;
-            cx.nnzb = (int)in->nnzb;
-            cx.bs = in->bs;
-            cx.rp = d_rp32;
-            cx.ci = d_ci;
-            cx.x = b.dx;
-            cx.y = b.dy;
-            cx.type = in->type;
-            cx.alpha = c->alpha;
-            cx.beta = c->beta;
-            cx.fa = (float)c->alpha;
-            cx.fb = (float)c->beta;
-            cusparseCreateMatDescr(&cx.descr);
-            cx.legacy = 1;
-            for (int d = 0; d < 2; d++) {
-                cx.dir = d == 0 ? CUSPARSE_DIRECTION_COLUMN : CUSPARSE_DIRECTION_ROW;
-                cx.val = d == 0 ? v_col : v_row;
-                struct rec *r = &recs[nrec];
-                snprintf(r->kernel, sizeof r->kernel, "%sbsrmv_%s", in->type == BSRMV_DOUBLE ? "D" : "S",
-                         d == 0 ? "col" : "row");
-                r->backend = "cusparse";
-                r->rel_err = check_once(c, call_cusparse, &cx, b.dy, yh, ybytes, s);
-                if (time_calls(call_cusparse, &cx, reps, s, &r->ms) == 0)
-                    nrec++;
-            }
-            /* cusparseSpMV, BSR_ALG1, both block orders */
-            const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
-            cx.legacy = 0;
-            cusparseCreateDnVec(&cx.vx, in->cols, b.dx, vt);
-            cusparseCreateDnVec(&cx.vy, in->rows, b.dy, vt);
-            for (int d = 0; d < 2; d++) {
-                void *vv = (void *)(d == 0 ? v_col : v_row);
-                if (cusparseCreateBsr(&cx.mat, in->mb, in->nb, in->nnzb, in->bs, in->bs, d_rp32, d_ci, vv,
-                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt,
-                                      d == 0 ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS)
-                    continue;
-                cx.alg = CUSPARSE_SPMV_BSR_ALG1;
-                int got = time_spmv(&cx, vt, d == 0 ? "SpMV_BSR_ALG1_col" : "SpMV_BSR_ALG1_row", c,
-                                    b.dy, yh, ybytes, reps, s, &recs[nrec]);
-                if (got < 0)
-                    fprintf(stderr, "bsrmv: cusparseSpMV BSR (%s) not available\n", d == 0 ? "col" : "row");
-                nrec += got > 0;
-                cusparseDestroySpMat(cx.mat);
-            }
-            cudaFree(d_val);
-            /* scalar CSR expansion, CSR_ALG1 */
-            const int64_t nnz = in->nnzb * in->bs * in->bs;
-            if (nnz < 2147483647) {
-                int *crp = malloc(sizeof(int) * (size_t)(in->rows + 1));
-                int *cci = malloc(sizeof(int) * (size_t)nnz);
-                char *cv = malloc((size_t)nnz * ts);
-                if (crp && cci && cv) {
-                    const int bs = in->bs;
-                    int64_t pos = 0;
-                    crp[0] = 0;
-                    for (int64_t bi = 0; bi < in->mb; bi++)
-                        for (int i = 0; i < bs; i++) {
-                            for (int64_t k = rp[bi]; k < rp[bi + 1]; k++)
-                                for (int j = 0; j < bs; j++) {
-                                    const size_t src = (size_t)k * bs * bs +
-                                                       (in->order == BSRMV_COL_MAJOR ? (size_t)j * bs + i : (size_t)i * bs + j);
-                                    cci[pos] = ci[k] * bs + j;
-                                    memcpy(cv + pos * ts, (const char *)val + src * ts, ts);
-                                    pos++;
-                                }
-                            crp[bi * bs + i + 1] = (int)pos;
-                        }
-                    cudaFree(d_val2);
-                    d_val2 = NULL;
-                    if (cuda_ok(cudaMalloc(&d_csr_rp, sizeof(int) * (size_t)(in->rows + 1)), "cudaMalloc") &&
-                        cuda_ok(cudaMalloc(&d_csr_ci, sizeof(int) * (size_t)nnz + 4), "cudaMalloc") &&
-                        cuda_ok(cudaMalloc(&d_csr_v, (size_t)nnz * ts + 16), "cudaMalloc") &&
-                        cuda_ok(cudaMemcpy(d_csr_rp, crp, sizeof(int) * (size_t)(in->rows + 1), cudaMemcpyHostToDevice), "copy") &&
-                        cuda_ok(cudaMemcpy(d_csr_ci, cci, sizeof(int) * (size_t)nnz, cudaMemcpyHostToDevice), "copy") &&
-                        cuda_ok(cudaMemcpy(d_csr_v, cv, (size_t)nnz * ts, cudaMemcpyHostToDevice), "copy") &&
-                        cusparseCreateCsr(&cx.mat, in->rows, in->cols, nnz, d_csr_rp, d_csr_ci, d_csr_v,
-                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                          vt) == CUSPARSE_STATUS_SUCCESS) {
-                        cx.alg = CUSPARSE_SPMV_CSR_ALG1;
-                        nrec += time_spmv(&cx, vt, "SpMV_CSR_ALG1", c, b.dy, yh, ybytes, reps, s,
-                                          &recs[nrec]) > 0;
-                        cusparseDestroySpMat(cx.mat);
-                    }
-                }
-                free(crp);
-                free(cci);
-                free(cv);
-            }
-            cusparseDestroyDnVec(cx.vx);
-            cusparseDestroyDnVec(cx.vy);
-            cusparseDestroyMatDescr(cx.descr);
-        }
-        for (int i = 0; i < nrec; i++)
-            if (recs[i].ms > 0 && (best_cs == 0 || recs[i].ms < best_cs)) {
-                best_cs = recs[i].ms;
-                snprintf(best_cs_name, sizeof best_cs_name, "%s", recs[i].kernel);
-            }
-    }
-
-    /* ---- bsrmv kernels ---- */
-    bsrmv_gpu_config cfgs[64];
-    int nc = 0;
-    bsrmv_gpu_candidates(b.dA, cfgs, 64, &nc);
-    if (nc > 64)
-        nc = 64;
-    double best = 0;
-    int best_i = -1;
-    for (int i = 0; i <= nc && nrec < MAXREC; i++) {
-        struct rec *r = &recs[nrec];
-        r->backend = "gpu";
-        if (i < nc) {
-            if (bsrmv_gpu_matrix_set_config(b.dA, &cfgs[i]) != BSRMV_SUCCESS)
-                continue;
-            bsrmv_gpu_config_string(&cfgs[i], r->kernel, sizeof r->kernel);
-        } else {
-            bsrmv_gpu_matrix_set_config(b.dA, NULL);
-            bsrmv_gpu_plan_info p;
-            bsrmv_gpu_matrix_get_plan(b.dA, &p);
-            char cs[80];
-            bsrmv_gpu_config_string(&p.config, cs, sizeof cs);
-            snprintf(r->kernel, sizeof r->kernel, "auto:%s%s", cs, p.from_tune_table ? "(tuned)" : "");
-        }
-        r->rel_err = check_once(c, call_bsrmv, &b, b.dy, yh, ybytes, s);
-        if (time_calls(call_bsrmv, &b, reps, s, &r->ms) != 0) {
-            rc = 1;
-            continue;
-        }
-        if (i < nc && (best == 0 || r->ms < best)) {
-            best = r->ms;
-            best_i = i;
-        }
-        nrec++;
-    }
+    if (with_cusparse &&
+        cusparse_paths(c, &b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
+        goto fail;
+    rc = bsrmv_kernels(o, c, &b, reps, recs, &nrec, cfgs, &nc, &best_i);
 
     double tol = in->type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
     for (int i = 0; i < nrec; i++) {
@@ -482,48 +633,17 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
             rc = 1;
         }
     }
-    if (sum) {
-        memset(sum, 0, sizeof *sum);
-        snprintf(sum->device, sizeof sum->device, "%s", g_device);
-        sum->read_gbps = g_read_gbps;
-        if (best_cs > 0) {
-            sum->best_cusparse_gbps = c->bytes / (best_cs * 1e6);
-            snprintf(sum->best_cusparse, sizeof sum->best_cusparse, "%s", best_cs_name);
-        }
-        sum->ncand = nc;
-        for (int i = 0; i < nrec; i++) {
-            if (strcmp(recs[i].backend, "gpu"))
-                continue;
-            double g = c->bytes / (recs[i].ms * 1e6);
-            if (!strncmp(recs[i].kernel, "auto:", 5)) {
-                sum->auto_gbps = g;
-                snprintf(sum->auto_kernel, sizeof sum->auto_kernel, "%s", recs[i].kernel + 5);
-            } else if (g > sum->best_gbps) {
-                sum->best_gbps = g;
-                snprintf(sum->best, sizeof sum->best, "%s", recs[i].kernel);
-            }
-        }
-        if (best_i >= 0)
-            sum->best_cfg = cfgs[best_i];
-    }
+    if (sum)
+        summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
     goto done;
 fail:
     rc = 1;
 done:
-    if (h)
-        cusparseDestroy(h);
-    cudaFree(d_rp32);
-    cudaFree(d_ci);
-    cudaFree(d_val2);
-    cudaFree(d_csr_rp);
-    cudaFree(d_csr_ci);
-    cudaFree(d_csr_v);
     bsrmv_gpu_free(b.dx);
     bsrmv_gpu_free(b.dy);
     bsrmv_gpu_matrix_destroy(b.dA);
-    if (s)
-        cudaStreamDestroy(s);
+    if (b.s)
+        cudaStreamDestroy(b.s);
     free(recs);
-    free(yh);
     return rc;
 }

@@ -18,12 +18,14 @@ struct bench_gpu_summary {
     int ncand;
 };
 
-/* Times every bsrmv kernel that applies to c (and the dispatcher's pick);
- * with_cusparse also times cuSPARSE (bsrmv column and row direction,
- * SpMV BSR_ALG1, SpMV CSR_ALG1 on the scalar expansion).  Records go to
+/* Times the dispatcher's pick and, with o->gpu_kernels BENCH_GPU_ALL,
+ * every bsrmv kernel that applies to c; with_cusparse also times cuSPARSE
+ * (bsrmv column and row direction, SpMV BSR_ALG1, SpMV CSR_ALG1 on the
+ * scalar expansion).  Records go to
  * bench_emit (table) or to stdout as JSON lines (o->json) with the extra
  * keys "device" and "vs_best_cusparse".  Returns 0, or 1 after printing
- * what failed (also when a result is wrong). */
+ * what failed (also when a result is wrong).  Wall times go to c->ms
+ * (gpu_setup, cusparse_host, cusparse, gpu_kernels). */
 int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_cusparse,
                   struct bench_gpu_summary *sum);
 

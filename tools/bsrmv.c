@@ -51,7 +51,7 @@ static void usage(FILE *f)
         "\n"
         "bench: times y = alpha*A*x + beta*y (median of the timed calls) per\n"
         "  block size, type, thread count and CPU kernel, checks y against a\n"
-        "  serial reference and compares GB/s with the stream read bandwidth.\n"
+        "  long-double reference and compares GB/s with the stream read bandwidth.\n"
         "  SOURCE is one of\n"
         "  --mtx FILE          Matrix Market file, blocked by\n"
         "    --split           aligned bs x bs blocks, zeros filled in (default)\n"
@@ -81,7 +81,14 @@ static void usage(FILE *f)
         "  --json              only JSON lines on stdout, one per measurement\n"
         "  --no-stream         skip the read-bandwidth measurement\n"
         "  --stream-gib G      array size of that measurement (default 1)\n"
-        "  --gpu               also time the GPU backend\n"
+        "  --gpu               also time the GPU backend: bsrmv GPU kernels and\n"
+        "                      cuSPARSE (bsrmv col/row, SpMV BSR_ALG1, CSR_ALG1)\n"
+        "    --gpu-kernels K   all: every applicable bsrmv GPU kernel and the\n"
+        "                      dispatcher's pick (default); auto: the pick only\n"
+        "    --no-cpu          GPU records only: no CPU timing, no stream; y is\n"
+        "                      still checked against the reference\n"
+        "  --verbose           wall time per phase on stderr, a line per matrix\n"
+        "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
         "Exit status: 0 ok, 1 a failure or a wrong result, 2 bad arguments.\n",
         f);
@@ -318,6 +325,14 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
                 args_fail("--stream-gib: expected a size in (0, 1024], got '%s'", v);
         } else if (strcmp(a, "--gpu") == 0) {
             o->gpu = 1;
+        } else if ((v = args_value(argc, argv, &i, "--gpu-kernels"))) {
+            if (strcmp(v, "all") != 0 && strcmp(v, "auto") != 0)
+                args_fail("--gpu-kernels: expected all or auto, got '%s'", v);
+            o->gpu_kernels = strcmp(v, "all") == 0 ? BENCH_GPU_ALL : BENCH_GPU_AUTO;
+        } else if (strcmp(a, "--no-cpu") == 0) {
+            o->no_cpu = 1;
+        } else if (strcmp(a, "--verbose") == 0) {
+            o->verbose = 1;
         } else {
             args_fail("bench: unknown argument '%s'", a);
         }
@@ -329,6 +344,10 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
                     "or --example");
     if (blocking_given && o->source != BENCH_MTX)
         args_fail("--split and --promote apply to --mtx only");
+    if (o->no_cpu && !o->gpu)
+        args_fail("--no-cpu needs --gpu (there would be nothing to time)");
+    if (o->gpu)
+        o->verbose = 1;
     if (o->n_bs == 0) {
         o->n_bs = (int)(sizeof default_bs / sizeof default_bs[0]);
         memcpy(o->bs, default_bs, sizeof default_bs);
@@ -606,11 +625,14 @@ static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, dou
 {
     char name[256];
     bsrmv_matrix *A;
+    double t0 = bench_now_ms();
     if (build_matrix(o, coo, llc, bs, t, &A, name, sizeof name) != 0)
         return 1;
+    double build_ms = bench_now_ms() - t0;
     struct bench_case c;
     int rc = bench_case_init(&c, A, name, o);
-    if (rc == 0) {
+    c.ms.build = build_ms;
+    if (rc == 0 && !o->no_cpu) {
         c.stream_gbps = stream_gbps;
         rc = bench_cpu(o, &c);
     }
@@ -618,6 +640,8 @@ static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, dou
     if (rc == 0 && o->gpu)
         rc = bench_gpu(o, &c);
 #endif
+    if (o->verbose)
+        bench_phases_print(&c);
     bench_case_free(&c);
     bsrmv_matrix_destroy(A);
     return rc;
@@ -638,11 +662,15 @@ static int bench_command(int argc, char **argv)
 
     /* Read first: a bad file should fail before the slow stream passes. */
     bsrmv_coo *coo = NULL;
+    double t0 = bench_now_ms();
     if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
         return lib_failed("reading %s", o.mtx);
+    if (o.source == BENCH_MTX && o.verbose)
+        fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);
 
+    /* The stream bandwidths belong to the CPU records. */
     double stream_gbps[BENCH_MAX_LIST] = {0};
-    for (int i = 0; i < o.n_threads && o.stream; i++) {
+    for (int i = 0; i < o.n_threads && o.stream && !o.no_cpu; i++) {
         struct stream_result s;
         if (stream_measure(o.threads[i], (size_t)(o.stream_gib * (1 << 30)), &s) != 0) {
             bsrmv_coo_destroy(coo);

@@ -142,7 +142,7 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
     Launch l = decode(c);
     l.dry = dry;
     l.sched = is_balanced(c.kernel) && schedule_matches(m, c) ? &m->sched : nullptr;
-    l.flat = c.kernel == BSRMV_GPU_MERGE_PATH;
+    l.merge = c.kernel == BSRMV_GPU_MERGE_PATH;
     const Args<T> &d = a;
     switch (c.kernel) {
     case BSRMV_GPU_BY_BLOCK:
@@ -284,6 +284,11 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     const int unit = balanced_unit(bs);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit * f / 8);
+    /* lane-sequential merge path: a few items per lane (the smallest
+     * units won on H100 power-law runs: more warps fit the shared memory) */
+    const int seq_unit = 32 * (bs <= 2 ? 8 : bs <= 4 ? 4 : 2);
+    for (int f : {1, 2, 4})
+        add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
     for (int f : {1, 2})
         add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 2);
     for (int g : {8, 32})
@@ -439,6 +444,15 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = k2(4);
     else
         c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
+    /* Short rows (7-point grids, ~7 blocks per row; `bsrmv tune --stencil 7`
+     * on an H100, double col-major, docs/GPU.md): one row is too little
+     * work for a warp, so narrower groups over 4 consecutive rows win for
+     * bs <= 4, and K2 with 2 thread groups above.  Measured for double
+     * col-major only; other cases keep the rule above. */
+    if (m->len_mean < 12 && dbl && !row && bs >= 2 && bs <= 8)
+        c = bs == 2 ? bsrmv_gpu_config{BSRMV_GPU_K1_SMALL, 8, 4, 256, 0}
+            : bs <= 4 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}
+                      : k2(2);
     if (!cfg_built(m, c)) /* a size outside the lists above */
         c = bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                      : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0};
@@ -459,11 +473,14 @@ static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
 {
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
-     * merge-path flat stream for bs < 8, the fragment row walk above */
+     * lane-sequential merge path at bs 2-4 (units of 4 items per lane), the
+     * merge-path flat stream at bs 1 and 5-7, the fragment row walk above */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (irregular(m) && bs <= 32)
-        return bs >= 8 ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}
-                       : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)};
+        return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}
+               : bs == 1 || bs > 4
+                   ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
+                   : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 128 : 64};
     return plain_rule(m);
 }
 
@@ -531,6 +548,7 @@ static bsrmv_status build_schedule(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         m->sched.slot = (const int64_t *)put(hs.slot, b_slot);
         m->sched.nfix = hs.nfix;
         m->sched.max_rows = hs.max_rows > INT32_MAX ? INT32_MAX : (int)hs.max_rows;
+        m->sched.max_blocks = hs.max_blocks > INT32_MAX ? INT32_MAX : (int)hs.max_blocks;
         m->sched.fix = (const int64_t *)put(hs.fix, b_fix);
         m->sched.pieces = p; /* written by the kernel */
     }

@@ -52,6 +52,7 @@ struct Schedule {
     int64_t nfix;
     const int64_t *fix;      /* [3 * nfix]                            */
     int max_rows;            /* most block rows touched by one unit   */
+    int max_blocks;          /* most blocks of one unit               */
     void *pieces;            /* slots * bs values of the matrix type  */
 };
 
@@ -63,7 +64,7 @@ struct Launch {
     int param;   /* family-specific: stage depth, thread arrays, ...       */
     int dry;     /* only report whether the instantiation exists            */
     const Schedule *sched; /* balanced kernels: the plan's work units      */
-    int flat;              /* balanced kernels: merge-path flat stream     */
+    int merge;             /* balanced kernels: merge-path units           */
 };
 
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */
@@ -166,9 +167,13 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 #define BSRMV_BALANCED_LIST(X)                                                 \
     X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(8, 32)      \
     X(16, 32) X(0, 32)
-/* Balanced flat stream (merge-path schedule): X(BS, 0). */
+/* Merge-path units, flat stream (group 32): X(BS, 0). */
 #define BSRMV_MERGEFLAT_LIST(X)                                                \
     X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0) X(16, 0) X(0, 0)
+/* Merge-path units, lane-sequential (group 1): X(BS, 0); bs in registers,
+ * so compile-time sizes only. */
+#define BSRMV_MERGESEQ_LIST(X)                                                 \
+    X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
 /* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
 #define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
 

@@ -89,6 +89,32 @@ k_balanced(const Args<T> a, const Schedule sc)
     }
 }
 
+/* The end of a merge-path unit u (rows r0.. of rp[], sums of its nr rows
+ * in ys): finished rows that began here go to y; a head (the first row,
+ * begun in an earlier unit) and a carry (row end_row, unfinished) go to
+ * their slots. */
+template <typename T>
+__device__ __forceinline__ void unit_store(const Args<T> &a, const Schedule &sc, int64_t u,
+                                           int nr, const int64_t *rp, const T *ys, int lane)
+{
+    const int bs = a.bs;
+    const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
+    const int64_t re = sc.end_row[u], je = sc.end_blk[u];
+    T *pieces = (T *)sc.pieces;
+    const bool head = r0 < re && rp[0] < j;
+    const bool carry = re < a.mb && je > (rp[nr - 1] > j ? rp[nr - 1] : j);
+    for (int i = lane; i < nr * bs; i += 32) {
+        const int row = i / bs;
+        const int64_t grow = r0 + row;
+        if (grow < re && !(row == 0 && head))
+            store_y(a, grow * bs + i % bs, ys[i]);
+        else if (row == 0 && head)
+            pieces[sc.slot[u] * bs + i % bs] = ys[i];
+        else if (carry)
+            pieces[(sc.slot[u] + head) * bs + i % bs] = ys[i];
+    }
+}
+
 template <typename T, int ORD, int BS>
 __global__ void __launch_bounds__(256)
 k_mergeflat(const Args<T> a, const Schedule sc)
@@ -106,7 +132,6 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     const int r = lane % bs;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-    T *pieces = (T *)sc.pieces;
 
     for (int64_t u = warp; u < sc.nunits; u += nwarps) {
         const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
@@ -171,53 +196,177 @@ k_mergeflat(const Args<T> a, const Schedule sc)
             }
         }
         __syncwarp();
-        /* finished rows that began here: y; a head (first row, begun in an
-         * earlier unit) and a carry (row re, unfinished): their slots */
-        const bool head = r0 < re && rp[0] < j;
-        const bool carry = re < a.mb && je > (rp[nr - 1] > j ? rp[nr - 1] : j);
-        for (int i = lane; i < nr * bs; i += 32) {
-            const int row = i / bs;
-            const int64_t grow = r0 + row;
-            if (grow < re && !(row == 0 && head))
-                store_y(a, grow * bs + i % bs, ys[i]);
-            else if (row == 0 && head)
-                pieces[sc.slot[u] * bs + i % bs] = ys[i];
-            else if (carry)
-                pieces[(sc.slot[u] + head) * bs + i % bs] = ys[i];
-        }
+        unit_store(a, sc, u, nr, rp, ys, lane);
         __syncwarp(); /* rp/ys are reused by the next unit */
     }
 }
 
-/* One thread block per cut row: thread t sums component t % bs over the
- * slots t / bs, t / bs + per, ... (per = threads / bs), then the partial
- * sums are added in a fixed tree order. */
+/* Bytes of shared memory per warp of k_mergeseq: rp, the block products,
+ * the row sums and the lanes' tails (row, bs values). */
+__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
+                                                               size_t ts)
+{
+    const size_t b = (size_t)(rows + 1) * 8 + ts * bs * ((size_t)blocks + rows + 32) + 4 * 32;
+    return (b + 7) / 8 * 8;
+}
+
+/* Merge-path units, lane-sequential: CUB's merge-based CSR SpMV (Merrill &
+ * Garland) at the scale of a warp, with a bs x bs block as the item.
+ *  1. Gather: the unit's block products A_k x_col(k) go to shared memory,
+ *     a lane per row of a block (32 / bs blocks per warp step, U steps of
+ *     loads in flight), so the warp reads contiguous stretches of val.
+ *  2. Merge: each lane takes an equal stretch (rows + blocks) of the unit's
+ *     merge path, found by binary search in the unit's row_ptr, and walks it
+ *     adding products in registers: a few instructions per block instead of
+ *     the flat stream's segmented shuffle sum per value.
+ *  3. Rows cut between lanes: each lane publishes its last, unfinished row
+ *     (its tail); the lane that finishes a row adds the tails of the lanes
+ *     before it in lane order, so results stay bit-for-bit repeatable. */
+template <typename T, int ORD, int BS>
+__global__ void __launch_bounds__(256)
+k_mergeseq(const Args<T> a, const Schedule sc)
+{
+    constexpr int BS2 = BS * BS, G = 32 - 32 % BS, U = 4;
+    const int lane = threadIdx.x & 31, br = lane % BS; /* row in a block, gather */
+    const int cap = sc.max_rows, capb = sc.max_blocks;
+    extern __shared__ int64_t smem[];
+    char *mine = (char *)smem + (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T));
+    int64_t *rp = (int64_t *)mine;
+    T *prod = (T *)(rp + cap + 1);
+    T *ys = prod + (size_t)capb * BS;
+    T *tail = ys + (size_t)cap * BS;
+    int *trow = (int *)(tail + 32 * BS);
+    const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+
+    for (int64_t u = warp; u < sc.nunits; u += nwarps) {
+        const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
+        const int64_t re = sc.end_row[u];
+        const int nr = (int)((re < a.mb ? re : a.mb - 1) - r0 + 1); /* rows r0..re */
+        const int na = (int)(re - r0);                              /* rows ending here */
+        const int nb = (int)(sc.end_blk[u] - j);
+        for (int i = lane; i <= nr; i += 32)
+            rp[i] = a.row_ptr[r0 + i];
+
+        /* lane = row r of one block (by-block): consecutive lanes read
+         * consecutive values of a column-major block, and prod[t] is row
+         * t % bs of block t / bs */
+        const int nt = nb * BS;
+        for (int t0 = 0; t0 < nt; t0 += U * G) {
+            T p[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+                const int t = t0 + q * G + lane;
+                p[q] = T(0);
+                if (lane < G && t < nt) {
+                    const int64_t kb = j + t / BS;
+                    const T *v = a.val + kb * BS2;
+                    const T *xp = a.x + (int64_t)ld(a.col_idx + kb) * BS;
+#pragma unroll
+                    for (int c = 0; c < BS; ++c)
+                        p[q] += ld(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+                const int t = t0 + q * G + lane;
+                if (lane < G && t < nt)
+                    prod[t] = p[q];
+            }
+        }
+        __syncwarp();
+
+        /* the lane's stretch [d0, d1) of the unit's path: row end i comes
+         * before block k when row i's blocks all lie before k */
+        const int len = na + nb, per = (len + 31) / 32;
+        auto search = [&](int d, int &i, int &k) {
+            int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+            while (lo < hi) {
+                const int mid = (lo + hi) >> 1;
+                if (rp[mid + 1] - j <= d - mid - 1)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            i = lo;
+            k = d - lo;
+        };
+        const int d0 = min(len, lane * per), d1 = min(len, d0 + per);
+        int i, k, ie, ke;
+        search(d0, i, k);
+        search(d1, ie, ke);
+        const int first = i;
+        bool headed = false; /* finished its first row (which may be cut) */
+        T acc[BS], head[BS];
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+            acc[r] = head[r] = T(0);
+        while (i < ie || k < ke) {
+            if (i < ie && (k >= ke || rp[i + 1] - j <= k)) {
+#pragma unroll
+                for (int r = 0; r < BS; ++r) {
+                    if (i == first)
+                        head[r] = acc[r];
+                    else
+                        ys[i * BS + r] = acc[r];
+                    acc[r] = T(0);
+                }
+                headed = headed || i == first;
+                ++i;
+            } else {
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    acc[r] += prod[k * BS + r];
+                ++k;
+            }
+        }
+        trow[lane] = ie;
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+            tail[lane * BS + r] = acc[r];
+        __syncwarp();
+        /* a cut row's sum: its finisher's part, then the tails before it;
+         * the carry row (no finisher here) is closed by lane 31 */
+        auto close = [&](int row, const T (&own)[BS], int from) {
+#pragma unroll
+            for (int r = 0; r < BS; ++r) {
+                T v = own[r];
+                for (int m = from; m >= 0 && trow[m] == row; --m)
+                    v += tail[m * BS + r];
+                ys[row * BS + r] = v;
+            }
+        };
+        if (headed)
+            close(first, head, lane - 1);
+        if (lane == 31 && na < nr)
+            close(na, acc, 30);
+        __syncwarp();
+        unit_store(a, sc, u, nr, rp, ys, lane);
+        __syncwarp(); /* the shared arrays are reused by the next unit */
+    }
+}
+
+/* A warp per cut row: lane l sums the row's slots first + l, first + l + 32,
+ * ..., then a fixed shuffle tree adds the lanes (deterministic). */
 template <typename T>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(256)
 k_fixup(const Args<T> a, const Schedule sc)
 {
-    __shared__ T part[128];
-    const int bs = a.bs;
-    const int64_t *f = sc.fix + 3 * (int64_t)blockIdx.x;
+    const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (w >= sc.nfix)
+        return;
+    const int64_t *f = sc.fix + 3 * w;
     const int64_t row = f[0], first = f[1], last = f[2];
     const T *pieces = (const T *)sc.pieces;
-    for (int c0 = 0; c0 < bs; c0 += 128) {
-        const int nc = bs - c0 < 128 ? bs - c0 : 128;
-        const int per = 128 / nc;
-        const int c = threadIdx.x % nc, q = threadIdx.x / nc;
+    for (int c = 0; c < a.bs; ++c) {
         T v = T(0);
-        if (q < per)
-            for (int64_t k = first + q; k <= last; k += per)
-                v += pieces[k * bs + c0 + c];
-        part[threadIdx.x] = v;
-        __syncthreads();
-        if (threadIdx.x < nc) {
-            T sum = T(0);
-            for (int i = 0; i < per; ++i)
-                sum += part[i * nc + threadIdx.x];
-            store_y(a, row * bs + c0 + threadIdx.x, sum);
-        }
-        __syncthreads();
+        for (int64_t k = first + lane; k <= last; k += 32)
+            v += pieces[k * a.bs + c];
+        for (int o = 16; o >= 1; o >>= 1)
+            v += __shfl_xor_sync(BSRMV_FULL_MASK, v, o);
+        if (lane == 0)
+            store_y(a, row * a.bs + c, v);
     }
 }
 
@@ -228,16 +377,8 @@ static cudaError_t fixup(const Args<T> &a, const Schedule &sc, cudaStream_t s)
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || sc.nfix == 0)
         return e;
-    for (int64_t done = 0; done < sc.nfix;) { /* grids of at most 2^31-1 blocks */
-        const int64_t n = sc.nfix - done < 2147483647 ? sc.nfix - done : 2147483647;
-        Schedule part = sc;
-        part.fix = sc.fix + 3 * done;
-        k_fixup<T><<<(unsigned)n, 128, 0, s>>>(a, part);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            return e;
-        done += n;
-    }
-    return cudaSuccess;
+    k_fixup<T><<<bsrmv_grid(sc.nfix, 8), 256, 0, s>>>(a, sc);
+    return cudaGetLastError();
 }
 
 template <typename T, int ORD, int BS, int G>
@@ -248,14 +389,14 @@ static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
     return fixup(a, sc, s);
 }
 
-template <typename T, int ORD, int BS>
-static cudaError_t run_flat(const Args<T> &a, const Launch &l, cudaStream_t s)
+/* Merge-path kernels: per-warp shared memory for the largest unit; fewer
+ * warps per thread block when units span many rows (the merge path bounds
+ * them by the unit size). */
+template <typename T, typename K>
+static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const Launch &l,
+                             cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
-    /* the y slices of a unit's rows must fit: fewer warps per thread block
-     * when units span many rows (the merge path bounds them by the unit size) */
-    const size_t per_warp = (size_t)(sc.max_rows + 1) * sizeof(int64_t) +
-                            (size_t)sc.max_rows * a.bs * sizeof(T);
     int wpb = l.threads / 32;
     while (wpb > 1 && (size_t)wpb * per_warp > 160 * 1024)
         --wpb;
@@ -263,16 +404,34 @@ static cudaError_t run_flat(const Args<T> &a, const Launch &l, cudaStream_t s)
     if (shm > 200 * 1024)
         return cudaErrorInvalidConfiguration;
     if (shm > 48 * 1024 &&
-        cudaFuncSetAttribute(k_mergeflat<T, ORD, BS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)shm) != cudaSuccess)
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm) !=
+            cudaSuccess)
         return cudaGetLastError();
-    k_mergeflat<T, ORD, BS><<<bsrmv_grid(sc.nunits, wpb), wpb * 32, shm, s>>>(a, sc);
+    kernel<<<bsrmv_grid(sc.nunits, wpb), wpb * 32, shm, s>>>(a, sc);
     return fixup(a, sc, s);
 }
 
+template <typename T, int ORD, int BS>
+static cudaError_t run_flat(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    const Schedule &sc = *l.sched;
+    const size_t per_warp = (size_t)(sc.max_rows + 1) * sizeof(int64_t) +
+                            (size_t)sc.max_rows * a.bs * sizeof(T);
+    return run_merge(k_mergeflat<T, ORD, BS>, per_warp, a, l, s);
+}
+
+template <typename T, int ORD, int BS>
+static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    const Schedule &sc = *l.sched;
+    return run_merge(k_mergeseq<T, ORD, BS>,
+                     mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(T)), a, l, s);
+}
+
 /* Segmented and fragment units: the row walk, group = G lanes per unit.
- * Merge-path units: the flat stream, a warp per unit (group 32).  The
- * schedule must have been built (l.sched). */
+ * Merge-path units: group 32 the flat stream, group 1 the lane-sequential
+ * walk (a warp per unit both).  The schedule must have been built
+ * (l.sched). */
 template <typename T>
 int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
@@ -280,9 +439,7 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
         return LAUNCH_NOT_BUILT;
     if (!l.dry && !l.sched)
         return LAUNCH_NOT_BUILT;
-    if (l.flat) {
-        if (l.group != 32)
-            return LAUNCH_NOT_BUILT;
+    if (l.merge && l.group == 32) {
         const int bsk = BSRMV_COMPILED_BS(BSRMV_MERGEFLAT_LIST, a.bs);
 #define X(BS, P)                                                               \
     if (bsk == BS)                                                             \
@@ -292,6 +449,17 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
 #undef X
         return LAUNCH_NOT_BUILT;
     }
+    if (l.merge && l.group == 1) {
+#define X(BS, P)                                                               \
+    if (a.bs == BS)                                                            \
+        return launch_matched(l, err, [&] {                                   \
+            return order == COL ? run_seq<T, COL, BS>(a, l, s) : run_seq<T, ROW, BS>(a, l, s); });
+        BSRMV_MERGESEQ_LIST(X)
+#undef X
+        return LAUNCH_NOT_BUILT;
+    }
+    if (l.merge)
+        return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_BALANCED_LIST, a.bs);
 #define X(BS, G)                                                               \
     if (bsk == BS && l.group == G)                                             \

@@ -70,12 +70,13 @@ void schedule_free(HostSchedule *h)
 /* Slots and fix-up entries, replaying the kernel's decisions. */
 static void assign_slots(HostSchedule *h, const int64_t *rp, int64_t mb)
 {
-    int64_t slots = 0, nfix = 0, open_row = -1, open_first = 0, most = 0;
+    int64_t slots = 0, nfix = 0, open_row = -1, open_first = 0, most = 0, most_blk = 0;
     for (int64_t u = 0; u < h->nunits; ++u) {
         const int64_t row = h->unit_row[u], j = h->unit_blk[u];
         const int64_t re = h->end_row[u], je = h->end_blk[u];
         const int64_t rows = (re < mb ? re : mb - 1) - row + 1;
         most = rows > most ? rows : most;
+        most_blk = je - j > most_blk ? je - j : most_blk;
         h->slot[u] = slots;
         if (row < re && rp[row] < j) { /* head: row ends here, began earlier */
             int64_t *f = h->fix + 3 * nfix++;
@@ -99,6 +100,7 @@ static void assign_slots(HostSchedule *h, const int64_t *rp, int64_t mb)
     h->nslots = slots;
     h->nfix = nfix;
     h->max_rows = most;
+    h->max_blocks = most_blk;
 }
 
 bool schedule_build(int kind, int64_t param, const int64_t *rp, int64_t mb, HostSchedule *h)

@@ -15,7 +15,8 @@ enum ScheduleKind {
 
 struct HostSchedule {
     int64_t nunits, nslots, nfix;
-    int64_t max_rows; /* most block rows touched by one unit */
+    int64_t max_rows;   /* most block rows touched by one unit */
+    int64_t max_blocks; /* most blocks of one unit            */
     int64_t *unit_row, *unit_blk, *end_row, *end_blk, *slot, *fix; /* as in Schedule */
 };
 

@@ -337,7 +337,8 @@ struct GpuCtx {
     const bsrmv_gpu_matrix *A;
     const bsrmv_gpu_precond *P;
     cudaStream_t s;
-    int grid;          /* thread blocks of the fused kernels (= partials) */
+    int sms;
+    int grid;          /* most thread blocks of a fused kernel (= partials) */
     int threads, tile; /* threads per block (multiple of 32), entries per tile */
     int maxdots;       /* slots of res and rows of part                     */
     double *part, *res, *coef; /* device */
@@ -371,8 +372,16 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
     GpuCtx *c = ctx_of(be);
     const T *inv = use_m && c->P ? (const T *)c->P->inv : nullptr;
     const size_t smem = inv ? (size_t)c->threads * sizeof(T) : 0;
+    /* One wave of the blocks that can be resident: a grid of c->grid
+     * blocks that do not all fit would run a second, mostly idle wave. */
+    int per_sm = 0;
+    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_fused<T, ND, Op>, c->threads,
+                                                     smem),
+       "querying the occupancy of a solver kernel");
     const int64_t tiles = (be->n + c->tile - 1) / c->tile;
-    const int grid = (int)(tiles < c->grid ? (tiles > 0 ? tiles : 1) : c->grid);
+    int grid = per_sm > 0 && c->sms * per_sm < c->grid ? c->sms * per_sm : c->grid;
+    if (tiles < grid)
+        grid = (int)(tiles > 0 ? tiles : 1);
     k_fused<T, ND, Op><<<grid, c->threads, smem, c->s>>>(op, be->n, be->bs, c->tile, inv,
                                                           c->part);
     CU(cudaGetLastError(), "launching a solver kernel");
@@ -586,6 +595,7 @@ static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
     c->threads = (c->tile + 31) / 32 * 32;
     /* one resident wave of full-occupancy blocks: enough to stream at
      * full bandwidth, few partials to sum */
+    c->sms = sms;
     c->grid = sms * (2048 / c->threads > 0 ? 2048 / c->threads : 1);
     c->maxdots = maxdots;
     const size_t pbytes = (size_t)maxdots * (size_t)c->grid * sizeof(double);

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Per-kernel table of an `ncu --csv --print-units base` run that collected
+gpu__time_duration.sum and dram__bytes_{read,write}.sum: launches, mean time,
+mean DRAM bytes and the DRAM GB/s each kernel reached, so the time of a solver
+iteration can be placed kernel by kernel against the read bandwidth."""
+import csv
+import re
+import sys
+from collections import OrderedDict
+
+
+def short(name):
+    name = re.sub(r"\(.*", "", name)          # drop the argument list
+    name = re.sub(r"bsrmv_cuda::|\(anonymous namespace\)::", "", name)
+    return name[:60]
+
+
+def main(path):
+    rows = [r for r in csv.reader(open(path)) if r]
+    head = next(i for i, r in enumerate(rows) if "Metric Name" in r)
+    cols = rows[head]
+    ix = {c: cols.index(c) for c in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
+    per = OrderedDict()
+    for r in rows[head + 1:]:
+        if len(r) < len(cols):
+            continue
+        k = per.setdefault(r[ix["ID"]], {"name": short(r[ix["Kernel Name"]])})
+        try:
+            k[r[ix["Metric Name"]]] = float(r[ix["Metric Value"]].replace(",", ""))
+        except ValueError:
+            pass
+    agg = OrderedDict()
+    for k in per.values():
+        a = agg.setdefault(k["name"], [0, 0.0, 0.0, 0.0])
+        a[0] += 1
+        a[1] += k.get("gpu__time_duration.sum", 0)
+        a[2] += k.get("dram__bytes_read.sum", 0)
+        a[3] += k.get("dram__bytes_write.sum", 0)
+    total = sum(a[1] for a in agg.values()) or 1
+    print(f"{'kernel':60} {'n':>4} {'us':>9} {'%time':>6} {'MB rd':>8} {'MB wr':>8} {'GB/s':>7}")
+    for name, (n, t, rd, wr) in agg.items():
+        print(f"{name:60} {n:4d} {t / n / 1e3:9.1f} {100 * t / total:6.1f} {rd / n / 1e6:8.1f} "
+              f"{wr / n / 1e6:8.1f} {(rd + wr) / t if t else 0:7.0f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
