@@ -92,13 +92,13 @@ static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
     TU_CHECK(abs(rg.iterations - rc.iterations) <= 2, "iterations gpu %d, cpu %d", rg.iterations,
              rc.iterations);
     TU_CHECK(dx <= (t == BSRMV_DOUBLE ? 1e-5 : 1e-2), "solutions differ by %g", dx);
-    /* Same iterations, same passes, same count -- except GMRES, whose second
-     * Gram-Schmidt pass depends on rounding (a few vectors more or less). */
-    if (rg.iterations == rc.iterations && m != BSRMV_SOLVER_GMRES)
-        TU_CHECK(rg.bytes == rc.bytes, "traffic gpu %g, cpu %g", rg.bytes, rc.bytes);
-    if (rg.iterations == rc.iterations && m == BSRMV_SOLVER_GMRES)
-        TU_CHECK(fabs(rg.bytes - rc.bytes) <= 0.02 * rc.bytes, "GMRES traffic gpu %g, cpu %g",
-                 rg.bytes, rc.bytes);
+    /* Same iterations, same passes, same count for CG.  BiCGSTAB's early
+     * exit on a small s and GMRES's second Gram-Schmidt pass depend on
+     * rounding, so there the two may differ by a few vector passes. */
+    if (rg.iterations == rc.iterations)
+        TU_CHECK(m == BSRMV_SOLVER_CG ? rg.bytes == rc.bytes
+                                      : fabs(rg.bytes - rc.bytes) <= 0.02 * rc.bytes,
+                 "traffic gpu %g, cpu %g", rg.bytes, rc.bytes);
     release(&d);
     free(b);
     free(xc);
