@@ -3,6 +3,7 @@
  * checked; failures become a bsrmv_status with a message (bsrmv_fail), and
  * whatever was allocated is freed. */
 #include "common.cuh"
+#include "errors.cuh"
 #include "schedule.h"
 
 #include <math.h>
@@ -38,72 +39,6 @@ struct bsrmv_gpu_matrix {
     size_t sched_bytes;
 };
 
-/* ------------------------------------------------------------------ */
-/* errors                                                              */
-/* ------------------------------------------------------------------ */
-
-static bsrmv_status cuda_fail(cudaError_t e, const char *what)
-{
-    bsrmv_status s = BSRMV_ERR_DEVICE;
-    if (e == cudaErrorMemoryAllocation)
-        s = BSRMV_ERR_DEVICE_NOMEM;
-    else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        s = BSRMV_ERR_NO_DEVICE;
-    return bsrmv_fail(s, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CU_RET(call, what)                                                     \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess)                                                 \
-            return cuda_fail(e_, what);                                        \
-    } while (0)
-
-/* Selects a device for the scope and restores the caller's afterwards. */
-struct DeviceScope {
-    int old = -1;
-    bool changed = false;
-    cudaError_t enter(int dev)
-    {
-        cudaError_t e = cudaGetDevice(&old);
-        if (e != cudaSuccess)
-            return e;
-        if (old != dev) {
-            e = cudaSetDevice(dev);
-            changed = e == cudaSuccess;
-        }
-        return e;
-    }
-    ~DeviceScope()
-    {
-        if (changed)
-            cudaSetDevice(old);
-    }
-};
-
-/* BSRMV_SUCCESS if p is device memory of `dev` or managed memory. */
-static bsrmv_status check_device_ptr(const void *p, int dev, const char *name)
-{
-    if (!p)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", name);
-    cudaPointerAttributes at;
-    cudaError_t e = cudaPointerGetAttributes(&at, p);
-    if (e != cudaSuccess) {
-        cudaGetLastError(); /* not sticky: clear it */
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s (%p) is not a device pointer: %s", name, p,
-                          cudaGetErrorString(e));
-    }
-    if (at.type == cudaMemoryTypeManaged)
-        return BSRMV_SUCCESS;
-    if (at.type != cudaMemoryTypeDevice)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                          "%s (%p) is %s memory; a device pointer is required", name, p,
-                          at.type == cudaMemoryTypeHost ? "pinned host" : "host");
-    if (at.device != dev)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is memory of device %d, the matrix is on device %d",
-                          name, at.device, dev);
-    return BSRMV_SUCCESS;
-}
 
 /* ------------------------------------------------------------------ */
 /* launching one configuration                                         */

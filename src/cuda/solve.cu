@@ -20,6 +20,7 @@
 extern "C" {
 #include "solve/solve_internal.h"
 }
+#include "errors.cuh"
 
 #define MAX_BS 1024
 #define FUSED_ROWS_THREADS 256 /* target threads per block: rows = 256 / bs */
@@ -37,58 +38,6 @@ struct bsrmv_gpu_precond {
 
 /* everything below up to the public API is private to this file */
 namespace {
-
-/* ------------------------------------------------------------------ */
-/* errors and device scope                                             */
-/* ------------------------------------------------------------------ */
-
-static bsrmv_status cu_fail(cudaError_t e, const char *what)
-{
-    cudaGetLastError(); /* clear a non-sticky error */
-    bsrmv_status s = e == cudaErrorMemoryAllocation ? BSRMV_ERR_DEVICE_NOMEM
-                     : e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver
-                         ? BSRMV_ERR_NO_DEVICE
-                         : BSRMV_ERR_DEVICE;
-    return bsrmv_fail(s, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CU(call, what)                                                         \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess)                                                 \
-            return cu_fail(e_, what);                                          \
-    } while (0)
-
-/* Makes `dev` current for the scope, restoring the caller's device. */
-struct Scope {
-    int old = -1;
-    bool changed = false;
-    cudaError_t enter(int dev)
-    {
-        cudaError_t e = cudaGetDevice(&old);
-        if (e == cudaSuccess && old != dev && (e = cudaSetDevice(dev)) == cudaSuccess)
-            changed = true;
-        return e;
-    }
-    ~Scope()
-    {
-        if (changed)
-            cudaSetDevice(old);
-    }
-};
-
-static bsrmv_status device_pointer(const void *p, int dev, const char *name)
-{
-    cudaPointerAttributes at;
-    cudaError_t e = cudaPointerGetAttributes(&at, p);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s (%p) is not a device pointer", name, p);
-    }
-    if (at.type == cudaMemoryTypeManaged || (at.type == cudaMemoryTypeDevice && at.device == dev))
-        return BSRMV_SUCCESS;
-    return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s (%p) is not memory of device %d", name, p, dev);
-}
 
 /* ------------------------------------------------------------------ */
 /* kernels                                                             */
@@ -354,11 +303,11 @@ static GpuCtx *ctx_of(sv_backend *be)
 static bsrmv_status fetch(GpuCtx *c, int nd, int parts, double *out)
 {
     k_finish<<<nd, FINISH_THREADS, 0, c->s>>>(c->part, parts, c->res);
-    CU(cudaGetLastError(), "launching the dot-product reduction");
-    CU(cudaMemcpyAsync(c->host, c->res, (size_t)nd * sizeof(double), cudaMemcpyDeviceToHost,
+    CU_RET(cudaGetLastError(), "launching the dot-product reduction");
+    CU_RET(cudaMemcpyAsync(c->host, c->res, (size_t)nd * sizeof(double), cudaMemcpyDeviceToHost,
                        c->s),
        "copying dot products to the host");
-    CU(cudaStreamSynchronize(c->s), "solver kernels");
+    CU_RET(cudaStreamSynchronize(c->s), "solver kernels");
     for (int d = 0; d < nd; d++)
         out[d] = c->host[d];
     return BSRMV_SUCCESS;
@@ -375,7 +324,7 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
     /* One wave of the blocks that can be resident: a grid of c->grid
      * blocks that do not all fit would run a second, mostly idle wave. */
     int per_sm = 0;
-    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_fused<T, ND, Op>, c->threads,
+    CU_RET(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_fused<T, ND, Op>, c->threads,
                                                      smem),
        "querying the occupancy of a solver kernel");
     const int64_t tiles = (be->n + c->tile - 1) / c->tile;
@@ -384,7 +333,7 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
         grid = (int)(tiles > 0 ? tiles : 1);
     k_fused<T, ND, Op><<<grid, c->threads, smem, c->s>>>(op, be->n, be->bs, c->tile, inv,
                                                           c->part);
-    CU(cudaGetLastError(), "launching a solver kernel");
+    CU_RET(cudaGetLastError(), "launching a solver kernel");
     return ND > 0 && out ? fetch(c, ND, grid, out) : BSRMV_SUCCESS;
 }
 
@@ -392,7 +341,7 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
  * pageable source is staged before the call returns). */
 static bsrmv_status put_coef(GpuCtx *c, int k, const double *h)
 {
-    CU(cudaMemcpyAsync(c->coef, h, (size_t)k * sizeof(double), cudaMemcpyHostToDevice, c->s),
+    CU_RET(cudaMemcpyAsync(c->coef, h, (size_t)k * sizeof(double), cudaMemcpyHostToDevice, c->s),
        "copying GMRES coefficients");
     return BSRMV_SUCCESS;
 }
@@ -404,7 +353,7 @@ static bsrmv_status g_alloc(sv_backend *be, int count, void **v)
 {
     size_t bytes = (size_t)count * (size_t)be->n * bsrmv_type_size(be->type);
     *v = nullptr;
-    CU(cudaMalloc(v, bytes ? bytes : 16), "allocating solver vectors");
+    CU_RET(cudaMalloc(v, bytes ? bytes : 16), "allocating solver vectors");
     /* finished here, so that it stays out of the timed iterations */
     cudaError_t e = cudaMemsetAsync(*v, 0, bytes, ctx_of(be)->s);
     if (e == cudaSuccess)
@@ -412,7 +361,7 @@ static bsrmv_status g_alloc(sv_backend *be, int count, void **v)
     if (e != cudaSuccess) {
         cudaFree(*v);
         *v = nullptr;
-        return cu_fail(e, "clearing solver vectors");
+        return cuda_fail(e, "clearing solver vectors");
     }
     return BSRMV_SUCCESS;
 }
@@ -425,7 +374,7 @@ static void g_release(sv_backend *be, void *v)
 
 static bsrmv_status g_sync(sv_backend *be)
 {
-    CU(cudaStreamSynchronize(ctx_of(be)->s), "solver kernels");
+    CU_RET(cudaStreamSynchronize(ctx_of(be)->s), "solver kernels");
     return BSRMV_SUCCESS;
 }
 
@@ -479,7 +428,7 @@ static bsrmv_status g_mdot(sv_backend *be, int k, const void *V, const void *u, 
     const int64_t chunk = (be->n + parts - 1) / parts;
     k_mdot<T><<<dim3(k, parts), MDOT_THREADS, 0, c->s>>>(C_<T>(V), C_<T>(u), be->n, chunk,
                                                            c->part);
-    CU(cudaGetLastError(), "launching the GMRES dot products");
+    CU_RET(cudaGetLastError(), "launching the GMRES dot products");
     return fetch(c, k, parts, out);
 }
 
@@ -588,8 +537,8 @@ static void free_ctx(GpuCtx *c)
 static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
 {
     int dev, sms;
-    CU(cudaGetDevice(&dev), "cudaGetDevice");
-    CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "querying the SMs");
+    CU_RET(cudaGetDevice(&dev), "cudaGetDevice");
+    CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "querying the SMs");
     const int rows = bs < FUSED_ROWS_THREADS ? FUSED_ROWS_THREADS / bs : 1;
     c->tile = rows * bs;
     c->threads = (c->tile + 31) / 32 * 32;
@@ -599,11 +548,11 @@ static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
     c->grid = sms * (2048 / c->threads > 0 ? 2048 / c->threads : 1);
     c->maxdots = maxdots;
     const size_t pbytes = (size_t)maxdots * (size_t)c->grid * sizeof(double);
-    CU(cudaMalloc((void **)&c->part, pbytes), "allocating reduction partials");
-    CU(cudaMalloc((void **)&c->res, (size_t)maxdots * sizeof(double)), "allocating results");
-    CU(cudaMalloc((void **)&c->coef, (size_t)maxdots * sizeof(double)),
+    CU_RET(cudaMalloc((void **)&c->part, pbytes), "allocating reduction partials");
+    CU_RET(cudaMalloc((void **)&c->res, (size_t)maxdots * sizeof(double)), "allocating results");
+    CU_RET(cudaMalloc((void **)&c->coef, (size_t)maxdots * sizeof(double)),
        "allocating GMRES coefficients");
-    CU(cudaMallocHost((void **)&c->host, (size_t)maxdots * sizeof(double)),
+    CU_RET(cudaMallocHost((void **)&c->host, (size_t)maxdots * sizeof(double)),
        "allocating pinned host memory");
     return BSRMV_SUCCESS;
 }
@@ -625,8 +574,8 @@ extern "C" bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const b
     if (P->bs > MAX_BS)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "GPU block Jacobi supports bs <= %d, not %d",
                           MAX_BS, P->bs);
-    Scope sc;
-    CU(sc.enter(device), "selecting the device");
+    DeviceScope sc;
+    CU_RET(sc.enter(device), "selecting the device");
     const int bs = P->bs;
     const int64_t n = P->mb * bs;
     const size_t ts = bsrmv_type_size(P->type), bytes = (size_t)n * bs * ts;
@@ -655,7 +604,7 @@ extern "C" bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const b
     free(h);
     if (e != cudaSuccess) {
         bsrmv_gpu_precond_destroy(G);
-        return cu_fail(e, "uploading the inverse blocks");
+        return cuda_fail(e, "uploading the inverse blocks");
     }
     *dP = G;
     return BSRMV_SUCCESS;
@@ -665,7 +614,7 @@ extern "C" void bsrmv_gpu_precond_destroy(bsrmv_gpu_precond *dP)
 {
     if (!dP)
         return;
-    Scope sc;
+    DeviceScope sc;
     if (dP->inv && sc.enter(dP->device) == cudaSuccess)
         cudaFree(dP->inv);
     free(dP);
@@ -690,10 +639,10 @@ extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_mat
     if (pl.bs > MAX_BS)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "GPU solvers support bs <= %d, not %d", MAX_BS,
                           pl.bs);
-    Scope sc;
-    CU(sc.enter(pl.device), "selecting the device");
-    if (n > 0 && ((st = device_pointer(d_b, pl.device, "b")) ||
-                  (st = device_pointer(d_x, pl.device, "x"))))
+    DeviceScope sc;
+    CU_RET(sc.enter(pl.device), "selecting the device");
+    if (n > 0 && ((st = check_device_ptr(d_b, pl.device, "b")) ||
+                  (st = check_device_ptr(d_x, pl.device, "x"))))
         return st;
 
     GpuCtx c = {};
