@@ -2,7 +2,9 @@
 """Per-kernel table of an `ncu --csv --print-units base` run that collected
 gpu__time_duration.sum and dram__bytes_{read,write}.sum: launches, mean time,
 mean DRAM bytes and the DRAM GB/s each kernel reached, so the time of a solver
-iteration can be placed kernel by kernel against the read bandwidth."""
+iteration can be placed kernel by kernel against the read bandwidth.  Any
+other metric collected (occupancy, stall reasons, L2 bytes) is shown as its
+mean per launch."""
 import csv
 import re
 import sys
@@ -29,19 +31,25 @@ def main(path):
             k[r[ix["Metric Name"]]] = float(r[ix["Metric Value"]].replace(",", ""))
         except ValueError:
             pass
+    fixed = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+    extra = list(OrderedDict.fromkeys(m for k in per.values() for m in k if m not in fixed + ("name",)))
     agg = OrderedDict()
     for k in per.values():
-        a = agg.setdefault(k["name"], [0, 0.0, 0.0, 0.0])
-        a[0] += 1
-        a[1] += k.get("gpu__time_duration.sum", 0)
-        a[2] += k.get("dram__bytes_read.sum", 0)
-        a[3] += k.get("dram__bytes_write.sum", 0)
-    total = sum(a[1] for a in agg.values()) or 1
-    print(f"{'kernel':60} {'n':>4} {'us':>9} {'%time':>6} {'MB rd':>8} {'MB wr':>8} {'GB/s':>7}")
-    for name, (n, t, rd, wr) in agg.items():
+        a = agg.setdefault(k["name"], {"n": 0})
+        a["n"] += 1
+        for m in fixed + tuple(extra):
+            a[m] = a.get(m, 0.0) + k.get(m, 0.0)
+    total = sum(a["gpu__time_duration.sum"] for a in agg.values()) or 1
+    # other metrics (occupancy, stalls, ...) as means, headed by a short name
+    tag = [re.sub(r"^(smsp|sm|lts|launch)__|_per_warp_active|\.(sum|avg|ratio|pct)$", "", m)[-14:] for m in extra]
+    print(f"{'kernel':60} {'n':>4} {'us':>9} {'%time':>6} {'MB rd':>8} {'MB wr':>8} {'GB/s':>7}" +
+          "".join(f" {t:>14}" for t in tag))
+    for name, a in agg.items():
+        n, t = a["n"], a["gpu__time_duration.sum"]
+        rd, wr = a["dram__bytes_read.sum"], a["dram__bytes_write.sum"]
         print(f"{name:60} {n:4d} {t / n / 1e3:9.1f} {100 * t / total:6.1f} {rd / n / 1e6:8.1f} "
-              f"{wr / n / 1e6:8.1f} {(rd + wr) / t if t else 0:7.0f}")
-
+              f"{wr / n / 1e6:8.1f} {(rd + wr) / t if t else 0:7.0f}" +
+              "".join(f" {a[m] / n:14.4g}" for m in extra))
 
 if __name__ == "__main__":
     main(sys.argv[1])

@@ -365,8 +365,8 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = row ? k2(2) : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4};
     else if (bs == 7)
         c = k2(2);
-    else if (bs == 8)
-        c = row || dbl ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(2);
+    else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
+        c = row ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(2);
     else if (bs <= 16)
         c = row && bs == 16 ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(4);
     else if (bs == 24)

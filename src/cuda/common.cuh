@@ -103,8 +103,40 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
     return v;
 }
 
-/* Read-only loads through the non-coherent cache. */
-template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg(p); }
+/* Loads of the read-only arrays, all through the non-coherent path:
+ *   ld   x and row_ptr;   ldc  col_idx;   ldv<KEEP_L1>  val.
+ * A DRAM miss fills 256 bytes of L2 (.L2::256B): a warp reads a block row
+ * as short stretches, and the longer DRAM requests lifted nearly every
+ * kernel on the H100 (docs/GPU.md, "Load hints").  val is read once and is
+ * not kept in L1 (leaving L1 to x and col_idx) unless the kernel asks
+ * (KEEP_L1): by-column groups narrower than 16 lanes, whose 64-byte reads
+ * lost 20% without L1.  Marking val evict-first in L2 (createpolicy) was
+ * measured too and lost 1-5%. */
+#define BSRMV_LD1_(name, T, suf, cons, l1)                                     \
+    __device__ __forceinline__ T name(const T *p)                              \
+    {                                                                          \
+        T r;                                                                   \
+        asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
+        return r;                                                              \
+    }
+#define BSRMV_LDT_(T, suf, cons)                                               \
+    BSRMV_LD1_(ld_l1_, T, suf, cons, "")                                       \
+    BSRMV_LD1_(ld_nl1_, T, suf, cons, ".L1::no_allocate")
+BSRMV_LDT_(double, "f64", "=d")
+BSRMV_LDT_(float, "f32", "=f")
+BSRMV_LDT_(int32_t, "s32", "=r")
+BSRMV_LDT_(int64_t, "s64", "=l")
+#undef BSRMV_LDT_
+#undef BSRMV_LD1_
+template <typename T> __device__ __forceinline__ T ld(const T *p) { return ld_l1_(p); }
+__device__ __forceinline__ int32_t ldc(const int32_t *p) { return ld_l1_(p); }
+template <bool KEEP_L1 = false, typename T> __device__ __forceinline__ T ldv(const T *p)
+{
+    if constexpr (KEEP_L1)
+        return ld_l1_(p);
+    else
+        return ld_nl1_(p);
+}
 
 /* The by-column inner loop (Eberhardt & Hoemmen Alg. 3) over blocks
  * [s, e) of one block row: the lane with row r and column slot cslot of a
@@ -112,7 +144,7 @@ template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg
  * of row r (reduce with group_reduce).  In column-major blocks the active
  * lanes read consecutive values of val.  U steps are unrolled so that U
  * loads of val (and col_idx -> x) are in flight per lane before first use. */
-template <typename T, int ORD, int U>
+template <typename T, int ORD, int U, bool KEEP_L1>
 __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int cslot, int ncol,
                                         int64_t s, int64_t e)
 {
@@ -123,8 +155,8 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
         const int64_t blk = jj / bs;
         const int c = (int)(jj - blk * bs);
         const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
-        const int32_t col = ld(a.col_idx + blk);
-        return ld(a.val + off) * ld(a.x + (int64_t)col * bs + c);
+        const int32_t col = ldc(a.col_idx + blk);
+        return ldv<KEEP_L1>(a.val + off) * ld(a.x + (int64_t)col * bs + c);
     };
     T acc = T(0);
     for (; j + (U - 1) * ncol < jend; j += U * ncol) {

@@ -47,8 +47,8 @@ k_byblock(const Args<T> a, int rows_per_group, int64_t groups)
                  * i+2, i+3 are issued before the FMAs of steps i, i+1 */
                 auto load = [&](int64_t bb, T &v, T &xv) {
                     if (bb < e) {
-                        v = ld(a.val + bb * BS2 + voff);
-                        xv = ld(a.x + (int64_t)ld(a.col_idx + bb) * BS + c);
+                        v = ldv(a.val + bb * BS2 + voff);
+                        xv = ld(a.x + (int64_t)ldc(a.col_idx + bb) * BS + c);
                     } else {
                         v = T(0);
                         xv = T(0);

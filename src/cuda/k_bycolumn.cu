@@ -42,7 +42,7 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
             /* bs 1-7: 8 steps in flight; 4 for bs >= 8 (measured level at bs 8,
              * U = 4 lost 3-7% at bs 3-7) */
             if (mine && lane < active)
-                acc = column_sum<T, ORD, (BS >= 1 && BS <= 7) ? 8 : 4>(a, bs, r, cslot, ncol, s, e);
+                acc = column_sum<T, ORD, (BS >= 1 && BS <= 7) ? 8 : 4, (G < 16)>(a, bs, r, cslot, ncol, s, e);
             acc = group_reduce<T, G>(acc, lane, bs, ncol);
             if (mine && lane < bs)
                 store_y(a, row * bs + lane, acc);

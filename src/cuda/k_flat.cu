@@ -68,8 +68,8 @@ k_flat(const Args<T> a, int rows, int64_t chunks)
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
                     if (kk[u] < kend) {
-                        v[u] = ld(a.val + kk[u] * BS2 + pp[u]);
-                        xv[u] = ld(a.x + (int64_t)ld(a.col_idx + kk[u]) * BS + pp[u] / BS);
+                        v[u] = ldv(a.val + kk[u] * BS2 + pp[u]);
+                        xv[u] = ld(a.x + (int64_t)ldc(a.col_idx + kk[u]) * BS + pp[u] / BS);
                     } else {
                         v[u] = T(0);
                         xv[u] = T(0);

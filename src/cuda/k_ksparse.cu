@@ -46,12 +46,12 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                 if (BS) {
                     T vc[EPT], xc[EPT];
                     auto load = [&](int64_t b, T *v, T *xv) {
-                        const int64_t col = ld(a.col_idx + b);
+                        const int64_t col = ldc(a.col_idx + b);
 #pragma unroll
                         for (int q = 0; q < EPT; ++q) {
                             const int c = g * EPT + q;
                             if (c < BS) {
-                                v[q] = ld(a.val + b * bs2 + (ORD == COL ? c * BS + r : r * BS + c));
+                                v[q] = ldv(a.val + b * bs2 + (ORD == COL ? c * BS + r : r * BS + c));
                                 xv[q] = ld(a.x + col * BS + c);
                             } else {
                                 v[q] = T(0);
@@ -78,9 +78,9 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                     }
                 } else {
                     for (int64_t b = s; b < e; ++b) {
-                        const int64_t col = ld(a.col_idx + b);
+                        const int64_t col = ldc(a.col_idx + b);
                         for (int c = g; c < bs; c += NTG)
-                            acc += ld(a.val + b * bs2 + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
+                            acc += ldv(a.val + b * bs2 + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
                                    ld(a.x + col * bs + c);
                     }
                 }
@@ -148,13 +148,13 @@ k_k3(const Args<T> a)
         if (rvalid) {
             for (int64_t b = s; b < e; ++b) {
                 const T *blkv = a.val + b * bs2;
-                const T *xb = a.x + (int64_t)ld(a.col_idx + b) * bs;
+                const T *xb = a.x + (int64_t)ldc(a.col_idx + b) * bs;
                 for (int c0 = ty * EPT; c0 < bs; c0 += NTG * EPT) {
                     T v[EPT], xv[EPT];
 #pragma unroll
                     for (int q = 0; q < EPT; ++q) {
                         const int c = c0 + q;
-                        v[q] = c < bs ? ld(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) : T(0);
+                        v[q] = c < bs ? ldv(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) : T(0);
                         xv[q] = c < bs ? ld(xb + c) : T(0);
                     }
 #pragma unroll

@@ -45,7 +45,7 @@ __global__ void k_transpose(const Args<T> a)
             T sum = T(0);
             for (int r = 0; r < bs; ++r)
                 sum += ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) * ld(xr + r);
-            atomicAdd(a.y + (int64_t)ld(a.col_idx + b) * bs + c, a.alpha * sum);
+            atomicAdd(a.y + (int64_t)ldc(a.col_idx + b) * bs + c, a.alpha * sum);
         }
     }
 }

@@ -44,7 +44,7 @@ k_rowthread(const Args<T> a, int stage)
                 for (int q = r; q < stage * bs; q += bs) {
                     const int kb = q / bs, cc = q - kb * bs;
                     const int64_t blk = s + k0 + kb;
-                    xs[q] = blk < e ? ld(a.x + (int64_t)ld(a.col_idx + blk) * bs + cc) : T(0);
+                    xs[q] = blk < e ? ld(a.x + (int64_t)ldc(a.col_idx + blk) * bs + cc) : T(0);
                 }
             }
             __syncthreads();
@@ -56,10 +56,10 @@ k_rowthread(const Args<T> a, int stage)
                     if (BS) {
 #pragma unroll
                         for (int c = 0; c < BS; ++c)
-                            acc += ld(blkv + (ORD == COL ? c * BS + r : r * BS + c)) * xk[c];
+                            acc += ldv(blkv + (ORD == COL ? c * BS + r : r * BS + c)) * xk[c];
                     } else {
                         for (int c = 0; c < bs; ++c)
-                            acc += ld(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) * xk[c];
+                            acc += ldv(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) * xk[c];
                     }
                 }
             }

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Table of scripts/gpu_ab.sh records: per case and bsrmv kernel, GB/s of
+each variant; the best cuSPARSE path of each variant's run as the noise
+reference (it does not change between variants)."""
+import json
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def main(path):
+    recs = [json.loads(l) for l in open(path) if l.startswith("{")]
+    variants = list(OrderedDict.fromkeys(r["variant"] for r in recs))
+    read = {r["variant"]: r["gbps"] for r in recs if r.get("kernel") == "gpu_read"}
+    cell = defaultdict(dict)  # (case, kernel) -> variant -> gbps
+    for r in recs:
+        if "matrix" not in r or r.get("backend") not in ("gpu", "cusparse"):
+            continue
+        case = "%s bs%d" % (r["matrix"], r["bs"])
+        k = r["kernel"] if r["backend"] == "gpu" else "cuSPARSE best"
+        prev = cell[(case, k)].get(r["variant"], 0)
+        cell[(case, k)][r["variant"]] = max(prev, r["gbps"])
+    print("read-only kernel: " + "  ".join("%s %.0f" % (v, read.get(v, 0)) for v in variants))
+    print("%-44s %-34s " % ("case", "kernel") + " ".join("%9s" % v for v in variants) +
+          "   " + " ".join("%7s" % ("/" + v) for v in variants[1:]))
+    for (case, k), d in cell.items():
+        base = d.get(variants[0])
+        ratios = ["%7.3f" % (d[v] / base) if base and v in d else "      -" for v in variants[1:]]
+        print("%-44s %-34s " % (case[:44], k[:34]) +
+              " ".join("%9.0f" % d[v] if v in d else "        -" for v in variants) + "   " + " ".join(ratios))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,67 @@
+#!/bin/bash
+# A/B comparison of build variants on the device, in one process per case
+# and variant, variants interleaved case by case so that drift of the
+# machine hits them alike.  Each variant is a build with extra CUDA flags.
+#   VARIANTS="name:FLAGS name:FLAGS ..."  (FLAGS without spaces; empty = base)
+#   CASES: one `bsrmv bench` argument string per line (default below)
+#   PROFILE: cases (as CASES) to run once more under ncu with the first
+#   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix
+# Records: $OUT/ab.jsonl (each line gets "variant"); table: scripts/ab_table.py.
+OUT=${OUT:-/tmp/gpu_ab_out}
+mkdir -p "$OUT"
+J=$(nproc)
+VARIANTS=${VARIANTS:-"base:"}
+CASES=${CASES:-"--grid 71 --bs 2
+--grid 55 --bs 3
+--grid 46 --bs 4
+--grid 35 --bs 6
+--grid 29 --bs 8
+--grid 18 --bs 16
+--powerlaw 3200000,8,20000 --bs 1
+--powerlaw 1100000,8,20000 --bs 2
+--powerlaw 290000,8,20000 --bs 4
+--powerlaw 75000,8,20000 --bs 8"}
+nvidia-smi -L
+names=()
+for v in $VARIANTS; do
+  name=${v%%:*}; flags=${v#*:}
+  t0=$(date +%s)
+  if cmake -S . -B "build-ab-$name" -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_FLAGS="$flags" >"$OUT/build-$name.log" 2>&1 &&
+     cmake --build "build-ab-$name" -j "$J" --target bsrmv_cli >>"$OUT/build-$name.log" 2>&1; then
+    echo "== build $name ($flags): ok in $(( $(date +%s) - t0 )) s"
+    names+=("$name")
+  else
+    echo "== build $name: FAILED"; tail -20 "$OUT/build-$name.log"
+  fi
+done
+: >"$OUT/ab.jsonl"
+t0=$(date +%s)
+while IFS= read -r c; do
+  [ -z "$c" ] && continue
+  for name in "${names[@]}"; do
+    # shellcheck disable=SC2086
+    timeout 120 "build-ab-$name/bsrmv" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --json \
+      --reps 50 2>>"$OUT/ab.log" | sed "s/^{/{\"variant\":\"$name\",/" >>"$OUT/ab.jsonl"
+  done
+done <<<"$CASES"
+echo "== cases: $(( $(date +%s) - t0 )) s, $(wc -l <"$OUT/ab.jsonl") records"
+python3 scripts/ab_table.py "$OUT/ab.jsonl"
+
+if [ -n "$PROFILE" ] && command -v ncu >/dev/null && [ ${#names[@]} -gt 0 ]; then
+  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+  M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
+  for st in long_scoreboard lg_throttle short_scoreboard mio_throttle barrier; do
+    M=$M,smsp__warp_issue_stalled_${st}_per_warp_active.pct
+  done
+  n=0
+  while IFS= read -r c; do
+    [ -z "$c" ] && continue
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    timeout 240 ncu --clock-control none --csv --print-units base --metrics "$M" -c 400 \
+      "build-ab-${names[0]}/bsrmv" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --reps 20 >"$OUT/ncu_$n.csv" 2>"$OUT/ncu_$n.log"
+    echo "== ncu: $c (rc=$?)"
+    python3 scripts/ncu_table.py "$OUT/ncu_$n.csv" 2>&1 | tee -a "$OUT/ab_profile.txt"
+  done <<<"$PROFILE"
+fi
