@@ -17,6 +17,16 @@ def short(name):
     return name[:60]
 
 
+def tag_of(metric):
+    """A column head for a metric: its counter name without the unit prefix,
+    the rollup and the common words, e.g. sm__warps_active.avg.pct_of_peak_
+    sustained_active -> warps_active, smsp__warp_issue_stalled_long_
+    scoreboard_per_warp_active.pct -> stall_long_scoreboard."""
+    t = re.sub(r"^(smsp|sm|lts|launch)__", "", metric.split(".")[0])
+    t = re.sub(r"^warp_issue_stalled_", "stall_", t)
+    return re.sub(r"_per_warp_active$", "", t)[:22]
+
+
 def main(path):
     rows = [r for r in csv.reader(open(path)) if r]
     head = next(i for i, r in enumerate(rows) if "Metric Name" in r)
@@ -41,15 +51,15 @@ def main(path):
             a[m] = a.get(m, 0.0) + k.get(m, 0.0)
     total = sum(a["gpu__time_duration.sum"] for a in agg.values()) or 1
     # other metrics (occupancy, stalls, ...) as means, headed by a short name
-    tag = [re.sub(r"^(smsp|sm|lts|launch)__|_per_warp_active|\.(sum|avg|ratio|pct)$", "", m)[-14:] for m in extra]
+    tag = [tag_of(m) for m in extra]
     print(f"{'kernel':60} {'n':>4} {'us':>9} {'%time':>6} {'MB rd':>8} {'MB wr':>8} {'GB/s':>7}" +
-          "".join(f" {t:>14}" for t in tag))
+          "".join(f" {t:>{max(len(t), 9)}}" for t in tag))
     for name, a in agg.items():
         n, t = a["n"], a["gpu__time_duration.sum"]
         rd, wr = a["dram__bytes_read.sum"], a["dram__bytes_write.sum"]
         print(f"{name:60} {n:4d} {t / n / 1e3:9.1f} {100 * t / total:6.1f} {rd / n / 1e6:8.1f} "
               f"{wr / n / 1e6:8.1f} {(rd + wr) / t if t else 0:7.0f}" +
-              "".join(f" {a[m] / n:14.4g}" for m in extra))
+              "".join(f" {a[m] / n:{max(len(t), 9)}.4g}" for m, t in zip(extra, tag)))
 
 if __name__ == "__main__":
     main(sys.argv[1])
