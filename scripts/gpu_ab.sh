@@ -2,7 +2,9 @@
 # A/B comparison of build variants on the device, in one process per case
 # and variant, variants interleaved case by case so that drift of the
 # machine hits them alike.  Each variant is a build with extra CUDA flags.
-#   VARIANTS="name:FLAGS name:FLAGS ..."  (FLAGS without spaces; empty = base)
+#   VARIANTS="name:FLAGS name@DIR:FLAGS ..."  (FLAGS without spaces; empty =
+#   base; @DIR builds the sources in DIR instead of ., e.g. a `git archive`
+#   of the last commit, to compare a change with the code before it)
 #   CASES: one `bsrmv bench` argument string per line (default below)
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
 #   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix
@@ -23,18 +25,25 @@ CASES=${CASES:-"--grid 71 --bs 2
 --powerlaw 75000,8,20000 --bs 8"}
 nvidia-smi -L
 names=()
+t0=$(date +%s)
+# the builds run side by side (a CUDA build is a few long nvcc jobs)
 for v in $VARIANTS; do
-  name=${v%%:*}; flags=${v#*:}
-  t0=$(date +%s)
-  if cmake -S . -B "build-ab-$name" -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-       -DCMAKE_CUDA_FLAGS="$flags" >"$OUT/build-$name.log" 2>&1 &&
-     cmake --build "build-ab-$name" -j "$J" --target bsrmv_cli >>"$OUT/build-$name.log" 2>&1; then
-    echo "== build $name ($flags): ok in $(( $(date +%s) - t0 )) s"
+  spec=${v%%:*}; flags=${v#*:}; name=${spec%%@*}; src=.
+  [ "$spec" != "$name" ] && src=${spec#*@}
+  ( cmake -S "$src" -B "build-ab-$name" -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_FLAGS="$flags" >"$OUT/build-$name.log" 2>&1 &&
+    cmake --build "build-ab-$name" -j "$J" --target bsrmv_cli >>"$OUT/build-$name.log" 2>&1 ) &
+done
+wait
+for v in $VARIANTS; do
+  spec=${v%%:*}; name=${spec%%@*}
+  if [ -x "build-ab-$name/bsrmv" ]; then
     names+=("$name")
   else
     echo "== build $name: FAILED"; tail -20 "$OUT/build-$name.log"
   fi
 done
+echo "== builds: ${names[*]} ok in $(( $(date +%s) - t0 )) s"
 : >"$OUT/ab.jsonl"
 t0=$(date +%s)
 while IFS= read -r c; do

@@ -60,6 +60,7 @@ struct bench_options {
     double stream_gib;
     int gpu;
     enum bench_gpu_kernels gpu_kernels;
+    const char *gpu_kernel_prefixes; /* ALL only: names starting so (a,b,...) */
     int no_cpu;                     /* --no-cpu: GPU run without CPU timing */
     int verbose;                    /* per-phase wall times on stderr      */
 };

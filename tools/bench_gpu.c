@@ -500,7 +500,20 @@ done:
     return rc;
 }
 
-/* The bsrmv kernels: every candidate that applies (o->gpu_kernels ALL),
+/* Whether name begins with one of the comma-separated prefixes. */
+static int has_prefix(const char *prefixes, const char *name)
+{
+    for (const char *p = prefixes; *p;) {
+        const size_t n = strcspn(p, ",");
+        if (n > 0 && strncmp(name, p, n) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* The bsrmv kernels: every candidate that applies (o->gpu_kernels ALL, only
+ * those named by o->gpu_kernel_prefixes if given),
  * then the dispatcher's pick ("auto:..."), each checked once and timed.
  * The index of the fastest candidate goes to *best_i (-1: none). */
 static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
@@ -525,9 +538,10 @@ static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, st
         struct rec *r = &recs[*nrec];
         r->backend = "gpu";
         if (i < *nc) {
-            if (bsrmv_gpu_matrix_set_config(b->dA, &cfgs[i]) != BSRMV_SUCCESS)
-                continue;
             bsrmv_gpu_config_string(&cfgs[i], r->kernel, sizeof r->kernel);
+            if ((o->gpu_kernel_prefixes && !has_prefix(o->gpu_kernel_prefixes, r->kernel)) ||
+                bsrmv_gpu_matrix_set_config(b->dA, &cfgs[i]) != BSRMV_SUCCESS)
+                continue;
         } else {
             bsrmv_gpu_matrix_set_config(b->dA, NULL);
             bsrmv_gpu_plan_info p;

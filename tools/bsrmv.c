@@ -84,7 +84,9 @@ static void usage(FILE *f)
         "  --gpu               also time the GPU backend: bsrmv GPU kernels and\n"
         "                      cuSPARSE (bsrmv col/row, SpMV BSR_ALG1, CSR_ALG1)\n"
         "    --gpu-kernels K   all: every applicable bsrmv GPU kernel and the\n"
-        "                      dispatcher's pick (default); auto: the pick only\n"
+        "                      dispatcher's pick (default); auto: the pick only;\n"
+        "                      P1,P2,...: the kernels whose name begins with one\n"
+        "                      of them (e.g. merge_path/g1) and the pick\n"
         "    --no-cpu          GPU records only: no CPU timing, no stream; y is\n"
         "                      still checked against the reference\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
@@ -326,9 +328,8 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
         } else if (strcmp(a, "--gpu") == 0) {
             o->gpu = 1;
         } else if ((v = args_value(argc, argv, &i, "--gpu-kernels"))) {
-            if (strcmp(v, "all") != 0 && strcmp(v, "auto") != 0)
-                args_fail("--gpu-kernels: expected all or auto, got '%s'", v);
-            o->gpu_kernels = strcmp(v, "all") == 0 ? BENCH_GPU_ALL : BENCH_GPU_AUTO;
+            o->gpu_kernels = strcmp(v, "auto") == 0 ? BENCH_GPU_AUTO : BENCH_GPU_ALL;
+            o->gpu_kernel_prefixes = strcmp(v, "all") == 0 || strcmp(v, "auto") == 0 ? NULL : v;
         } else if (strcmp(a, "--no-cpu") == 0) {
             o->no_cpu = 1;
         } else if (strcmp(a, "--verbose") == 0) {

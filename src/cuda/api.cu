@@ -219,9 +219,10 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     const int unit = balanced_unit(bs);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit * f / 8);
-    /* lane-sequential merge path: a few items per lane (the smallest
-     * units won on H100 power-law runs: more warps fit the shared memory) */
-    const int seq_unit = 32 * (bs <= 2 ? 8 : bs <= 4 ? 4 : 2);
+    /* lane-sequential merge path: a few items per lane (larger units carry
+     * more loads per chain of dependent ones, but take more shared memory
+     * per warp; H100 power-law runs: 128-256 best at bs 1-4) */
+    const int seq_unit = 32 * (bs <= 4 ? 8 : 2);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
     for (int f : {1, 2})
@@ -408,14 +409,14 @@ static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
 {
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
-     * lane-sequential merge path at bs 2-4 (units of 4 items per lane), the
+     * lane-sequential merge path at bs 2-4 (units of 4-8 items per lane), the
      * merge-path flat stream at bs 1 and 5-7, the fragment row walk above */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (irregular(m) && bs <= 32)
         return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}
                : bs == 1 || bs > 4
                    ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
-                   : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 128 : 64};
+                   : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 256 : 128};
     return plain_rule(m);
 }
 

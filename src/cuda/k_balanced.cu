@@ -204,12 +204,15 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     }
 }
 
-/* Bytes of shared memory per warp of k_mergeseq: rp, the block products,
- * the row sums and the lanes' tails (row, bs values). */
+/* Bytes of shared memory per warp of k_mergeseq: the unit's row_ptr (as
+ * int offsets), the block products and the lanes' tails (row, bs values).
+ * Finished rows go straight to y, so no y slice: the smaller the warp's
+ * share, the more warps hide the gather's latency (occupancy was bound by
+ * shared memory). */
 __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
                                                                size_t ts)
 {
-    const size_t b = (size_t)(rows + 1) * 8 + ts * bs * ((size_t)blocks + rows + 32) + 4 * 32;
+    const size_t b = (size_t)(rows + 1) * 4 + ts * bs * ((size_t)blocks + 32) + 4 * 32;
     return (b + 7) / 8 * 8;
 }
 
@@ -221,12 +224,17 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
  *  2. Merge: each lane takes an equal stretch (rows + blocks) of the unit's
  *     merge path, found by binary search in the unit's row_ptr, and walks it
  *     adding products in registers: a few instructions per block instead of
- *     the flat stream's segmented shuffle sum per value.
+ *     the flat stream's segmented shuffle sum per value.  A row that begins
+ *     and ends in the lane's stretch is stored at once.
  *  3. Rows cut between lanes: each lane publishes its last, unfinished row
  *     (its tail); the lane that finishes a row adds the tails of the lanes
- *     before it in lane order, so results stay bit-for-bit repeatable. */
+ *     before it in lane order, so results stay bit-for-bit repeatable.  The
+ *     unit's own cut rows (a head begun in an earlier unit, a carry into
+ *     the next) go to their `pieces` slots for k_fixup. */
 template <typename T, int ORD, int BS>
-__global__ void __launch_bounds__(256)
+/* minBlocks 1 written out: ptxas then allots more registers (53 rather
+ * than 48 at bs 2), and that is the build measured in docs/GPU.md */
+__global__ void __launch_bounds__(256, 1)
 k_mergeseq(const Args<T> a, const Schedule sc)
 {
     constexpr int BS2 = BS * BS, G = 32 - 32 % BS, U = 4;
@@ -234,13 +242,13 @@ k_mergeseq(const Args<T> a, const Schedule sc)
     const int cap = sc.max_rows, capb = sc.max_blocks;
     extern __shared__ int64_t smem[];
     char *mine = (char *)smem + (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T));
-    int64_t *rp = (int64_t *)mine;
-    T *prod = (T *)(rp + cap + 1);
-    T *ys = prod + (size_t)capb * BS;
-    T *tail = ys + (size_t)cap * BS;
+    T *prod = (T *)mine;
+    T *tail = prod + (size_t)capb * BS;
     int *trow = (int *)(tail + 32 * BS);
+    int *rp = trow + 32;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    T *pieces = (T *)sc.pieces;
 
     for (int64_t u = warp; u < sc.nunits; u += nwarps) {
         const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
@@ -248,8 +256,13 @@ k_mergeseq(const Args<T> a, const Schedule sc)
         const int nr = (int)((re < a.mb ? re : a.mb - 1) - r0 + 1); /* rows r0..re */
         const int na = (int)(re - r0);                              /* rows ending here */
         const int nb = (int)(sc.end_blk[u] - j);
-        for (int i = lane; i <= nr; i += 32)
-            rp[i] = a.row_ptr[r0 + i];
+        const int64_t slot = sc.slot[u];
+        /* row_ptr relative to the unit's first block, clamped to [-1, nb]:
+         * the walk compares it only with offsets in [0, nb] */
+        for (int i = lane; i <= nr; i += 32) {
+            const int64_t o = ld(a.row_ptr + r0 + i) - j;
+            rp[i] = (int)(o < 0 ? -1 : o > nb ? nb : o);
+        }
 
         /* lane = row r of one block (by-block): consecutive lanes read
          * consecutive values of a column-major block, and prod[t] is row
@@ -279,14 +292,26 @@ k_mergeseq(const Args<T> a, const Schedule sc)
         }
         __syncwarp();
 
-        /* the lane's stretch [d0, d1) of the unit's path: row end i comes
-         * before block k when row i's blocks all lie before k */
+        /* row i of the unit is done: a head (row 0 begun in an earlier unit)
+         * goes to the unit's first slot, any other row to y */
+        const bool head = na > 0 && rp[0] < 0;
+        auto finish = [&](int i, const T (&v)[BS]) {
+#pragma unroll
+            for (int r = 0; r < BS; ++r) {
+                if (i == 0 && head)
+                    pieces[slot * BS + r] = v[r];
+                else
+                    store_y(a, (r0 + i) * BS + r, v[r]);
+            }
+        };
+        /* the lane's stretch of the unit's path: row end i comes before
+         * block k when row i's blocks all lie before k */
         const int len = na + nb, per = (len + 31) / 32;
         auto search = [&](int d, int &i, int &k) {
             int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
             while (lo < hi) {
                 const int mid = (lo + hi) >> 1;
-                if (rp[mid + 1] - j <= d - mid - 1)
+                if (rp[mid + 1] <= d - mid - 1)
                     lo = mid + 1;
                 else
                     hi = mid;
@@ -294,28 +319,38 @@ k_mergeseq(const Args<T> a, const Schedule sc)
             i = lo;
             k = d - lo;
         };
-        const int d0 = min(len, lane * per), d1 = min(len, d0 + per);
-        int i, k, ie, ke;
-        search(d0, i, k);
-        search(d1, ie, ke);
+        int i, k;
+        search(min(len, lane * per), i, k);
+        /* the stretch ends where the next lane's begins */
+        int ie = __shfl_down_sync(BSRMV_FULL_MASK, i, 1), ke = __shfl_down_sync(BSRMV_FULL_MASK, k, 1);
+        if (lane == 31) {
+            ie = na;
+            ke = nb;
+        }
         const int first = i;
+        int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
         bool headed = false; /* finished its first row (which may be cut) */
-        T acc[BS], head[BS];
+        T acc[BS], own[BS];
 #pragma unroll
         for (int r = 0; r < BS; ++r)
-            acc[r] = head[r] = T(0);
+            acc[r] = own[r] = T(0);
         while (i < ie || k < ke) {
-            if (i < ie && (k >= ke || rp[i + 1] - j <= k)) {
+            if (i < ie && (k >= ke || nxt <= k)) {
+                if (i == first) {
 #pragma unroll
-                for (int r = 0; r < BS; ++r) {
-                    if (i == first)
-                        head[r] = acc[r];
-                    else
-                        ys[i * BS + r] = acc[r];
-                    acc[r] = T(0);
+                    for (int r = 0; r < BS; ++r)
+                        own[r] = acc[r];
+                    headed = true;
+                } else { /* began in this stretch, so not the unit's head */
+#pragma unroll
+                    for (int r = 0; r < BS; ++r)
+                        store_y(a, (r0 + i) * BS + r, acc[r]);
                 }
-                headed = headed || i == first;
-                ++i;
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    acc[r] = T(0);
+                if (++i < ie)
+                    nxt = rp[i + 1];
             } else {
 #pragma unroll
                 for (int r = 0; r < BS; ++r)
@@ -328,23 +363,25 @@ k_mergeseq(const Args<T> a, const Schedule sc)
         for (int r = 0; r < BS; ++r)
             tail[lane * BS + r] = acc[r];
         __syncwarp();
-        /* a cut row's sum: its finisher's part, then the tails before it;
-         * the carry row (no finisher here) is closed by lane 31 */
-        auto close = [&](int row, const T (&own)[BS], int from) {
+        /* a cut row's sum: its finisher's part, then the tails before it */
+        auto gather_tails = [&](int row, T (&v)[BS], int from) {
 #pragma unroll
-            for (int r = 0; r < BS; ++r) {
-                T v = own[r];
+            for (int r = 0; r < BS; ++r)
                 for (int m = from; m >= 0 && trow[m] == row; --m)
-                    v += tail[m * BS + r];
-                ys[row * BS + r] = v;
-            }
+                    v[r] += tail[m * BS + r];
         };
-        if (headed)
-            close(first, head, lane - 1);
-        if (lane == 31 && na < nr)
-            close(na, acc, 30);
-        __syncwarp();
-        unit_store(a, sc, u, nr, rp, ys, lane);
+        if (headed) {
+            gather_tails(first, own, lane - 1);
+            finish(first, own);
+        }
+        /* the carry (row na, unfinished) has no finisher here: lane 31 closes
+         * it if some of its blocks lie in this unit */
+        if (lane == 31 && na < nr && nb > (rp[nr - 1] > 0 ? rp[nr - 1] : 0)) {
+            gather_tails(na, acc, 30);
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                pieces[(slot + head) * BS + r] = acc[r];
+        }
         __syncwarp(); /* the shared arrays are reused by the next unit */
     }
 }
