@@ -1,6 +1,8 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t next(uint64_t *s)
@@ -223,4 +225,19 @@ void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, doubl
     free(ref);
     free(mag);
     free(terms);
+}
+
+int tu_no_gpu(void)
+{
+    int ndev = 0;
+    if (bsrmv_gpu_device_count(&ndev) == BSRMV_SUCCESS && ndev >= 1)
+        return 0;
+    printf("no CUDA device (%s): GPU tests skipped\n", bsrmv_last_error());
+    return 1;
+}
+
+int tu_gpu_quick(void)
+{
+    const char *q = getenv("BSRMV_GPU_TEST_QUICK");
+    return q && *q && *q != '0' ? (*q == '2' ? 2 : 1) : 0;
 }

@@ -73,4 +73,11 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
 void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
                      const void *x, double beta, const void *y0, const void *y);
 
+/* GPU tests: 1 (after printing why) when no CUDA device can be used; the
+ * caller then exits 77, ctest's skip code for the gpu label. */
+int tu_no_gpu(void);
+
+/* BSRMV_GPU_TEST_QUICK: 0 unset or "0", 2 for "2" (racecheck), else 1. */
+int tu_gpu_quick(void);
+
 #endif

@@ -223,13 +223,9 @@ static void test_errors(void)
 
 int main(void)
 {
-    int ndev = 0;
-    if (bsrmv_gpu_device_count(&ndev) != BSRMV_SUCCESS || ndev < 1) {
-        printf("no CUDA device (%s): GPU tests skipped\n", bsrmv_last_error());
+    if (tu_no_gpu())
         return 77;
-    }
-    const char *q = getenv("BSRMV_GPU_TEST_QUICK");
-    quick = q && *q && *q != '0' ? (*q == '2' ? 2 : 1) : 0;
+    quick = tu_gpu_quick();
     char name[256];
     TU_OK(bsrmv_gpu_device_name(0, name, sizeof name));
     printf("device: %s%s\n", name, quick ? " (quick)" : "");

@@ -197,13 +197,9 @@ static void test_plan(void)
 
 int main(void)
 {
-    int ndev = 0;
-    if (bsrmv_gpu_device_count(&ndev) != BSRMV_SUCCESS || ndev < 1) {
-        printf("no CUDA device (%s): GPU tests skipped\n", bsrmv_last_error());
+    if (tu_no_gpu())
         return 77;
-    }
-    const char *q = getenv("BSRMV_GPU_TEST_QUICK");
-    quick = q && *q && *q != '0';
+    quick = tu_gpu_quick() != 0;
     test_plan();
     printf("plan: ok\n");
     static const int full[] = {1, 2, 3, 4, 8, 16, 5, 32};

@@ -181,11 +181,8 @@ static void failures(void)
 
 int main(void)
 {
-    int ndev = 0;
-    if (bsrmv_gpu_device_count(&ndev) != BSRMV_SUCCESS || ndev < 1) {
-        printf("no CUDA device: %s\n", bsrmv_last_error());
+    if (tu_no_gpu())
         return 77;
-    }
     const bsrmv_type types[2] = {BSRMV_DOUBLE, BSRMV_FLOAT};
     for (int t = 0; t < 2; t++) {
         bsrmv_matrix *L, *R, *R9;
