@@ -243,6 +243,16 @@ static inline int launch_matched(const Launch &l, cudaError_t *err, F go)
 }
 } // namespace bsrmv_cuda
 
+/* An entry of a launcher's X-macro list: when `match` holds, launch
+ * run<T, ORD, ...> for the matrix's block order (uses the launcher's
+ * a, order, l, s and err). */
+#define BSRMV_LAUNCH_IF(match, run, ...)                                       \
+    if (match)                                                                 \
+        return launch_matched(l, err, [&] {                                    \
+            return order == COL ? run<T, COL, __VA_ARGS__>(a, l, s)            \
+                                : run<T, ROW, __VA_ARGS__>(a, l, s);           \
+        });
+
 /* bs_ if the family's X-macro LIST has a compile-time kernel for it, else 0
  * (its runtime-bs kernel): the lists stay the only record of what is built. */
 #define BSRMV_HAS_BS_(BS, P) hit = hit || (BS != 0 && bs == BS);

@@ -481,19 +481,13 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
         return LAUNCH_NOT_BUILT;
     if (l.merge && l.group == 32) {
         const int bsk = BSRMV_COMPILED_BS(BSRMV_MERGEFLAT_LIST, a.bs);
-#define X(BS, P)                                                               \
-    if (bsk == BS)                                                             \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run_flat<T, COL, BS>(a, l, s) : run_flat<T, ROW, BS>(a, l, s); });
+#define X(BS, P) BSRMV_LAUNCH_IF(bsk == BS, run_flat, BS)
         BSRMV_MERGEFLAT_LIST(X)
 #undef X
         return LAUNCH_NOT_BUILT;
     }
     if (l.merge && l.group == 1) {
-#define X(BS, P)                                                               \
-    if (a.bs == BS)                                                            \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run_seq<T, COL, BS>(a, l, s) : run_seq<T, ROW, BS>(a, l, s); });
+#define X(BS, P) BSRMV_LAUNCH_IF(a.bs == BS, run_seq, BS)
         BSRMV_MERGESEQ_LIST(X)
 #undef X
         return LAUNCH_NOT_BUILT;
@@ -501,10 +495,7 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
     if (l.merge)
         return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_BALANCED_LIST, a.bs);
-#define X(BS, G)                                                               \
-    if (bsk == BS && l.group == G)                                             \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run_walk<T, COL, BS, G>(a, l, s) : run_walk<T, ROW, BS, G>(a, l, s); });
+#define X(BS, G) BSRMV_LAUNCH_IF(bsk == BS && l.group == G, run_walk, BS, G)
     BSRMV_BALANCED_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

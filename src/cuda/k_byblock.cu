@@ -88,10 +88,7 @@ int launch_byblock(const Args<T> &a, int order, const Launch &l, cudaStream_t s,
 {
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
-#define X(BS, G)                                                               \
-    if (a.bs == BS && l.group == G) \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run<T, COL, BS, G>(a, l, s) : run<T, ROW, BS, G>(a, l, s); });
+#define X(BS, G) BSRMV_LAUNCH_IF(a.bs == BS && l.group == G, run, BS, G)
     BSRMV_BYBLOCK_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

@@ -69,10 +69,7 @@ int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s
     const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_LIST, a.bs);
     if (bsk == 0 && a.bs > 32)
         return LAUNCH_NOT_BUILT;
-#define X(BS, G)                                                               \
-    if (bsk == BS && l.group == G) \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run<T, COL, BS, G>(a, l, s) : run<T, ROW, BS, G>(a, l, s); });
+#define X(BS, G) BSRMV_LAUNCH_IF(bsk == BS && l.group == G, run, BS, G)
     BSRMV_BYCOLUMN_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

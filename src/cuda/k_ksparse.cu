@@ -120,10 +120,7 @@ int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
     if (l.rows < 1 || a.bs < 2 || a.bs * l.group > 1024 || (a.bs <= 32 && a.bs * l.group > 256))
         return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_K2_LIST, a.bs);
-#define X(BS, NTG)                                                             \
-    if (bsk == BS && l.group == NTG) \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run_k2<T, COL, BS, NTG>(a, l, s) : run_k2<T, ROW, BS, NTG>(a, l, s); });
+#define X(BS, NTG) BSRMV_LAUNCH_IF(bsk == BS && l.group == NTG, run_k2, BS, NTG)
     BSRMV_K2_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
@@ -189,10 +186,7 @@ int launch_k3(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
 {
     if (a.bs < 2 || (a.bs + 31) / 32 > 65535)
         return LAUNCH_NOT_BUILT;
-#define X(BS, NTG)                                                             \
-    if (l.group == NTG) \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run_k3<T, COL, NTG>(a, l, s) : run_k3<T, ROW, NTG>(a, l, s); });
+#define X(BS, NTG) BSRMV_LAUNCH_IF(l.group == NTG, run_k3, NTG)
     BSRMV_K3_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;

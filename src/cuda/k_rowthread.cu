@@ -94,10 +94,7 @@ int launch_rowthread(const Args<T> &a, int order, const Launch &l, cudaStream_t 
     if (a.bs > 1024 || l.threads % 32 || l.threads < 32 || l.threads > 1024)
         return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_ROWTHREAD_LIST, a.bs);
-#define X(BS, P)                                                               \
-    if (bsk == BS) \
-        return launch_matched(l, err, [&] {                                   \
-            return order == COL ? run<T, COL, BS>(a, l, s) : run<T, ROW, BS>(a, l, s); });
+#define X(BS, P) BSRMV_LAUNCH_IF(bsk == BS, run, BS)
     BSRMV_ROWTHREAD_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
