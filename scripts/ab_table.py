@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Table of scripts/gpu_ab.sh records: per case and bsrmv kernel, GB/s of
-each variant; the best cuSPARSE path of each variant's run as the noise
-reference (it does not change between variants)."""
+each variant; the best cuSPARSE path and the gather bound of each
+variant's run as noise references (they do not change between variants)."""
 import json
 import sys
 from collections import OrderedDict, defaultdict
@@ -13,10 +13,10 @@ def main(path):
     read = {r["variant"]: r["gbps"] for r in recs if r.get("kernel") == "gpu_read"}
     cell = defaultdict(dict)  # (case, kernel) -> variant -> gbps
     for r in recs:
-        if "matrix" not in r or r.get("backend") not in ("gpu", "cusparse"):
+        if "matrix" not in r or r.get("backend") not in ("gpu", "cusparse", "bound"):
             continue
         case = "%s bs%d" % (r["matrix"], r["bs"])
-        k = r["kernel"] if r["backend"] == "gpu" else "cuSPARSE best"
+        k = "cuSPARSE best" if r["backend"] == "cusparse" else r["kernel"]
         prev = cell[(case, k)].get(r["variant"], 0)
         cell[(case, k)][r["variant"]] = max(prev, r["gbps"])
     print("read-only kernel: " + "  ".join("%s %.0f" % (v, read.get(v, 0)) for v in variants))

@@ -2,8 +2,8 @@
 # A/B comparison of build variants on the device, in one process per case
 # and variant, variants interleaved case by case so that drift of the
 # machine hits them alike.  Each variant is a build with extra CUDA flags.
-#   VARIANTS="name:FLAGS name@DIR:FLAGS ..."  (FLAGS without spaces; empty =
-#   base; @DIR builds the sources in DIR instead of ., e.g. a `git archive`
+#   VARIANTS="name:FLAGS name@DIR:FLAGS ..."  (FLAGS comma-separated, e.g.
+#   -DA=1,-DB=2; empty = base; @DIR builds the sources in DIR instead of ., e.g. a `git archive`
 #   of the last commit, to compare a change with the code before it)
 #   CASES: one `bsrmv bench` argument string per line (default below)
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
@@ -28,7 +28,7 @@ names=()
 t0=$(date +%s)
 # the builds run side by side (a CUDA build is a few long nvcc jobs)
 for v in $VARIANTS; do
-  spec=${v%%:*}; flags=${v#*:}; name=${spec%%@*}; src=.
+  spec=${v%%:*}; flags=${v#*:}; flags=${flags//,/ }; name=${spec%%@*}; src=.
   [ "$spec" != "$name" ] && src=${spec#*@}
   ( cmake -S "$src" -B "build-ab-$name" -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_FLAGS="$flags" >"$OUT/build-$name.log" 2>&1 &&

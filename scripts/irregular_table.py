@@ -2,7 +2,9 @@
 """Summary of `bsrmv bench --gpu --json` runs on irregular matrices.
 
 Per matrix: the device read bandwidth, the automatic choice (GB/s and share
-of the read bandwidth), the best plain (one group per block row) and best
+of the read bandwidth), the matrix's gather bound (its val/col_idx/x traffic
+without rows, bsrmv_gpu_gather_bound) and the automatic choice's share of
+it, the best plain (one group per block row) and best
 balanced bsrmv kernel, and the ratios of the automatic choice to each
 cuSPARSE path: Dbsrmv (best direction), SpMV BSR_ALG1 (best order) and
 CSR_ALG1 on the scalar expansion.  GB/s always count the BSR bytes, so the
@@ -29,8 +31,8 @@ def main(path):
             rows[m] = []
             order.append(m)
         rows[m].append(r)
-    print("%-36s %3s %6s %6s %5s %-30s %6s %6s %6s %6s %6s %6s %6s"
-          % ("matrix", "bs", "read", "auto", "%read", "auto kernel", "plain", "balan",
+    print("%-36s %3s %6s %6s %5s %6s %5s %-30s %6s %6s %6s %6s %6s %6s %6s"
+          % ("matrix", "bs", "read", "auto", "%read", "bound", "%bnd", "auto kernel", "plain", "balan",
              "xDbsr", "xBSR1", "xCSR1", "cpu", "err"))
     for m in order:
         rs = rows[m]
@@ -53,12 +55,15 @@ def main(path):
             b = best(prefix)
             return auto["gbps"] / b if b == b and b > 0 else float("nan")
 
+        bound = next((r["gbps"] for r in rs if r.get("backend") == "bound"), float("nan"))
         worst_err = max((r.get("rel_err", 0) or 0) for r in gpu)
-        print("%-36s %3d %6.0f %6.0f %5.1f %-30s %6.0f %6.0f %6.1f %6.1f %6.2f %6.1f %6.1e"
+        print("%-36s %3d %6.0f %6.0f %5.1f %6.0f %5.1f %-30s %6.0f %6.0f %6.1f %6.1f %6.2f %6.1f %6.1e"
               % (m[:36], auto["bs"], read, auto["gbps"], 100 * auto["gbps"] / read,
+                 bound, 100 * auto["gbps"] / bound,
                  auto["kernel"][5:35], plain, bal, ratio("Dbsrmv"), ratio("SpMV_BSR_ALG1"),
                  ratio("SpMV_CSR_ALG1"), max((r["gbps"] for r in cpu), default=float("nan")),
-                 worst_err))
+                 bound = next((r["gbps"] for r in rs if r.get("backend") == "bound"), float("nan"))
+        worst_err))
 
 
 if __name__ == "__main__":

@@ -120,6 +120,14 @@ bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
+                                    double *ms)
+{
+    if (ms)
+        *ms = 0;
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const bsrmv_precond *P, int device)
 {
     if (dP)

@@ -1,8 +1,10 @@
 /* bench --gpu: every bsrmv GPU kernel that applies (--gpu-kernels all) or
- * only the dispatcher's pick (auto), cuSPARSE (cusparse<t>bsrmv column and row direction, cusparseSpMV with
- * CUSPARSE_SPMV_BSR_ALG1, CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR
- * expansion) and the device's read bandwidth, on the same matrix in the
- * same run.  CUDA events around each call, warm-up, median of >= 50 calls.
+ * only the dispatcher's pick (auto), cuSPARSE (cusparse<t>bsrmv column and
+ * row direction, cusparseSpMV with CUSPARSE_SPMV_BSR_ALG1,
+ * CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR expansion), the device's read
+ * bandwidth and the matrix's gather bound (bsrmv_gpu_gather_bound), on the
+ * same matrix in the same run.  CUDA events around each call, warm-up,
+ * median of >= 50 calls.
  * GB/s always counts the BSR bytes of the case (bsrmv_matrix_spmv_bytes),
  * so every path is compared on the same work. */
 #include "bench_gpu.h"
@@ -579,9 +581,11 @@ static void summarise(const struct bench_case *c, const struct rec *recs, int nr
     }
     sum->ncand = nc;
     for (int i = 0; i < nrec; i++) {
+        double g = c->bytes / (recs[i].ms * 1e6);
+        if (!strcmp(recs[i].backend, "bound"))
+            sum->bound_gbps = g;
         if (strcmp(recs[i].backend, "gpu"))
             continue;
-        double g = c->bytes / (recs[i].ms * 1e6);
         if (!strncmp(recs[i].kernel, "auto:", 5)) {
             sum->auto_gbps = g;
             snprintf(sum->auto_kernel, sizeof sum->auto_kernel, "%s", recs[i].kernel + 5);
@@ -637,6 +641,15 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     if (with_cusparse &&
         cusparse_paths(c, &b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
         goto fail;
+    /* what no kernel can beat on this matrix: its gather without the rows */
+    if (bsrmv_gpu_gather_bound(b.dA, b.dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
+        fprintf(stderr, "bsrmv: gather bound: %s\n", bsrmv_last_error());
+    else if (recs[nrec].ms > 0) {
+        snprintf(recs[nrec].kernel, sizeof recs[nrec].kernel, "gather_bound");
+        recs[nrec].backend = "bound";
+        recs[nrec].rel_err = NAN;
+        nrec++;
+    }
     rc = bsrmv_kernels(o, c, &b, reps, recs, &nrec, cfgs, &nc, &best_i);
 
     double tol = in->type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;

@@ -8,6 +8,7 @@
 struct bench_gpu_summary {
     char device[128];
     double read_gbps;            /* read-only kernel over >= 1 GiB        */
+    double bound_gbps;           /* the matrix's gather bound (0: none)   */
     double best_cusparse_gbps;   /* 0 if no cuSPARSE path ran             */
     char best_cusparse[64];
     double best_gbps;            /* fastest bsrmv kernel                  */

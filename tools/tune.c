@@ -171,18 +171,18 @@ int bsrmv_tune_main(int argc, char **argv)
     FILE *so = o.json ? stderr : stdout;
     fprintf(so, "\nGPU %s, read-only kernel %.0f GB/s; tune table written to %s\n",
             k ? sums[0].device : "?", k ? sums[0].read_gbps : 0.0, out);
-    fprintf(so, "%-6s %-3s %3s %8s %-18s %8s %5s %-30s %8s %6s %-30s %7s\n", "type", "ord", "bs",
-            "cuSP", "best cuSPARSE", "bsrmv", "%read", "best bsrmv kernel", "auto", "%best",
+    fprintf(so, "%-6s %-3s %3s %8s %-18s %8s %5s %6s %-30s %8s %6s %-30s %7s\n", "type", "ord", "bs",
+            "cuSP", "best cuSPARSE", "bsrmv", "%read", "bound", "best bsrmv kernel", "auto", "%best",
             "auto kernel", "x cuSP");
     double lg = 0;
     int ng = 0;
     for (int i = 0; i < k; i++) {
         const struct bench_gpu_summary *s = &sums[i];
         double sp = s->best_cusparse_gbps > 0 ? s->auto_gbps / s->best_cusparse_gbps : 0;
-        fprintf(so, "%-6s %-3s %3d %8.0f %-18s %8.0f %5.1f %-30s %8.0f %6.1f %-30s %7.2f\n",
+        fprintf(so, "%-6s %-3s %3d %8.0f %-18s %8.0f %5.1f %6.0f %-30s %8.0f %6.1f %-30s %7.2f\n",
                 stype[i] == BSRMV_DOUBLE ? "double" : "float", sorder[i] == BSRMV_COL_MAJOR ? "col" : "row",
                 sbs[i], s->best_cusparse_gbps, s->best_cusparse, s->best_gbps,
-                s->read_gbps > 0 ? 100 * s->best_gbps / s->read_gbps : 0, s->best, s->auto_gbps,
+                s->read_gbps > 0 ? 100 * s->best_gbps / s->read_gbps : 0, s->bound_gbps, s->best, s->auto_gbps,
                 s->best_gbps > 0 ? 100 * s->auto_gbps / s->best_gbps : 0, s->auto_kernel, sp);
         if (sp > 0 && sbs[i] >= 2) {
             lg += log(sp);

@@ -926,6 +926,35 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The median time (ms) of `reps` runs of pass(), each between two events on
+ * the default stream, after a warm-up run; t: room for reps times. */
+template <typename F>
+static cudaError_t median_ms(F pass, int reps, double *t, double *ms)
+{
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    cudaError_t e = cudaEventCreate(&e0);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&e1);
+    if (e == cudaSuccess && (e = pass()) == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    for (int i = 0; i < reps && e == cudaSuccess; ++i) {
+        float m = 0;
+        if ((e = cudaEventRecord(e0, 0)) == cudaSuccess && (e = pass()) == cudaSuccess &&
+            (e = cudaEventRecord(e1, 0)) == cudaSuccess && (e = cudaEventSynchronize(e1)) == cudaSuccess)
+            e = cudaEventElapsedTime(&m, e0, e1);
+        t[i] = m;
+    }
+    if (e == cudaSuccess) {
+        qsort(t, reps, sizeof *t, cmp_double);
+        *ms = t[reps / 2];
+    }
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    return e;
+}
+
 extern "C" bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
 {
     if (!gbps || reps < 1 || bytes < 16)
@@ -934,42 +963,70 @@ extern "C" bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double 
     bytes &= ~(size_t)15;
     void *buf = nullptr;
     unsigned long long *sink = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    double *t = (double *)malloc(sizeof(double) * reps);
-    bsrmv_status st = BSRMV_SUCCESS;
-    cudaError_t e;
+    double *t = (double *)malloc(sizeof(double) * reps), ms = 0;
     if (!t)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
-#define CK(call, what)                                                         \
-    if ((e = (call)) != cudaSuccess) {                                         \
-        st = cuda_fail(e, what);                                               \
-        goto done;                                                             \
-    }
-    CK(cudaMalloc(&buf, bytes), "cudaMalloc (read bandwidth buffer)");
-    CK(cudaMalloc((void **)&sink, sizeof *sink), "cudaMalloc");
-    CK(cudaMemset(buf, 0x5a, bytes), "cudaMemset");
-    CK(cudaEventCreate(&e0), "cudaEventCreate");
-    CK(cudaEventCreate(&e1), "cudaEventCreate");
-    CK(read_bandwidth_pass(buf, bytes, sink, 0), "read kernel");
-    CK(cudaDeviceSynchronize(), "read kernel");
-    for (int i = 0; i < reps; ++i) {
-        float ms = 0;
-        CK(cudaEventRecord(e0, 0), "cudaEventRecord");
-        CK(read_bandwidth_pass(buf, bytes, sink, 0), "read kernel");
-        CK(cudaEventRecord(e1, 0), "cudaEventRecord");
-        CK(cudaEventSynchronize(e1), "read kernel");
-        CK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-        t[i] = ms;
-    }
-    qsort(t, reps, sizeof *t, cmp_double);
-    *gbps = (double)bytes / (t[reps / 2] * 1e6);
-#undef CK
-done:
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
+    bsrmv_status st = BSRMV_SUCCESS;
+    cudaError_t e;
+    if ((e = cudaMalloc(&buf, bytes)) != cudaSuccess)
+        st = cuda_fail(e, "cudaMalloc (read bandwidth buffer)");
+    else if ((e = cudaMalloc((void **)&sink, sizeof *sink)) != cudaSuccess ||
+             (e = cudaMemset(buf, 0x5a, bytes)) != cudaSuccess)
+        st = cuda_fail(e, "read bandwidth buffer");
+    else if ((e = median_ms([&] { return read_bandwidth_pass(buf, bytes, sink, 0); }, reps, t, &ms)) !=
+             cudaSuccess)
+        st = cuda_fail(e, "read kernel");
+    else
+        *gbps = (double)bytes / (ms * 1e6);
     cudaFree(buf);
+    cudaFree(sink);
+    free(t);
+    return st;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
+                                               double *ms)
+{
+    if (!dA || !ms || reps < 1)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "gather bound: %s",
+                          !dA ? "dA is NULL" : !ms ? "ms is NULL" : "reps < 1");
+    *ms = 0;
+    if (dA->nnzb == 0)
+        return BSRMV_SUCCESS;
+    DeviceScope ds;
+    cudaError_t e = ds.enter(dA->device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    bsrmv_status st = check_device_ptr(d_x, dA->device, "x");
+    if (st)
+        return st;
+    cudaGetLastError();
+    double *t = (double *)malloc(sizeof(double) * reps);
+    if (!t)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
+    void *sink = nullptr;
+    const int order = dA->order == BSRMV_COL_MAJOR ? COL : ROW;
+    if ((e = cudaMalloc(&sink, sizeof(double))) != cudaSuccess)
+        st = cuda_fail(e, "cudaMalloc");
+    /* the faster of the kernel's two unroll depths */
+    for (int v = 0; v < 2 && !st; ++v) {
+        double m = 0;
+        e = median_ms(
+            [&] {
+                return dA->type == BSRMV_DOUBLE
+                           ? gather_pass<double>((const double *)dA->val, dA->col_idx, (const double *)d_x,
+                                                 dA->nnzb, dA->bs, order, v, (double *)sink, 0)
+                           : gather_pass<float>((const float *)dA->val, dA->col_idx, (const float *)d_x,
+                                                dA->nnzb, dA->bs, order, v, (float *)sink, 0);
+            },
+            reps, t, &m);
+        if (e != cudaSuccess)
+            st = cuda_fail(e, "gather bound kernel");
+        else if (v == 0 || m < *ms)
+            *ms = m;
+    }
+    if (st)
+        *ms = 0;
     cudaFree(sink);
     free(t);
     return st;

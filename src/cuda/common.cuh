@@ -206,6 +206,9 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
  * so compile-time sizes only. */
 #define BSRMV_MERGESEQ_LIST(X)                                                 \
     X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
+/* The benchmark's gather bound (k_misc.cu): X(BS, 0), the sizes of the
+ * irregular benchmark and a runtime-bs kernel. */
+#define BSRMV_GATHER_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(8, 0) X(16, 0) X(0, 0)
 /* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
 #define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
 
@@ -227,6 +230,9 @@ BSRMV_DECL_LAUNCHER(launch_balanced)
 template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);
 cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink,
                                 cudaStream_t s);
+template <typename T>
+cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
+                        int order, int variant, T *sink, cudaStream_t s);
 } // namespace bsrmv_cuda
 
 namespace bsrmv_cuda {

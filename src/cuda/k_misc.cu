@@ -1,5 +1,6 @@
 /* Transpose SpMV (y = alpha*A^T*x + beta*y), the y = beta*y pass, and the
- * read-only bandwidth kernel of the benchmark. */
+ * two bounds of the benchmark: the read-only bandwidth kernel and the
+ * gather bound of a matrix. */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
@@ -98,5 +99,77 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
     k_read<<<sms * 8, 256, 0, s>>>((const uint4 *)buf, bytes / 16, sink);
     return cudaGetLastError();
 }
+
+/* The gather bound (bsrmv_gpu_gather_bound): the memory work of an SpMV
+ * of this matrix without its rows -- val and col_idx streamed once, x
+ * loaded at every block's columns -- and nothing else (no row_ptr, no
+ * reductions, no y).  Lane = row r of a block as in k_mergeseq's gather,
+ * U block rows in flight per thread; vs/vr are the value strides of a
+ * block column and row (the block order).  On random columns this is
+ * where x's scattered loads, not the rows, set the pace. */
+template <typename T, int BS, int U>
+__global__ void __launch_bounds__(256)
+k_gather(const T *__restrict__ val, const int32_t *__restrict__ col, const T *__restrict__ x,
+         int64_t nt, int bs_rt, int vs, int vr, T *sink)
+{
+    const int bs = BS ? BS : bs_rt;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    T acc = T(0);
+    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t0 < nt; t0 += U * stride) {
+        T p[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            const int64_t t = t0 + q * stride;
+            p[q] = T(0);
+            if (t < nt) {
+                const int64_t kb = t / bs;
+                const T *v = val + kb * bs * bs + (int)(t - kb * bs) * vr;
+                const T *xp = x + (int64_t)ldc(col + kb) * bs;
+#pragma unroll
+                for (int c = 0; c < bs; ++c)
+                    p[q] += ldv(v + c * vs) * ld(xp + c);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < U; ++q)
+            acc += p[q];
+    }
+    if (acc == T(-0.123456789)) /* keeps the loads; practically never true */
+        *sink = acc;
+}
+
+/* Variant 0 or 1 of the bound: U block rows in flight per thread, where
+ * U * bs is about 8 or 16 values. */
+template <typename T>
+cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
+                        int order, int variant, T *sink, cudaStream_t s)
+{
+    int dev = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess || nnzb == 0)
+        return err;
+    const int64_t nt = nnzb * bs;
+    const int vs = order == COL ? bs : 1, vr = order == COL ? 1 : bs;
+    const unsigned g = (unsigned)(nt < (int64_t)sms * 2048 ? bsrmv_grid(nt, 256) : sms * 8);
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_GATHER_LIST, bs);
+#define X(BS, P)                                                                                   \
+    if (bsk == BS) {                                                                               \
+        constexpr int U0 = BS == 0 || BS > 8 ? 1 : 8 / BS;                                         \
+        if (variant == 0)                                                                          \
+            k_gather<T, BS, U0><<<g, 256, 0, s>>>(val, col, x, nt, bs, vs, vr, sink);              \
+        else                                                                                       \
+            k_gather<T, BS, 2 * U0><<<g, 256, 0, s>>>(val, col, x, nt, bs, vs, vr, sink);          \
+        return cudaGetLastError();                                                                 \
+    }
+    BSRMV_GATHER_LIST(X)
+#undef X
+    return cudaErrorInvalidValue;
+}
+template cudaError_t gather_pass<float>(const float *, const int32_t *, const float *, int64_t, int,
+                                        int, int, float *, cudaStream_t);
+template cudaError_t gather_pass<double>(const double *, const int32_t *, const double *, int64_t,
+                                         int, int, int, double *, cudaStream_t);
 
 } // namespace bsrmv_cuda

@@ -183,6 +183,14 @@ static void test_errors(void)
     void *p = (void *)1;
     TU_FAILS(bsrmv_gpu_malloc(&p, (size_t)1 << 50), BSRMV_ERR_DEVICE_NOMEM);
     TU_CHECK(p == NULL, "pointer not cleared");
+    /* the benchmark's gather bound: timed, and the same pointer checks */
+    double ms = -1;
+    TU_OK(bsrmv_gpu_gather_bound(dA, dx, 3, &ms));
+    TU_CHECK(ms > 0, "gather bound: %g ms", ms);
+    TU_FAILS(bsrmv_gpu_gather_bound(dA, hx, 3, &ms), BSRMV_ERR_ARGUMENT);
+    TU_CHECK(ms == 0, "gather bound: time not cleared after a failure");
+    TU_FAILS(bsrmv_gpu_gather_bound(NULL, dx, 3, &ms), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_gather_bound(dA, dx, 0, &ms), BSRMV_ERR_ARGUMENT);
     /* the library still works after the failures */
     TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, dy, n, NULL));
     TU_CHECK(cudaDeviceSynchronize() == cudaSuccess, "device broken after the error paths");
@@ -193,6 +201,8 @@ static void test_errors(void)
     bsrmv_matrix *A8 = tu_random_bsr(&s8, BSRMV_FLOAT, BSRMV_ROW_MAJOR, 9);
     TU_OK(bsrmv_gpu_matrix_upload(&d8, A8, 0, NULL));
     TU_FAILS(bsrmv_gpu_matrix_set_config(d8, &bad), BSRMV_ERR_UNSUPPORTED);
+    TU_OK(bsrmv_gpu_gather_bound(d8, dx, 3, &ms)); /* float, row-major; dx holds 160 floats */
+    TU_CHECK(ms > 0, "gather bound (float, row-major): %g ms", ms);
     /* tune table: a line for float row bs 8 is taken by the next plan */
     const char *path = "bsrmv_test_tune.txt";
     FILE *f = fopen(path, "w");
