@@ -62,8 +62,7 @@ def main(path):
                  bound, 100 * auto["gbps"] / bound,
                  auto["kernel"][5:35], plain, bal, ratio("Dbsrmv"), ratio("SpMV_BSR_ALG1"),
                  ratio("SpMV_CSR_ALG1"), max((r["gbps"] for r in cpu), default=float("nan")),
-                 bound = next((r["gbps"] for r in rs if r.get("backend") == "bound"), float("nan"))
-        worst_err))
+                 worst_err))
 
 
 if __name__ == "__main__":

@@ -1008,8 +1008,8 @@ extern "C" bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const
     const int order = dA->order == BSRMV_COL_MAJOR ? COL : ROW;
     if ((e = cudaMalloc(&sink, sizeof(double))) != cudaSuccess)
         st = cuda_fail(e, "cudaMalloc");
-    /* the faster of the kernel's two unroll depths */
-    for (int v = 0; v < 2 && !st; ++v) {
+    /* the fastest of the kernel's lane mappings and unroll depths */
+    for (int v = 0; v < 4 && !st; ++v) {
         double m = 0;
         e = median_ms(
             [&] {

@@ -103,27 +103,33 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
 /* The gather bound (bsrmv_gpu_gather_bound): the memory work of an SpMV
  * of this matrix without its rows -- val and col_idx streamed once, x
  * loaded at every block's columns -- and nothing else (no row_ptr, no
- * reductions, no y).  Lane = row r of a block as in k_mergeseq's gather,
- * U block rows in flight per thread; vs/vr are the value strides of a
- * block column and row (the block order).  On random columns this is
- * where x's scattered loads, not the rows, set the pace. */
-template <typename T, int BS, int U>
+ * reductions, no y).  Two lane mappings, as the SpMV kernels have them:
+ * a lane per row of a block (k_mergeseq's gather; FLAT false, items are
+ * block rows) or a lane per value (the flat stream; items are values), U
+ * items in flight per thread; vs/vr are the value strides of a block column
+ * and row (the block order). */
+template <typename T, int BS, int U, bool FLAT>
 __global__ void __launch_bounds__(256)
 k_gather(const T *__restrict__ val, const int32_t *__restrict__ col, const T *__restrict__ x,
-         int64_t nt, int bs_rt, int vs, int vr, T *sink)
+         int64_t n, int bs_rt, int vs, int vr, T *sink)
 {
     const int bs = BS ? BS : bs_rt;
+    const int bs2 = bs * bs;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     T acc = T(0);
-    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t0 < nt; t0 += U * stride) {
+    for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t0 < n; t0 += U * stride) {
         T p[U];
 #pragma unroll
         for (int q = 0; q < U; ++q) {
             const int64_t t = t0 + q * stride;
             p[q] = T(0);
-            if (t < nt) {
+            if (t < n && FLAT) {
+                const int64_t kb = t / bs2;
+                const int o = (int)(t - kb * bs2), c = vs == 1 ? o % bs : o / bs;
+                p[q] = ldv(val + t) * ld(x + (int64_t)ldc(col + kb) * bs + c);
+            } else if (t < n) {
                 const int64_t kb = t / bs;
-                const T *v = val + kb * bs * bs + (int)(t - kb * bs) * vr;
+                const T *v = val + kb * bs2 + (int)(t - kb * bs) * vr;
                 const T *xp = x + (int64_t)ldc(col + kb) * bs;
 #pragma unroll
                 for (int c = 0; c < bs; ++c)
@@ -138,8 +144,8 @@ k_gather(const T *__restrict__ val, const int32_t *__restrict__ col, const T *__
         *sink = acc;
 }
 
-/* Variant 0 or 1 of the bound: U block rows in flight per thread, where
- * U * bs is about 8 or 16 values. */
+/* Variant 0-3 of the bound: a lane per block row with U * bs about 8 or 16
+ * values in flight per thread (0, 1), a lane per value with 4 or 8 (2, 3). */
 template <typename T>
 cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
                         int order, int variant, T *sink, cudaStream_t s)
@@ -150,17 +156,21 @@ cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nn
         err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err != cudaSuccess || nnzb == 0)
         return err;
-    const int64_t nt = nnzb * bs;
+    const int64_t n = nnzb * bs * (variant >= 2 ? bs : 1);
     const int vs = order == COL ? bs : 1, vr = order == COL ? 1 : bs;
-    const unsigned g = (unsigned)(nt < (int64_t)sms * 2048 ? bsrmv_grid(nt, 256) : sms * 8);
+    const unsigned g = (unsigned)(n < (int64_t)sms * 2048 ? bsrmv_grid(n, 256) : sms * 8);
     const int bsk = BSRMV_COMPILED_BS(BSRMV_GATHER_LIST, bs);
 #define X(BS, P)                                                                                   \
     if (bsk == BS) {                                                                               \
         constexpr int U0 = BS == 0 || BS > 8 ? 1 : 8 / BS;                                         \
         if (variant == 0)                                                                          \
-            k_gather<T, BS, U0><<<g, 256, 0, s>>>(val, col, x, nt, bs, vs, vr, sink);              \
+            k_gather<T, BS, U0, false><<<g, 256, 0, s>>>(val, col, x, n, bs, vs, vr, sink);        \
+        else if (variant == 1)                                                                     \
+            k_gather<T, BS, 2 * U0, false><<<g, 256, 0, s>>>(val, col, x, n, bs, vs, vr, sink);    \
+        else if (variant == 2)                                                                     \
+            k_gather<T, BS, 4, true><<<g, 256, 0, s>>>(val, col, x, n, bs, vs, vr, sink);          \
         else                                                                                       \
-            k_gather<T, BS, 2 * U0><<<g, 256, 0, s>>>(val, col, x, nt, bs, vs, vr, sink);          \
+            k_gather<T, BS, 8, true><<<g, 256, 0, s>>>(val, col, x, n, bs, vs, vr, sink);          \
         return cudaGetLastError();                                                                 \
     }
     BSRMV_GATHER_LIST(X)
