@@ -519,9 +519,11 @@ bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
  * does -- read val and col_idx once and load x (d_x, cols values on dA's
  * device) at the columns of every block -- without row_ptr, sums per row or
  * y; the fastest of four variants (a lane per block row or per value, two
- * unroll depths each).  On random column patterns this, not
- * the row lengths, limits the SpMV: the benchmark reports it as GB/s of the
- * SpMV's bytes next to the kernels.  *ms = 0 when dA has no blocks. */
+ * unroll depths each).  The benchmark reports it as GB/s of the SpMV's
+ * bytes next to the kernels: what is left between a kernel and it is the
+ * cost of the rows.  A measured reference, not a proof: a tuned SpMV kernel
+ * can beat it where x is local (27-point grids, docs/GPU.md).  *ms = 0 when
+ * dA has no blocks. */
 bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
                                     double *ms);
 

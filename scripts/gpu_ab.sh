@@ -3,8 +3,9 @@
 # and variant, variants interleaved case by case so that drift of the
 # machine hits them alike.  Each variant is a build with extra CUDA flags.
 #   VARIANTS="name:FLAGS name@DIR:FLAGS ..."  (FLAGS comma-separated, e.g.
-#   -DA=1,-DB=2; empty = base; @DIR builds the sources in DIR instead of ., e.g. a `git archive`
-#   of the last commit, to compare a change with the code before it)
+#   -DA=1,-DB=2; empty = base; @DIR builds the sources in DIR instead of .,
+#   e.g. a `git archive` of the last commit, to compare a change with the
+#   code before it)
 #   CASES: one `bsrmv bench` argument string per line (default below)
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
 #   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix

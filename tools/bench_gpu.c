@@ -641,7 +641,8 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     if (with_cusparse &&
         cusparse_paths(c, &b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
         goto fail;
-    /* what no kernel can beat on this matrix: its gather without the rows */
+    /* the matrix's gather without its rows: what separates a kernel from
+     * it is the cost of the rows */
     if (bsrmv_gpu_gather_bound(b.dA, b.dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
         fprintf(stderr, "bsrmv: gather bound: %s\n", bsrmv_last_error());
     else if (recs[nrec].ms > 0) {
