@@ -204,23 +204,244 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     }
 }
 
-/* Bytes of shared memory per warp of k_mergeseq: the unit's row_ptr (as
- * int offsets), the block products and the lanes' tails (row, bs values).
- * Finished rows go straight to y, so no y slice: the smaller the warp's
- * share, the more warps hide the gather's latency (occupancy was bound by
- * shared memory). */
-__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
-                                                               size_t ts)
+/* k_mergeseq reads column-major blocks of bs 2 and 4 a column per lane
+ * (unit_products) and stages the unit's col_idx in shared memory for it. */
+__host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs)
 {
-    const size_t b = (size_t)(rows + 1) * 4 + ts * bs * ((size_t)blocks + 32) + 4 * 32;
+    return order == COL && (bs == 2 || bs == 4);
+}
+
+/* Bytes of shared memory per warp of k_mergeseq: the unit's row_ptr (as
+ * int offsets), the block products, the lanes' tails (row, bs values) and,
+ * with pieces, the unit's col_idx.  Finished rows go straight to y, so no y
+ * slice: the smaller the warp's share, the more warps hide the gather's
+ * latency (occupancy was bound by shared memory). */
+__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
+                                                               size_t ts, bool pieces)
+{
+    const size_t b = (size_t)(rows + 1) * 4 + ts * bs * ((size_t)blocks + 32) + 4 * 32 +
+                     (pieces ? (size_t)blocks * 4 : 0);
     return (b + 7) / 8 * 8;
+}
+
+/* A column of a column-major block (bs contiguous values) in vector loads
+ * of 16 bytes (8 for float at bs 2); the caller checks the alignment. */
+template <typename T, int N> __device__ __forceinline__ void ldv_piece(const T *p, T (&v)[N])
+{
+    if constexpr (sizeof(T) == 8) {
+#pragma unroll
+        for (int i = 0; i < N; i += 2)
+            asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f64 {%0, %1}, [%2];"
+                : "=d"(v[i]), "=d"(v[i + 1])
+                : "l"(p + i));
+    } else if constexpr (N == 2) {
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f32 {%0, %1}, [%2];"
+            : "=f"(v[0]), "=f"(v[1])
+            : "l"(p));
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i += 4)
+            asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                : "=f"(v[i]), "=f"(v[i + 1]), "=f"(v[i + 2]), "=f"(v[i + 3])
+                : "l"(p + i));
+    }
+}
+
+/* The bs lanes of a block (lane c holding column c's products p[r] =
+ * A(r, c) x_c) add them up so that lane c ends with row c's sum: log2(bs)
+ * halving exchanges, bs - 1 shuffles per lane. */
+template <typename T, int BS> __device__ __forceinline__ T rows_by_lane(T (&p)[BS], int c)
+{
+#pragma unroll
+    for (int s = BS / 2; s >= 1; s /= 2) {
+        const bool hi = c & s;
+#pragma unroll
+        for (int i = 0; i < s; ++i) {
+            const T keep = hi ? p[i + s] : p[i];
+            const T send = hi ? p[i] : p[i + s];
+            p[i] = keep + __shfl_xor_sync(BSRMV_FULL_MASK, send, s);
+        }
+    }
+    return p[0];
+}
+
+/* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
+ * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
+ * the unit's first block, col(k) the block column of its block k.
+ *  - pieces (mergeseq_pieces), val 16-byte aligned: lane = column of a
+ *    block, read by vector loads (ldv_piece), so that every load of the
+ *    warp covers whole 32-byte sectors (ncu, bs 2: a lane per row reads
+ *    half a sector per load, each sector twice, and the warp's L2 requests
+ *    for val double); one x value per lane; rows_by_lane adds the columns;
+ *  - otherwise lane = row of a block (by-block): consecutive lanes read
+ *    consecutive values of a column-major block, one value per load. */
+template <typename T, int ORD, int BS, typename C>
+__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, C col,
+                                              T *prod, int lane)
+{
+    constexpr int BS2 = BS * BS, U = 4;
+    const int nt = nb * BS;
+    if constexpr (mergeseq_pieces(ORD, BS)) {
+        if (((uintptr_t)a.val & 15) == 0) {
+            const int c = lane % BS;
+            for (int t0 = 0; t0 < nt; t0 += U * 32) {
+                T p[U][BS];
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    const int t = t0 + q * 32 + lane;
+#pragma unroll
+                    for (int r = 0; r < BS; ++r)
+                        p[q][r] = T(0);
+                    if (t < nt) {
+                        const int k = t / BS;
+                        T v[BS];
+                        ldv_piece(val + (int64_t)k * BS2 + c * BS, v);
+                        const T xc = ld(a.x + (int64_t)col(k) * BS + c);
+#pragma unroll
+                        for (int r = 0; r < BS; ++r)
+                            p[q][r] = v[r] * xc;
+                    }
+                }
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    const int t = t0 + q * 32 + lane;
+                    const T sum = rows_by_lane<T, BS>(p[q], c);
+                    if (t < nt)
+                        prod[t] = sum;
+                }
+            }
+            return;
+        }
+    }
+    constexpr int G = 32 - 32 % BS;
+    const int br = lane % BS;
+    for (int t0 = 0; t0 < nt; t0 += U * G) {
+        T p[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            const int t = t0 + q * G + lane;
+            p[q] = T(0);
+            if (lane < G && t < nt) {
+                const int k = t / BS;
+                const T *v = val + (int64_t)k * BS2;
+                const T *xp = a.x + (int64_t)col(k) * BS;
+#pragma unroll
+                for (int c = 0; c < BS; ++c)
+                    p[q] += ldv(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            const int t = t0 + q * G + lane;
+            if (lane < G && t < nt)
+                prod[t] = p[q];
+        }
+    }
+}
+
+/* Steps 2-3 of k_mergeseq for unit rows r0.. (nr rows touched, na of them
+ * ending here, nb blocks; rp = row_ptr offsets, prod = block products). */
+template <typename T, int BS>
+__device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t r0, int64_t slot,
+                                           int nr, int na, int nb, const int *rp, const T *prod,
+                                           T *tail, int *trow, int lane)
+{
+    /* row i of the unit is done: a head (row 0 begun in an earlier unit)
+     * goes to the unit's first slot, any other row to y */
+    const bool head = na > 0 && rp[0] < 0;
+    auto finish = [&](int i, const T (&v)[BS]) {
+#pragma unroll
+        for (int r = 0; r < BS; ++r) {
+            if (i == 0 && head)
+                pieces[slot * BS + r] = v[r];
+            else
+                store_y(a, (r0 + i) * BS + r, v[r]);
+        }
+    };
+    /* the lane's stretch of the unit's path: row end i comes before
+     * block k when row i's blocks all lie before k */
+    const int len = na + nb, per = (len + 31) / 32;
+    auto search = [&](int d, int &i, int &k) {
+        int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (rp[mid + 1] <= d - mid - 1)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+        k = d - lo;
+    };
+    int i, k;
+    search(min(len, lane * per), i, k);
+    /* the stretch ends where the next lane's begins */
+    int ie = __shfl_down_sync(BSRMV_FULL_MASK, i, 1), ke = __shfl_down_sync(BSRMV_FULL_MASK, k, 1);
+    if (lane == 31) {
+        ie = na;
+        ke = nb;
+    }
+    const int first = i;
+    int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
+    bool headed = false; /* finished its first row (which may be cut) */
+    T acc[BS], own[BS];
+#pragma unroll
+    for (int r = 0; r < BS; ++r)
+        acc[r] = own[r] = T(0);
+    while (i < ie || k < ke) {
+        if (i < ie && (k >= ke || nxt <= k)) {
+            if (i == first) {
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    own[r] = acc[r];
+                headed = true;
+            } else { /* began in this stretch, so not the unit's head */
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    store_y(a, (r0 + i) * BS + r, acc[r]);
+            }
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                acc[r] = T(0);
+            if (++i < ie)
+                nxt = rp[i + 1];
+        } else {
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                acc[r] += prod[k * BS + r];
+            ++k;
+        }
+    }
+    trow[lane] = ie;
+#pragma unroll
+    for (int r = 0; r < BS; ++r)
+        tail[lane * BS + r] = acc[r];
+    __syncwarp();
+    /* a cut row's sum: its finisher's part, then the tails before it */
+    auto gather_tails = [&](int row, T (&v)[BS], int from) {
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+            for (int m = from; m >= 0 && trow[m] == row; --m)
+                v[r] += tail[m * BS + r];
+    };
+    if (headed) {
+        gather_tails(first, own, lane - 1);
+        finish(first, own);
+    }
+    /* the carry (row na, unfinished) has no finisher here: lane 31 closes
+     * it if some of its blocks lie in this unit */
+    if (lane == 31 && na < nr && nb > (rp[nr - 1] > 0 ? rp[nr - 1] : 0)) {
+        gather_tails(na, acc, 30);
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+            pieces[(slot + head) * BS + r] = acc[r];
+    }
 }
 
 /* Merge-path units, lane-sequential: CUB's merge-based CSR SpMV (Merrill &
  * Garland) at the scale of a warp, with a bs x bs block as the item.
- *  1. Gather: the unit's block products A_k x_col(k) go to shared memory,
- *     a lane per row of a block (32 / bs blocks per warp step, U steps of
- *     loads in flight), so the warp reads contiguous stretches of val.
+ *  1. Gather: the unit's block products go to shared memory
+ *     (unit_products), so the warp reads contiguous stretches of val.
  *  2. Merge: each lane takes an equal stretch (rows + blocks) of the unit's
  *     merge path, found by binary search in the unit's row_ptr, and walks it
  *     adding products in registers: a few instructions per block instead of
@@ -237,15 +458,18 @@ template <typename T, int ORD, int BS>
 __global__ void __launch_bounds__(256, 1)
 k_mergeseq(const Args<T> a, const Schedule sc)
 {
-    constexpr int BS2 = BS * BS, G = 32 - 32 % BS, U = 4;
-    const int lane = threadIdx.x & 31, br = lane % BS; /* row in a block, gather */
+    constexpr int BS2 = BS * BS;
+    const int lane = threadIdx.x & 31;
     const int cap = sc.max_rows, capb = sc.max_blocks;
     extern __shared__ int64_t smem[];
-    char *mine = (char *)smem + (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T));
+    constexpr bool PIECES = mergeseq_pieces(ORD, BS);
+    char *mine = (char *)smem +
+                 (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T), PIECES);
     T *prod = (T *)mine;
     T *tail = prod + (size_t)capb * BS;
     int *trow = (int *)(tail + 32 * BS);
     int *rp = trow + 32;
+    int *cs = rp + cap + 1; /* PIECES: the unit's col_idx */
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     T *pieces = (T *)sc.pieces;
@@ -263,125 +487,20 @@ k_mergeseq(const Args<T> a, const Schedule sc)
             const int64_t o = ld(a.row_ptr + r0 + i) - j;
             rp[i] = (int)(o < 0 ? -1 : o > nb ? nb : o);
         }
-
-        /* lane = row r of one block (by-block): consecutive lanes read
-         * consecutive values of a column-major block, and prod[t] is row
-         * t % bs of block t / bs */
-        const int nt = nb * BS;
-        for (int t0 = 0; t0 < nt; t0 += U * G) {
-            T p[U];
-#pragma unroll
-            for (int q = 0; q < U; ++q) {
-                const int t = t0 + q * G + lane;
-                p[q] = T(0);
-                if (lane < G && t < nt) {
-                    const int64_t kb = j + t / BS;
-                    const T *v = a.val + kb * BS2;
-                    const T *xp = a.x + (int64_t)ldc(a.col_idx + kb) * BS;
-#pragma unroll
-                    for (int c = 0; c < BS; ++c)
-                        p[q] += ldv(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
-                }
-            }
-#pragma unroll
-            for (int q = 0; q < U; ++q) {
-                const int t = t0 + q * G + lane;
-                if (lane < G && t < nt)
-                    prod[t] = p[q];
-            }
+        /* with pieces, the x loads wait for an LDS, not a col_idx load
+         * (H100 power-law bs 2: 1716 -> 1869 GB/s with both, 1611 with the
+         * pieces alone; bs 4: 1741 -> 1868, 1888 with the pieces alone) */
+        if constexpr (PIECES) {
+            for (int i = lane; i < nb; i += 32)
+                cs[i] = ldc(a.col_idx + j + i);
+            __syncwarp();
+            unit_products<T, ORD, BS>(a, nb, a.val + j * BS2, [&](int k) { return cs[k]; }, prod, lane);
+        } else {
+            unit_products<T, ORD, BS>(a, nb, a.val + j * BS2,
+                                      [&](int k) { return ldc(a.col_idx + j + k); }, prod, lane);
         }
         __syncwarp();
-
-        /* row i of the unit is done: a head (row 0 begun in an earlier unit)
-         * goes to the unit's first slot, any other row to y */
-        const bool head = na > 0 && rp[0] < 0;
-        auto finish = [&](int i, const T (&v)[BS]) {
-#pragma unroll
-            for (int r = 0; r < BS; ++r) {
-                if (i == 0 && head)
-                    pieces[slot * BS + r] = v[r];
-                else
-                    store_y(a, (r0 + i) * BS + r, v[r]);
-            }
-        };
-        /* the lane's stretch of the unit's path: row end i comes before
-         * block k when row i's blocks all lie before k */
-        const int len = na + nb, per = (len + 31) / 32;
-        auto search = [&](int d, int &i, int &k) {
-            int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-            while (lo < hi) {
-                const int mid = (lo + hi) >> 1;
-                if (rp[mid + 1] <= d - mid - 1)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            i = lo;
-            k = d - lo;
-        };
-        int i, k;
-        search(min(len, lane * per), i, k);
-        /* the stretch ends where the next lane's begins */
-        int ie = __shfl_down_sync(BSRMV_FULL_MASK, i, 1), ke = __shfl_down_sync(BSRMV_FULL_MASK, k, 1);
-        if (lane == 31) {
-            ie = na;
-            ke = nb;
-        }
-        const int first = i;
-        int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
-        bool headed = false; /* finished its first row (which may be cut) */
-        T acc[BS], own[BS];
-#pragma unroll
-        for (int r = 0; r < BS; ++r)
-            acc[r] = own[r] = T(0);
-        while (i < ie || k < ke) {
-            if (i < ie && (k >= ke || nxt <= k)) {
-                if (i == first) {
-#pragma unroll
-                    for (int r = 0; r < BS; ++r)
-                        own[r] = acc[r];
-                    headed = true;
-                } else { /* began in this stretch, so not the unit's head */
-#pragma unroll
-                    for (int r = 0; r < BS; ++r)
-                        store_y(a, (r0 + i) * BS + r, acc[r]);
-                }
-#pragma unroll
-                for (int r = 0; r < BS; ++r)
-                    acc[r] = T(0);
-                if (++i < ie)
-                    nxt = rp[i + 1];
-            } else {
-#pragma unroll
-                for (int r = 0; r < BS; ++r)
-                    acc[r] += prod[k * BS + r];
-                ++k;
-            }
-        }
-        trow[lane] = ie;
-#pragma unroll
-        for (int r = 0; r < BS; ++r)
-            tail[lane * BS + r] = acc[r];
-        __syncwarp();
-        /* a cut row's sum: its finisher's part, then the tails before it */
-        auto gather_tails = [&](int row, T (&v)[BS], int from) {
-#pragma unroll
-            for (int r = 0; r < BS; ++r)
-                for (int m = from; m >= 0 && trow[m] == row; --m)
-                    v[r] += tail[m * BS + r];
-        };
-        if (headed) {
-            gather_tails(first, own, lane - 1);
-            finish(first, own);
-        }
-        /* the carry (row na, unfinished) has no finisher here: lane 31 closes
-         * it if some of its blocks lie in this unit */
-        if (lane == 31 && na < nr && nb > (rp[nr - 1] > 0 ? rp[nr - 1] : 0)) {
-            gather_tails(na, acc, 30);
-#pragma unroll
-            for (int r = 0; r < BS; ++r)
-                pieces[(slot + head) * BS + r] = acc[r];
-        }
+        unit_merge<T, BS>(a, pieces, r0, slot, nr, na, nb, rp, prod, tail, trow, lane);
         __syncwarp(); /* the shared arrays are reused by the next unit */
     }
 }
@@ -465,7 +584,9 @@ static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
     return run_merge(k_mergeseq<T, ORD, BS>,
-                     mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(T)), a, l, s);
+                     mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(T),
+                                         mergeseq_pieces(ORD, BS)),
+                     a, l, s);
 }
 
 /* Segmented and fragment units: the row walk, group = G lanes per unit.

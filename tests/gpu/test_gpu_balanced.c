@@ -5,8 +5,9 @@
  * starts, row ends, inside rows, runs of empty rows).  Every result is
  * checked against the long-double reference; a cut row's partial sums are
  * combined in a fixed order, so repeated calls must agree bit for bit.
- * Also: the plan picks a balanced kernel for irregular rows and a plain one
- * for a regular grid.  Exit 77 without a CUDA device. */
+ * Also: arrays wrapped at unaligned addresses, the plan picks a balanced
+ * kernel for irregular rows and a plain one for a regular grid.  Exit 77
+ * without a CUDA device. */
 #include "testutil.h"
 
 #include <cuda_runtime.h>
@@ -156,6 +157,47 @@ static void test_shapes(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
     }
 }
 
+/* The lane-sequential merge path on arrays wrapped one element past an
+ * aligned address: at bs 2 and 4 (column-major) it reads val in 16-byte
+ * pieces only when val is 16-byte aligned, so this runs its other gather;
+ * also many units per warp (small units on a larger matrix). */
+static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
+{
+    bsrmv_matrix *P = NULL;
+    TU_OK(bsrmv_generate_powerlaw(&P, 30000, 30000, bs, 4.0, 1.8, 3000, seed, t, o));
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(P, &in));
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    TU_OK(bsrmv_matrix_arrays(P, &rp, &ci, &v));
+    const size_t ts = bsrmv_type_size(t), nv = (size_t)in.nnzb * bs * bs;
+    char *d_rp, *d_ci, *d_v;
+    TU_OK(bsrmv_gpu_malloc((void **)&d_rp, (in.mb + 2) * sizeof(int64_t)));
+    TU_OK(bsrmv_gpu_malloc((void **)&d_ci, (in.nnzb + 1) * sizeof(int32_t)));
+    TU_OK(bsrmv_gpu_malloc((void **)&d_v, (nv + 1) * ts));
+    TU_OK(bsrmv_gpu_to_device(d_rp + sizeof(int64_t), rp, (in.mb + 1) * sizeof(int64_t)));
+    TU_OK(bsrmv_gpu_to_device(d_ci + sizeof(int32_t), ci, in.nnzb * sizeof(int32_t)));
+    TU_OK(bsrmv_gpu_to_device(d_v + ts, v, nv * ts));
+    bsrmv_gpu_matrix *dA;
+    TU_OK(bsrmv_gpu_matrix_wrap(&dA, in.mb, in.nb, bs, in.nnzb,
+                                (const int64_t *)(d_rp + sizeof(int64_t)),
+                                (const int32_t *)(d_ci + sizeof(int32_t)), d_v + ts, t, o, 0));
+    gpu_case c;
+    case_init(&c, P, seed + 1);
+    static const int units[] = {3, 64, 256};
+    for (int u = 0; u < 3; ++u) {
+        bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, 1, 256, units[u]};
+        check_config(&c, dA, &cfg, "powerlaw-offset-arrays");
+    }
+    case_free(&c);
+    bsrmv_gpu_matrix_destroy(dA);
+    bsrmv_gpu_free(d_rp);
+    bsrmv_gpu_free(d_ci);
+    bsrmv_gpu_free(d_v);
+    bsrmv_matrix_destroy(P);
+}
+
 static int balanced(bsrmv_gpu_kernel k)
 {
     return k == BSRMV_GPU_SEGMENTED || k == BSRMV_GPU_MERGE_PATH || k == BSRMV_GPU_FRAGMENT;
@@ -203,9 +245,9 @@ int main(void)
     test_plan();
     printf("plan: ok\n");
     static const int full[] = {1, 2, 3, 4, 8, 16, 5, 32};
-    static const int small[] = {1, 2, 5};
+    static const int small[] = {1, 2, 4, 5};
     const int *list = quick ? small : full;
-    const int nl = quick ? 3 : (int)(sizeof full / sizeof *full);
+    const int nl = quick ? 4 : (int)(sizeof full / sizeof *full);
     uint64_t seed = 500;
     for (int i = 0; i < nl; ++i) {
         for (int t = 0; t < 2; ++t)
@@ -214,6 +256,9 @@ int main(void)
                     continue;
                 test_shapes(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                             o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
+                if (list[i] <= 4)
+                    test_offset_arrays(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
+                                       o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
             }
         printf("bs=%d: ok (%ld runs so far)\n", list[i], runs);
         fflush(stdout);
