@@ -494,7 +494,8 @@ k_mergeseq(const Args<T> a, const Schedule sc)
             for (int i = lane; i < nb; i += 32)
                 cs[i] = ldc(a.col_idx + j + i);
             __syncwarp();
-            unit_products<T, ORD, BS>(a, nb, a.val + j * BS2, [&](int k) { return cs[k]; }, prod, lane);
+            unit_products<T, ORD, BS>(a, nb, a.val + j * BS2, [&](int k) { return cs[k]; }, prod,
+                                      lane);
         } else {
             unit_products<T, ORD, BS>(a, nb, a.val + j * BS2,
                                       [&](int k) { return ldc(a.col_idx + j + k); }, prod, lane);
