@@ -19,6 +19,8 @@ def main(path):
         if "matrix" not in r or r.get("backend") not in ("gpu", "cusparse", "bound"):
             continue
         case = "%s bs%d" % (r["matrix"], r["bs"])
+        if (r.get("type"), r.get("order")) != ("double", "col"):
+            case += " %s %s" % (r.get("type"), r.get("order"))
         k = "cuSPARSE best" if r["backend"] == "cusparse" else r["kernel"]
         prev = cell[(case, k)].get(r["variant"], 0)
         cell[(case, k)][r["variant"]] = max(prev, r["gbps"])
@@ -26,12 +28,12 @@ def main(path):
             e = r.get("rel_err")
             worst[(case, k)] = max(worst[(case, k)], float("inf") if e is None or e != e else e)
     print("read-only kernel: " + "  ".join("%s %.0f" % (v, read.get(v, 0)) for v in variants))
-    print("%-44s %-34s " % ("case", "kernel") + " ".join("%9s" % v for v in variants) +
+    print("%-48s %-34s " % ("case", "kernel") + " ".join("%9s" % v for v in variants) +
           "   " + " ".join("%7s" % ("/" + v) for v in variants[1:]) + "  max rel_err")
     for (case, k), d in cell.items():
         base = d.get(variants[0])
         ratios = ["%7.3f" % (d[v] / base) if base and v in d else "      -" for v in variants[1:]]
-        print("%-44s %-34s " % (case[:44], k[:34]) +
+        print("%-48s %-34s " % (case[:48], k[:34]) +
               " ".join("%9.0f" % d[v] if v in d else "        -" for v in variants) + "   " + " ".join(ratios) +
               ("  %.1e" % worst[(case, k)] if (case, k) in worst else ""))
 
