@@ -104,10 +104,10 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
  * of this matrix without its rows -- val and col_idx streamed once, x
  * loaded at every block's columns -- and nothing else (no row_ptr, no
  * reductions, no y).  Two lane mappings, as the SpMV kernels have them:
- * a lane per row of a block (k_mergeseq's gather; FLAT false, items are
- * block rows) or a lane per value (the flat stream; items are values), U
- * items in flight per thread; vs/vr are the value strides of a block column
- * and row (the block order). */
+ * a lane per row of a block (k_mergeseq's row-per-lane gather; FLAT false,
+ * items are block rows) or a lane per value (the flat stream; items are
+ * values), U items in flight per thread; vs/vr are the value strides of a
+ * block column and row (the block order). */
 template <typename T, int BS, int U, bool FLAT>
 __global__ void __launch_bounds__(256)
 k_gather(const T *__restrict__ val, const int32_t *__restrict__ col, const T *__restrict__ x,
