@@ -1015,9 +1015,9 @@ extern "C" bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const
             [&] {
                 return dA->type == BSRMV_DOUBLE
                            ? gather_pass<double>((const double *)dA->val, dA->col_idx, (const double *)d_x,
-                                                 dA->nnzb, dA->bs, order, v, (double *)sink, 0)
+                                                 dA->nnzb, dA->bs, order, v, dA->sms, (double *)sink, 0)
                            : gather_pass<float>((const float *)dA->val, dA->col_idx, (const float *)d_x,
-                                                dA->nnzb, dA->bs, order, v, (float *)sink, 0);
+                                                dA->nnzb, dA->bs, order, v, dA->sms, (float *)sink, 0);
             },
             reps, t, &m);
         if (e != cudaSuccess)

@@ -232,7 +232,7 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
                                 cudaStream_t s);
 template <typename T>
 cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
-                        int order, int variant, T *sink, cudaStream_t s);
+                        int order, int variant, int sms, T *sink, cudaStream_t s);
 } // namespace bsrmv_cuda
 
 namespace bsrmv_cuda {

@@ -145,17 +145,14 @@ k_gather(const T *__restrict__ val, const int32_t *__restrict__ col, const T *__
 }
 
 /* Variant 0-3 of the bound: a lane per block row with U * bs about 8 or 16
- * values in flight per thread (0, 1), a lane per value with 4 or 8 (2, 3). */
+ * values in flight per thread (0, 1), a lane per value with 4 or 8 (2, 3);
+ * sms: the device's SMs (the handle's plan has them). */
 template <typename T>
 cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
-                        int order, int variant, T *sink, cudaStream_t s)
+                        int order, int variant, int sms, T *sink, cudaStream_t s)
 {
-    int dev = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess || nnzb == 0)
-        return err;
+    if (nnzb == 0)
+        return cudaSuccess;
     const int64_t n = nnzb * bs * (variant >= 2 ? bs : 1);
     const int vs = order == COL ? bs : 1, vr = order == COL ? 1 : bs;
     const unsigned g = (unsigned)(n < (int64_t)sms * 2048 ? bsrmv_grid(n, 256) : sms * 8);
@@ -178,8 +175,8 @@ cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nn
     return cudaErrorInvalidValue;
 }
 template cudaError_t gather_pass<float>(const float *, const int32_t *, const float *, int64_t, int,
-                                        int, int, float *, cudaStream_t);
+                                        int, int, int, float *, cudaStream_t);
 template cudaError_t gather_pass<double>(const double *, const int32_t *, const double *, int64_t,
-                                         int, int, int, double *, cudaStream_t);
+                                         int, int, int, int, double *, cudaStream_t);
 
 } // namespace bsrmv_cuda
