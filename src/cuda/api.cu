@@ -341,39 +341,45 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *  - bs >= 64 (and runtime bs 17..31): K3 (several thread blocks per block
  *    row).  The device enters through the tune table (measured per device);
  *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
- * Row-major blocks favour by-column for bs <= 8 and K3 at bs 16 and 32. */
+ * Row-major double blocks (session 8): by-column with its batched gather
+ * up to bs 24, by-block at bs 3 and 5, K2 at bs 32.  float, whose
+ * by-column keeps the streamed loop, follows the column-major rule. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
     const bool row = m->order == BSRMV_ROW_MAJOR;
     const bool dbl = m->type == BSRMV_DOUBLE;
-    bsrmv_gpu_config c = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    const bsrmv_gpu_config bycol32 = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
         return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
     };
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
+    else if (row && dbl && (bs <= 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32))
+        c = bs == 2 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0}
+            : bs == 3 || bs == 5 ? byblock
+            : bs == 32 ? k2(8)
+                       : bycol32;
     else if (bs == 2)
-        c = row && dbl ? bsrmv_gpu_config{BSRMV_GPU_K1_SMALL, 8, 1, 256, 0}
-                       : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 8, 1, 256, 0};
-    else if (bs == 3 || bs == 5)
-        c = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+        c = {BSRMV_GPU_BY_COLUMN, 8, 1, 256, 0};
+    else if (bs == 3)
+        c = byblock;
     else if (bs == 4)
-        c = dbl ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
-                : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
-    else if (bs == 6) /* col: flat-stream by_column mode, 2 rows per warp */
-        c = row ? k2(2) : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4};
-    else if (bs == 7)
-        c = k2(2);
+        c = dbl ? bycol32 : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
+    else if (bs <= 7) /* double: by_column's batched gather (session 8) */
+        c = dbl       ? bycol32
+            : bs == 5 ? byblock
+            : bs == 6 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4} /* flat stream */
+                      : k2(2);
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
-        c = row ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k2(2);
+        c = k2(2);
     else if (bs <= 16)
-        c = row && bs == 16 ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(4);
-    else if (bs == 24)
+        c = k2(4);
+    else if (bs == 24 || bs == 32)
         c = k2(8);
-    else if (bs == 32)
-        c = row ? bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0} : k2(8);
     else if (bs < 32)
         c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
     else if (bs < 64)

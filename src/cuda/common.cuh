@@ -138,39 +138,111 @@ template <bool KEEP_L1 = false, typename T> __device__ __forceinline__ T ldv(con
         return ld_nl1_(p);
 }
 
+/* A lane's position in a gather loop: block blk (its col_idx entry) and
+ * column c inside the block, so that it multiplies x[col_idx[blk]*bs + c]. */
+struct Tap {
+    int64_t blk;
+    int c;
+};
+
+/* sum of val[off(t)] * x[col_idx[t.blk]*bs + t.c] over t = start,
+ * next(start), ... while t.blk < end, in that order.  U steps go in one
+ * batch: first every col_idx load of the batch, then val and x, then the
+ * FMAs, so that a batch costs two memory latencies (col_idx -> x) whatever
+ * U, and steps past `end` are predicated off: a short block row (27
+ * blocks) is one or two batches, not a batch and then a remainder loop of
+ * dependent chains.  Written as load, multiply, next, ptxas kept two or
+ * three chains in flight (docs/GPU.md, "Session 8").  next() moves by
+ * addition: dividing a scalar index by bs cost more issue slots than the
+ * loads at bs 3, 5, 6, 7. */
+template <typename T, int U, bool KEEP_L1, typename Next, typename Off>
+__device__ __forceinline__ T gather_sum(const Args<T> &a, int bs, Tap t, int64_t end, Next next,
+                                        Off off)
+{
+    T acc = T(0);
+    while (t.blk < end) {
+        int32_t col[U];
+        T v[U], xv[U];
+        int n = 0; /* steps of this batch inside the row */
+        const Tap t0 = t;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const bool in = t.blk < end;
+            n += in;
+            col[u] = in ? ldc(a.col_idx + t.blk) : 0;
+            next(t);
+        }
+        t = t0;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            v[u] = u < n ? ldv<KEEP_L1>(a.val + off(t)) : T(0);
+            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : T(0);
+            next(t);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            acc += v[u] * xv[u];
+    }
+    return acc;
+}
+
 /* The by-column inner loop (Eberhardt & Hoemmen Alg. 3) over blocks
  * [s, e) of one block row: the lane with row r and column slot cslot of a
  * group covering ncol = G/bs block columns per step returns its partial sum
  * of row r (reduce with group_reduce).  In column-major blocks the active
- * lanes read consecutive values of val.  U steps are unrolled so that U
- * loads of val (and col_idx -> x) are in flight per lane before first use. */
-template <typename T, int ORD, int U, bool KEEP_L1>
+ * lanes read consecutive values of val.  Two load schedules, U steps deep:
+ *  - BATCHED (gather_sum): whole block rows of the plain kernel, where it
+ *    lifted the 27-point grid by 3-11% at bs 1 and 4-8 and 77% at bs 32
+ *    (row-major bs 6: 1.9x);
+ *  - streamed: U steps unrolled, then one step at a time, for the balanced
+ *    row walk (k_balanced.cu), whose occupancy is bound by registers (6
+ *    thread blocks per SM at bs 8): batched lost 10-27% there at bs 16
+ *    and, spilling, 55% at bs 8 (docs/GPU.md, "Session 8"). */
+template <typename T, int ORD, int U, bool KEEP_L1, bool BATCHED>
 __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int cslot, int ncol,
                                         int64_t s, int64_t e)
 {
     const int64_t bs2 = (int64_t)bs * bs;
-    int64_t j = s * bs + cslot; /* scalar column of the block row */
-    const int64_t jend = e * bs;
-    auto elem = [&](int64_t jj) -> T {
-        const int64_t blk = jj / bs;
-        const int c = (int)(jj - blk * bs);
-        const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
-        const int32_t col = ldc(a.col_idx + blk);
-        return ldv<KEEP_L1>(a.val + off) * ld(a.x + (int64_t)col * bs + c);
-    };
-    T acc = T(0);
-    for (; j + (U - 1) * ncol < jend; j += U * ncol) {
-        T p[U];
+    if constexpr (BATCHED) {
+        const int dq = ncol / bs, dr = ncol % bs; /* a step: ncol scalar columns */
+        return gather_sum<T, U, KEEP_L1>(
+            a, bs, Tap{s + cslot / bs, cslot % bs}, e,
+            [&](Tap &t) {
+                t.blk += dq;
+                t.c += dr;
+                if (t.c >= bs) {
+                    t.c -= bs;
+                    ++t.blk;
+                }
+            },
+            [&](const Tap &t) {
+                return ORD == COL ? t.blk * bs2 + (int64_t)t.c * bs + r
+                                  : t.blk * bs2 + (int64_t)r * bs + t.c;
+            });
+    } else {
+        int64_t j = s * bs + cslot; /* scalar column of the block row */
+        const int64_t jend = e * bs;
+        auto elem = [&](int64_t jj) -> T {
+            const int64_t blk = jj / bs;
+            const int c = (int)(jj - blk * bs);
+            const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
+            const int32_t col = ldc(a.col_idx + blk);
+            return ldv<KEEP_L1>(a.val + off) * ld(a.x + (int64_t)col * bs + c);
+        };
+        T acc = T(0);
+        for (; j + (U - 1) * ncol < jend; j += U * ncol) {
+            T p[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-            p[u] = elem(j + u * ncol);
+            for (int u = 0; u < U; ++u)
+                p[u] = elem(j + u * ncol);
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-            acc += p[u];
+            for (int u = 0; u < U; ++u)
+                acc += p[u];
+        }
+        for (; j < jend; j += ncol)
+            acc += elem(j);
+        return acc;
     }
-    for (; j < jend; j += ncol)
-        acc += elem(j);
-    return acc;
 }
 
 } // namespace bsrmv_cuda

@@ -76,7 +76,7 @@ k_balanced(const Args<T> a, const Schedule sc)
             }
             T acc = T(0);
             if (live && lane < active && lo < hi)
-                acc = column_sum<T, ORD, 4, (G < 16)>(a, bs, r, cslot, ncol, lo, hi);
+                acc = column_sum<T, ORD, 4, (G < 16), false>(a, bs, r, cslot, ncol, lo, hi);
             acc = group_reduce<T, G>(acc, lane, bs, ncol);
             if (!live)
                 continue;

@@ -25,6 +25,11 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     const int64_t gin = (threadIdx.x & 31) / G;
+    /* double: batches of 8 steps (4 was 1-4% slower at bs 1-7 and 10-47%
+     * at bs 8, 24, 32, 7% faster at bs 16; 16 lost occupancy, 30-40%
+     * slower).  float keeps the streamed loop (8 steps at bs 1-7, 4 above):
+     * batched it lost 10-40% at bs 2, 4, 8, 16 (docs/GPU.md, "Session 8") */
+    constexpr int U = sizeof(T) == 8 || (BS >= 1 && BS <= 7) ? 8 : 4;
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
         const int64_t grp = w * gpw + gin;
@@ -39,10 +44,8 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
                 e = a.row_ptr[row + 1];
             }
             const bool mine = valid && !long_row(a, s, e);
-            /* bs 1-7: 8 steps in flight; 4 for bs >= 8 (measured level at bs 8,
-             * U = 4 lost 3-7% at bs 3-7) */
             if (mine && lane < active)
-                acc = column_sum<T, ORD, (BS >= 1 && BS <= 7) ? 8 : 4, (G < 16)>(a, bs, r, cslot, ncol, s, e);
+                acc = column_sum<T, ORD, U, (G < 16), sizeof(T) == 8>(a, bs, r, cslot, ncol, s, e);
             acc = group_reduce<T, G>(acc, lane, bs, ncol);
             if (mine && lane < bs)
                 store_y(a, row * bs + lane, acc);
