@@ -159,7 +159,7 @@ cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nn
     const int bsk = BSRMV_COMPILED_BS(BSRMV_GATHER_LIST, bs);
 #define X(BS, P)                                                                                   \
     if (bsk == BS) {                                                                               \
-        constexpr int U0 = BS == 0 || BS > 8 ? 1 : 8 / BS;                                         \
+        constexpr int U0 = BS == 0 || BS > 8 ? 1 : 8 / (BS ? BS : 1); /* no 8/0 warning */         \
         if (variant == 0)                                                                          \
             k_gather<T, BS, U0, false><<<g, 256, 0, s>>>(val, col, x, n, bs, vs, vr, sink);        \
         else if (variant == 1)                                                                     \
