@@ -411,11 +411,13 @@ typedef enum bsrmv_gpu_kernel {
      * between work units are finished by a fix-up pass (deterministic). */
     BSRMV_GPU_SEGMENTED = 8,      /* KSPARSE: rows longer than param blocks split */
     BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
-    BSRMV_GPU_FRAGMENT = 10       /* Yin et al.: units of param blocks      */
+    BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */
+    BSRMV_GPU_WIDE = 11           /* a group per block row, 16-byte loads along
+                                   * a block's rows or columns, bs 2, 4, 8..32 */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
- *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN: 8, 16, 32; at
+ *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN, WIDE: 8, 16, 32; at
  *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
  *           one), lanes per work unit (balanced kernels; MERGE_PATH: 32
  *           streams the unit, 1 = each lane walks its own stretch of it,

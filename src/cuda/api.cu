@@ -87,6 +87,8 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
         return launch_bycolumn<T>(d, order, l, s, err);
     case BSRMV_GPU_ROW_PER_THREAD:
         return launch_rowthread<T>(d, order, l, s, err);
+    case BSRMV_GPU_WIDE:
+        return launch_wide<T>(d, order, l, s, err);
     case BSRMV_GPU_K2_MEDIUM:
         return launch_k2<T>(d, order, l, s, err);
     case BSRMV_GPU_K3_LARGE:
@@ -123,7 +125,7 @@ static bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 
 static const char *kernel_names[] = {"auto",       "by_block",  "by_column", "row_per_thread",
                                      "k1_small",   "k2_medium", "k3_large",  "transpose",
-                                     "segmented",  "merge_path", "fragment"};
+                                     "segmented",  "merge_path", "fragment",  "wide"};
 
 extern "C" const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
 {
@@ -190,6 +192,10 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     for (int r : {2, 4, 8})
         add(BSRMV_GPU_BY_COLUMN, 32, r, 256, 4);
     add(BSRMV_GPU_BY_COLUMN, 32, 4, 128, 4);
+    /* wide: a group per block row, 16-byte loads (bs 2, 4, 8..32) */
+    for (int g : {8, 16, 32})
+        for (int t : {128, 256})
+            add(BSRMV_GPU_WIDE, g, 1, t, 0);
     /* row per thread */
     if (bs >= 8) {
         add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);
@@ -342,8 +348,13 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    row).  The device enters through the tune table (measured per device);
  *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
  * Row-major double blocks (session 8): by-column with its batched gather
- * up to bs 24, by-block at bs 3 and 5, K2 at bs 32.  float, whose
- * by-column keeps the streamed loop, follows the column-major rule. */
+ * at bs 6 and 7, by-block at bs 3 and 5.  float, whose by-column keeps the
+ * streamed loop, follows the column-major rule there.
+ * The wide kernel (session 9, measured on an H200, 27- and 7-point
+ * grids): every row-major size it has (1.05-2.7x the kernels above),
+ * column-major double bs 2, 4, 16 (1.09x by-column g8, 1.16x by-column
+ * g32, 1.07x K2) and float bs 2, 8, 12, 16 (1.15-1.3x); K2 stays at
+ * double bs 8, 12, 24, 32 and float bs 24, 32. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -351,6 +362,11 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bool dbl = m->type == BSRMV_DOUBLE;
     const bsrmv_gpu_config bycol32 = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
     const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    /* a warp per block row from bs 8, narrower groups below */
+    const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, bs == 2 ? 8 : bs == 4 ? 16 : 32, 1, 128, 0};
+    const bool wide_built =
+        bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
+    const bool wide_col = dbl ? bs == 2 || bs == 4 || bs == 16 : bs == 2 || (bs >= 8 && bs <= 16);
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -358,17 +374,14 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     };
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
-    else if (row && dbl && (bs <= 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32))
-        c = bs == 2 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0}
-            : bs == 3 || bs == 5 ? byblock
-            : bs == 32 ? k2(8)
-                       : bycol32;
-    else if (bs == 2)
-        c = {BSRMV_GPU_BY_COLUMN, 8, 1, 256, 0};
+    else if (wide_built && (row || wide_col))
+        c = wide;
+    else if (row && dbl && bs <= 7)
+        c = bs == 3 || bs == 5 ? byblock : bycol32;
     else if (bs == 3)
         c = byblock;
-    else if (bs == 4)
-        c = dbl ? bycol32 : bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
+    else if (bs == 4) /* float column-major */
+        c = {BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
     else if (bs <= 7) /* double: by_column's batched gather (session 8) */
         c = dbl       ? bycol32
             : bs == 5 ? byblock
@@ -379,7 +392,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     else if (bs <= 16)
         c = k2(4);
     else if (bs == 24 || bs == 32)
-        c = k2(8);
+        c = k2(dbl || bs == 32 ? 8 : 4);
     else if (bs < 32)
         c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
     else if (bs < 64)
@@ -391,7 +404,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
      * work for a warp, so narrower groups over 4 consecutive rows win for
      * bs <= 4, and K2 with 2 thread groups above.  Measured for double
      * col-major only; other cases keep the rule above. */
-    if (m->len_mean < 12 && dbl && !row && bs >= 2 && bs <= 8)
+    if (m->len_mean < 12 && dbl && !row && bs >= 2 && bs <= 7)
         c = bs == 2 ? bsrmv_gpu_config{BSRMV_GPU_K1_SMALL, 8, 4, 256, 0}
             : bs <= 4 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}
                       : k2(2);

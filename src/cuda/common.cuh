@@ -138,6 +138,81 @@ template <bool KEEP_L1 = false, typename T> __device__ __forceinline__ T ldv(con
         return ld_nl1_(p);
 }
 
+/* N consecutive values at p in 16-byte loads (8 bytes for float N == 2,
+ * single values for N == 1); p must be aligned to the load width (the
+ * caller checks).  A warp load of whole sectors instead of a value per
+ * lane: column-major bs-2 blocks in k_mergeseq, k_wide.  With pred false
+ * nothing is read and v is zero: the loads are predicated, not branched
+ * around -- with a branch per step the compiler kept each step's loads and
+ * FMAs together and ran the steps one after another (k_wide). */
+template <bool KEEP_L1 = false, typename T, int N>
+__device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
+{
+#define BSRMV_LDV_(l1, pr, ops, ...)                                            \
+    asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1 ".L2::256B." ops ";}" \
+        : __VA_ARGS__)
+#define BSRMV_LDV_BOTH_(...)                                                   \
+    if constexpr (KEEP_L1)                                                     \
+        BSRMV_LDV_("", __VA_ARGS__);                                           \
+    else                                                                       \
+        BSRMV_LDV_(".L1::no_allocate", __VA_ARGS__);
+    const int pr = pred;
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        v[i] = T(0);
+    if constexpr (N == 1 && sizeof(T) == 8) {
+        BSRMV_LDV_BOTH_("2", "f64 %0, [%1]", "+d"(v[0]) : "l"(p), "r"(pr))
+    } else if constexpr (N == 1) {
+        BSRMV_LDV_BOTH_("2", "f32 %0, [%1]", "+f"(v[0]) : "l"(p), "r"(pr))
+    } else if constexpr (sizeof(T) == 8) {
+#pragma unroll
+        for (int i = 0; i < N; i += 2) {
+            BSRMV_LDV_BOTH_("3", "v2.f64 {%0, %1}, [%2]", "+d"(v[i]), "+d"(v[i + 1]) : "l"(p + i),
+                            "r"(pr))
+        }
+    } else if constexpr (N == 2) {
+        BSRMV_LDV_BOTH_("3", "v2.f32 {%0, %1}, [%2]", "+f"(v[0]), "+f"(v[1]) : "l"(p), "r"(pr))
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i += 4) {
+            BSRMV_LDV_BOTH_("5", "v4.f32 {%0, %1, %2, %3}, [%4]", "+f"(v[i]), "+f"(v[i + 1]),
+                            "+f"(v[i + 2]), "+f"(v[i + 3]) : "l"(p + i), "r"(pr))
+        }
+    }
+#undef BSRMV_LDV_BOTH_
+#undef BSRMV_LDV_
+}
+
+/* A group of W lanes (W a power of two; its lanes are STRIDE apart, lane
+ * index c = 0..W-1 inside the group) each hold N partial sums p[0..N) (N a
+ * power of two, N <= W); returns, in lane c, the group's total of
+ * p[c % N].  log2(N) halving exchanges (N - 1 shuffles), then log2(W/N)
+ * butterfly steps: far fewer shuffles than reducing each p[i] across the
+ * group (N log2 W).  Every lane of the warp must call it. */
+template <typename T, int N, int W, int STRIDE = 1>
+__device__ __forceinline__ T lanes_to_rows(T (&p)[N], int c)
+{
+    constexpr int LOG2N = N >= 32 ? 5 : N >= 16 ? 4 : N >= 8 ? 3 : N >= 4 ? 2 : N >= 2 ? 1 : 0;
+    static_assert((1 << LOG2N) == N && N <= W && W * STRIDE <= 32, "powers of two in a warp");
+#pragma unroll
+    for (int k = LOG2N - 1; k >= 0; --k) {
+        const int s = 1 << k;
+        const bool hi = c & s;
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) { /* a constant bound: fully unrolled */
+            if (i < s) {
+                const T keep = hi ? p[i + s] : p[i];
+                const T send = hi ? p[i] : p[i + s];
+                p[i] = keep + __shfl_xor_sync(BSRMV_FULL_MASK, send, s * STRIDE);
+            }
+        }
+    }
+#pragma unroll
+    for (int s = N; s < W; s *= 2)
+        p[0] += __shfl_xor_sync(BSRMV_FULL_MASK, p[0], s * STRIDE);
+    return p[0];
+}
+
 /* A lane's position in a gather loop: block blk (its col_idx entry) and
  * column c inside the block, so that it multiplies x[col_idx[blk]*bs + c]. */
 struct Tap {
@@ -264,6 +339,10 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \
     X(24, 8) X(32, 4) X(32, 8) X(0, 4)
+/* Wide (16-byte loads along a block's rows or columns): X(BS, G). */
+#define BSRMV_WIDE_LIST(X)                                                     \
+    X(2, 8) X(2, 16) X(4, 16) X(4, 32) X(8, 32) X(12, 32) X(16, 32) X(24, 32)   \
+    X(32, 32)
 /* Flat stream (by_column mode, col-major): X(BS, U), U = unrolled steps. */
 #define BSRMV_FLAT_LIST(X)                                                     \
     X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
@@ -294,6 +373,7 @@ namespace bsrmv_cuda {
 BSRMV_DECL_LAUNCHER(launch_byblock)
 BSRMV_DECL_LAUNCHER(launch_bycolumn)
 BSRMV_DECL_LAUNCHER(launch_flat)
+BSRMV_DECL_LAUNCHER(launch_wide)
 BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)

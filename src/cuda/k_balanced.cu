@@ -224,55 +224,14 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
     return (b + 7) / 8 * 8;
 }
 
-/* A column of a column-major block (bs contiguous values) in vector loads
- * of 16 bytes (8 for float at bs 2); the caller checks the alignment. */
-template <typename T, int N> __device__ __forceinline__ void ldv_piece(const T *p, T (&v)[N])
-{
-    if constexpr (sizeof(T) == 8) {
-#pragma unroll
-        for (int i = 0; i < N; i += 2)
-            asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f64 {%0, %1}, [%2];"
-                : "=d"(v[i]), "=d"(v[i + 1])
-                : "l"(p + i));
-    } else if constexpr (N == 2) {
-        asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f32 {%0, %1}, [%2];"
-            : "=f"(v[0]), "=f"(v[1])
-            : "l"(p));
-    } else {
-#pragma unroll
-        for (int i = 0; i < N; i += 4)
-            asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-                : "=f"(v[i]), "=f"(v[i + 1]), "=f"(v[i + 2]), "=f"(v[i + 3])
-                : "l"(p + i));
-    }
-}
-
-/* The bs lanes of a block (lane c holding column c's products p[r] =
- * A(r, c) x_c) add them up so that lane c ends with row c's sum: log2(bs)
- * halving exchanges, bs - 1 shuffles per lane. */
-template <typename T, int BS> __device__ __forceinline__ T rows_by_lane(T (&p)[BS], int c)
-{
-#pragma unroll
-    for (int s = BS / 2; s >= 1; s /= 2) {
-        const bool hi = c & s;
-#pragma unroll
-        for (int i = 0; i < s; ++i) {
-            const T keep = hi ? p[i + s] : p[i];
-            const T send = hi ? p[i] : p[i + s];
-            p[i] = keep + __shfl_xor_sync(BSRMV_FULL_MASK, send, s);
-        }
-    }
-    return p[0];
-}
-
 /* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
  * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
  * the unit's first block, col(k) the block column of its block k.
  *  - pieces (mergeseq_pieces), val 16-byte aligned: lane = column of a
- *    block, read by vector loads (ldv_piece), so that every load of the
+ *    block, read by vector loads (ldv_vec), so that every load of the
  *    warp covers whole 32-byte sectors (ncu, bs 2: a lane per row reads
  *    half a sector per load, each sector twice, and the warp's L2 requests
- *    for val double); one x value per lane; rows_by_lane adds the columns;
+ *    for val double); one x value per lane; lanes_to_rows adds the columns;
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load. */
 template <typename T, int ORD, int BS, typename C>
@@ -295,7 +254,7 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
-                        ldv_piece(val + (int64_t)k * BS2 + c * BS, v);
+                        ldv_vec(val + (int64_t)k * BS2 + c * BS, v);
                         const T xc = ld(a.x + (int64_t)col(k) * BS + c);
 #pragma unroll
                         for (int r = 0; r < BS; ++r)
@@ -305,7 +264,7 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
-                    const T sum = rows_by_lane<T, BS>(p[q], c);
+                    const T sum = lanes_to_rows<T, BS, BS>(p[q], c);
                     if (t < nt)
                         prod[t] = sum;
                 }

@@ -89,6 +89,11 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
             nflat += cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && cfgs[c].param > 0;
         const int want = order == BSRMV_COL_MAJOR && bs >= 2 && bs <= 8;
         TU_CHECK(want ? nflat >= 3 : nflat == 0, "bs=%d: %d flat-stream candidates", bs, nflat);
+        int nwide = 0; /* wide: bs 2, 4, 8, 12, 16, 24, 32 only */
+        for (int c = 0; c < nc; ++c)
+            nwide += cfgs[c].kernel == BSRMV_GPU_WIDE;
+        const int wwide = bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
+        TU_CHECK(wwide ? nwide >= 2 : nwide == 0, "bs=%d: %d wide candidates", bs, nwide);
     }
     for (int c = 0; c <= nc; ++c) {
         bsrmv_gpu_config auto_cfg = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
@@ -101,6 +106,20 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
                     continue;
                 run_case(dA, A, BSRMV_OP_N, cfg, all[ia], all[ib], x, dx, dy, y0, y, s);
             }
+    }
+    /* x one element past a 16-byte boundary: the kernels with vector loads
+     * (wide) must take their one-value-per-load variant */
+    for (int c = 0; c < nc; ++c) {
+        if (cfgs[c].kernel != BSRMV_GPU_WIDE)
+            continue;
+        void *dx1;
+        TU_OK(bsrmv_gpu_malloc(&dx1, (n + 1) * ts));
+        void *xs = (char *)dx1 + ts;
+        TU_OK(bsrmv_gpu_to_device(xs, x, n * ts));
+        TU_OK(bsrmv_gpu_matrix_set_config(dA, &cfgs[c]));
+        run_case(dA, A, BSRMV_OP_N, &cfgs[c], -2.5, 1.0, x, xs, dy, y0, y, s);
+        run_case(dA, A, BSRMV_OP_N, &cfgs[c], 1.0, 0.0, x, xs, dy, y0, y, s);
+        bsrmv_gpu_free(dx1);
     }
     /* transpose (one kernel) */
     for (int ia = 1; ia < 3; ++ia)
