@@ -351,10 +351,10 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * at bs 6 and 7, by-block at bs 3 and 5.  float, whose by-column keeps the
  * streamed loop, follows the column-major rule there.
  * The wide kernel (session 9, measured on an H200, 27- and 7-point
- * grids): every row-major size it has (1.05-2.7x the kernels above),
- * column-major double bs 2, 4, 16 (1.09x by-column g8, 1.16x by-column
- * g32, 1.07x K2) and float bs 2, 8, 12, 16 (1.15-1.3x); K2 stays at
- * double bs 8, 12, 24, 32 and float bs 24, 32. */
+ * grids, docs/GPU.md): every row-major size it has (0.98x at double bs 8,
+ * 1.18-4.5x elsewhere), column-major double bs 2, 4, 16 (1.06-1.16x) and
+ * float bs 2, 4, 8, 16, 32 (1.04-1.3x); K2 stays at double bs 8, 12, 24,
+ * 32 and float bs 12, 24. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -366,7 +366,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, bs == 2 ? 8 : bs == 4 ? 16 : 32, 1, 128, 0};
     const bool wide_built =
         bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
-    const bool wide_col = dbl ? bs == 2 || bs == 4 || bs == 16 : bs == 2 || (bs >= 8 && bs <= 16);
+    const bool wide_col = bs == 2 || bs == 4 || bs == 16 || (!dbl && (bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -380,8 +380,6 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = bs == 3 || bs == 5 ? byblock : bycol32;
     else if (bs == 3)
         c = byblock;
-    else if (bs == 4) /* float column-major */
-        c = {BSRMV_GPU_BY_COLUMN, 16, 1, 256, 0};
     else if (bs <= 7) /* double: by_column's batched gather (session 8) */
         c = dbl       ? bycol32
             : bs == 5 ? byblock
@@ -392,7 +390,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     else if (bs <= 16)
         c = k2(4);
     else if (bs == 24 || bs == 32)
-        c = k2(dbl || bs == 32 ? 8 : 4);
+        c = k2(dbl ? 8 : 4);
     else if (bs < 32)
         c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
     else if (bs < 64)
