@@ -364,8 +364,6 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     /* a warp per block row from bs 8, narrower groups below */
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, bs == 2 ? 8 : bs == 4 ? 16 : 32, 1, 128, 0};
-    const bool wide_built =
-        bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
     const bool wide_col = bs == 2 || bs == 4 || bs == 16 || (!dbl && (bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
@@ -374,7 +372,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     };
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
-    else if (wide_built && (row || wide_col))
+    else if ((row || wide_col) && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
     else if (row && dbl && bs <= 7)
         c = bs == 3 || bs == 5 ? byblock : bycol32;
