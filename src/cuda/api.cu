@@ -348,13 +348,18 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    row).  The device enters through the tune table (measured per device);
  *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
  * Row-major double blocks (session 8): by-column with its batched gather
- * at bs 6 and 7, by-block at bs 3 and 5.  float, whose by-column keeps the
- * streamed loop, follows the column-major rule there.
+ * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float, whose
+ * by-column keeps the streamed loop, follows the column-major rule there.
  * The wide kernel (session 9, measured on an H200, 27- and 7-point
  * grids, docs/GPU.md): every row-major size it has (0.98x at double bs 8,
- * 1.18-4.5x elsewhere), column-major double bs 2, 4, 16 (1.06-1.16x) and
- * float bs 2, 4, 8, 16, 32 (1.04-1.3x); K2 stays at double bs 8, 12, 24,
- * 32 and float bs 12, 24. */
+ * 1.18-4.5x elsewhere), column-major double bs 2, 16 (1.06-1.16x; bs 4
+ * until session 10) and float bs 2, 4, 8, 16, 32 (1.04-1.3x); K2 stays at
+ * double bs 8, 12, 24, 32 and float bs 12, 24.
+ * By-block and K1 with gather_sum's batch (session 10, H200): K1 with 4
+ * block rows per warp at bs 3 (1.13x by-block before, 1.03x after, both
+ * orders; float 1.05x), by-block at bs 5 in both orders and types
+ * (double column-major: 1.09x by-column) and at double column-major bs 4
+ * (1.02-1.04x wide in two runs; by-block g32 3861-3882 GB/s). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -364,7 +369,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     /* a warp per block row from bs 8, narrower groups below */
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, bs == 2 ? 8 : bs == 4 ? 16 : 32, 1, 128, 0};
-    const bool wide_col = bs == 2 || bs == 4 || bs == 16 || (!dbl && (bs == 8 || bs == 32));
+    const bool wide_col = bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -374,13 +379,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
     else if ((row || wide_col) && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
-    else if (row && dbl && bs <= 7)
-        c = bs == 3 || bs == 5 ? byblock : bycol32;
     else if (bs == 3)
+        c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
+    else if (bs == 4 || bs == 5) /* bs 4: double column-major */
         c = byblock;
     else if (bs <= 7) /* double: by_column's batched gather (session 8) */
         c = dbl       ? bycol32
-            : bs == 5 ? byblock
             : bs == 6 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4} /* flat stream */
                       : k2(2);
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
