@@ -340,8 +340,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
 /* The default rule, derived from `bsrmv tune` runs on an H100 (27-point
  * grids of 150-300 MB, docs/GPU.md has the tables):
  *  - bs <= 7: warp-level kernels, one block row per (sub-)warp group, many
- *    groups in flight (rows = 1 won everywhere: consecutive groups stream
- *    consecutive parts of val);
+ *    groups in flight (rows = 1 won everywhere on the H100: consecutive
+ *    groups stream consecutive parts of val; on the H200, K1 with 4 rows
+ *    per warp at bs 3, below);
  *  - bs 8..64: KSPARSE K2 (bs x NTG thread arrays, register blocking,
  *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
  *  - bs >= 64 (and runtime bs 17..31): K3 (several thread blocks per block
