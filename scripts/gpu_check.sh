@@ -3,8 +3,10 @@
 # benchmark + tune.  Full logs under $OUT (at most 8 files), a short table
 # at the end of stdout.  Usage: scripts/gpu_check.sh [quick]
 #   BENCH_BS    block sizes of the benchmark (default 1,2,3,4,5,6,7,8,12,16,24,32)
+#   BENCH_TYPES, BENCH_ORDERS  its types (default double,float) and block
+#               orders (default both: col, row)
 #   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
-#   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the extra tune runs
+#   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the runtime-bs tune run
 #   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one
 #   IRREG_BS    block sizes of the irregular benchmark (default 1,2,4,8,16)
 #   SKIP_SOLVE=1 skip the GPU solver and bridge runs
@@ -15,6 +17,8 @@ OUT=${OUT:-/tmp/gpu_check_out}
 mkdir -p "$OUT"
 J=$(nproc)
 BENCH_BS=${BENCH_BS:-1,2,3,4,5,6,7,8,12,16,24,32}
+BENCH_TYPES=${BENCH_TYPES:-double,float}
+BENCH_ORDERS=${BENCH_ORDERS:-both}
 summary=()
 note() { summary+=("$*"); echo "== $*"; }
 
@@ -69,7 +73,8 @@ fi
 # ---- benchmark (cuSPARSE + every kernel) + tune table --------------------
 if [ -z "$SKIP_GRID" ]; then
 t0=$(date +%s)
-timeout 420 $TOOL --bench --json --bs "$BENCH_BS" --out "$OUT/tune.txt" >"$OUT/bench.jsonl" 2>"$OUT/bench_summary.txt"
+timeout 420 $TOOL --bench --json --bs "$BENCH_BS" --type "$BENCH_TYPES" --order "$BENCH_ORDERS" \
+  --out "$OUT/tune.txt" >"$OUT/bench.jsonl" 2>"$OUT/bench_summary.txt"
 rc=$?
 note "bench: rc=$rc in $(( $(date +%s) - t0 )) s"
 fi
@@ -92,12 +97,11 @@ fi
 if [ -z "$SKIP_TUNE" ]; then
   t0=$(date +%s)
   {
-    timeout 150 $TOOL --order row --mb 150 --out /tmp/tune_row.txt --json >/dev/null
-    timeout 100 $TOOL --bs 9,10,20,33,48,64,100 --mb 150 --out /tmp/tune_rt.txt --json >/dev/null
-    timeout 100 $TOOL --type float --bs 2,3,4,8,16,32 --mb 150 --out /tmp/tune_f.txt --json >/dev/null
+    timeout 100 $TOOL --bs 9,10,20,33,48,64,100 --type "$BENCH_TYPES" --order "$BENCH_ORDERS" --mb 150 \
+      --out /tmp/tune_rt.txt --json >/dev/null
   } >"$OUT/tune_extra.log" 2>&1
-  cat /tmp/tune_row.txt /tmp/tune_rt.txt /tmp/tune_f.txt >>"$OUT/tune.txt" 2>/dev/null
-  note "tune (row order, runtime bs, float): $(( $(date +%s) - t0 )) s"
+  cat /tmp/tune_rt.txt >>"$OUT/tune.txt" 2>/dev/null
+  note "tune (runtime bs): $(( $(date +%s) - t0 )) s"
 fi
 
 # ---- solvers on the GPU (>= 10^7 unknowns) and the bridge ----------------
@@ -144,7 +148,7 @@ fi
 
 echo; echo "================ summary ================"
 for s in "${summary[@]}"; do echo "$s"; done
-echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -20
+echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -60
 echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$OUT/tune_extra.log" | grep -vE "^--$" | head -40
 
 # At most 8 files come back from the device: the main results stay loose,

@@ -174,8 +174,6 @@ int bsrmv_tune_main(int argc, char **argv)
     fprintf(so, "%-6s %-3s %3s %8s %-18s %8s %5s %6s %-30s %8s %6s %-30s %7s\n", "type", "ord", "bs",
             "cuSP", "best cuSPARSE", "bsrmv", "%read", "bound", "best bsrmv kernel", "auto", "%best",
             "auto kernel", "x cuSP");
-    double lg = 0;
-    int ng = 0;
     for (int i = 0; i < k; i++) {
         const struct bench_gpu_summary *s = &sums[i];
         double sp = s->best_cusparse_gbps > 0 ? s->auto_gbps / s->best_cusparse_gbps : 0;
@@ -184,13 +182,25 @@ int bsrmv_tune_main(int argc, char **argv)
                 sbs[i], s->best_cusparse_gbps, s->best_cusparse, s->best_gbps,
                 s->read_gbps > 0 ? 100 * s->best_gbps / s->read_gbps : 0, s->bound_gbps, s->best, s->auto_gbps,
                 s->best_gbps > 0 ? 100 * s->auto_gbps / s->best_gbps : 0, s->auto_kernel, sp);
-        if (sp > 0 && sbs[i] >= 2) {
-            lg += log(sp);
-            ng++;
-        }
     }
-    if (ng)
-        fprintf(so, "geometric mean of auto / best cuSPARSE over bs >= 2: %.3f (%d sizes)\n", exp(lg / ng), ng);
+    /* one mean per type and order: the cases a user's matrices fall in */
+    for (int ti = 0; ti < ntypes; ti++)
+        for (int oi = 0; oi < norders; oi++) {
+            double lg = 0;
+            int ng = 0;
+            for (int i = 0; i < k; i++) {
+                const struct bench_gpu_summary *s = &sums[i];
+                if (stype[i] != types[ti] || sorder[i] != orders[oi] || sbs[i] < 2 || s->best_cusparse_gbps <= 0 ||
+                    s->auto_gbps <= 0)
+                    continue;
+                lg += log(s->auto_gbps / s->best_cusparse_gbps);
+                ng++;
+            }
+            if (ng)
+                fprintf(so, "geometric mean of auto / best cuSPARSE over bs >= 2 (%s %s): %.3f (%d sizes)\n",
+                        types[ti] == BSRMV_DOUBLE ? "double" : "float",
+                        orders[oi] == BSRMV_COL_MAJOR ? "col" : "row", exp(lg / ng), ng);
+        }
     free(sums);
     free(sbs);
     free(stype);

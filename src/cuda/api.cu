@@ -360,7 +360,11 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * block rows per warp at bs 3 (1.13x by-block before, 1.03x after, both
  * orders; float 1.05x), by-block at bs 5 in both orders and types
  * (double column-major: 1.09x by-column) and at double column-major bs 4
- * (1.02-1.04x wide in two runs; by-block g32 3861-3882 GB/s). */
+ * (1.02-1.04x wide in two runs; by-block g32 3861-3882 GB/s).
+ * float bs 6 and 7 (session 11, H200, every kernel on 27-point grids of
+ * each type and order): K2 with 2 thread groups (column-major bs 6: 1.43x
+ * the flat stream it replaced; row-major bs 6: 1.22x by-column), except
+ * row-major bs 7, where by-column now batches its loads (1.15x K2). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -384,10 +388,8 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
     else if (bs == 4 || bs == 5) /* bs 4: double column-major */
         c = byblock;
-    else if (bs <= 7) /* double: by_column's batched gather (session 8) */
-        c = dbl       ? bycol32
-            : bs == 6 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 2, 256, 4} /* flat stream */
-                      : k2(2);
+    else if (bs <= 7) /* bs 6, 7: by_column batched (session 8), float K2 (session 11) */
+        c = dbl || (row && bs == 7) ? bycol32 : k2(2);
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
         c = k2(2);
     else if (bs <= 16)
