@@ -30,6 +30,7 @@ struct bsrmv_gpu_matrix {
     double len_mean, len_std;
     int sms;
     size_t l2;
+    double dram_gbps; /* peak DRAM bandwidth from the memory clock and bus width (0: unknown) */
     bsrmv_gpu_config cfg;
     int from_tune;
     /* work units of a balanced cfg (k_balanced.cu); sched_for says which */
@@ -346,8 +347,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *  - bs 8..64: KSPARSE K2 (bs x NTG thread arrays, register blocking,
  *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
  *  - bs >= 64 (and runtime bs 17..31): K3 (several thread blocks per block
- *    row).  The device enters through the tune table (measured per device);
- *    the rule itself was measured on a 132-SM, 50 MB-L2 H100.
+ *    row).  The device enters through the tune table (measured per device)
+ *    and the DRAM bandwidth per SM; the rule was measured on 132-SM,
+ *    50 MB-L2 H100s and H200s.
  * Row-major double blocks (session 8): by-column with its batched gather
  * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float, whose
  * by-column keeps the streamed loop, follows the column-major rule there.
@@ -364,7 +366,11 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * float bs 6 and 7 (session 11, H200, every kernel on 27-point grids of
  * each type and order): K2 with 2 thread groups (column-major bs 6: 1.43x
  * the flat stream it replaced; row-major bs 6: 1.22x by-column), except
- * row-major bs 7, where by-column now batches its loads (1.15x K2). */
+ * row-major bs 7, where by-column now batches its loads (1.15x K2).
+ * Both devices (session 11, every type and order): the wide kernel's
+ * width at double bs 2 follows the DRAM bandwidth per SM (below); at
+ * float bs 4 a warp per block row is the one width within 5% of the
+ * fastest on both (H100: 1.04-1.05x 2 rows, H200: 0.97-0.98x). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -372,8 +378,14 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bool dbl = m->type == BSRMV_DOUBLE;
     const bsrmv_gpu_config bycol32 = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
     const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    /* Peak DRAM bandwidth per SM: an H200 has 37 GB/s, an H100 25.  At
+     * double bs 2 the wide kernel wants 4 block rows per warp on the
+     * former (H200: 1.07x 2 rows) and 2 on the latter (H100: 1.13x 4
+     * rows; session 11) */
+    const bool slow_mem = m->dram_gbps > 0 && m->sms > 0 && m->dram_gbps / m->sms < 30;
     /* a warp per block row from bs 8, narrower groups below */
-    const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, bs == 2 ? 8 : bs == 4 ? 16 : 32, 1, 128, 0};
+    const int wide_g = bs == 2 ? (dbl && slow_mem ? 16 : 8) : bs == 4 && dbl ? 16 : 32;
+    const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
     const bool wide_col = bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
@@ -555,11 +567,16 @@ static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
     m->empty = empty;
     m->len_mean = m->mb ? sum / (double)m->mb : 0;
     m->len_std = m->mb ? sqrt(fmax(0.0, sq / (double)m->mb - m->len_mean * m->len_mean)) : 0;
-    int sms = 0, l2 = 0;
+    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0;
     CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, m->device),
+           "cudaDeviceGetAttribute");
     m->sms = sms;
     m->l2 = (size_t)l2;
+    /* double data rate: two transfers of the bus width per memory clock */
+    m->dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     return plan(m);
 }
 
