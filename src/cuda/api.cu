@@ -370,7 +370,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * Both devices (session 11, every type and order): the wide kernel's
  * width at double bs 2 follows the DRAM bandwidth per SM (below); at
  * float bs 4 a warp per block row is the one width within 5% of the
- * fastest on both (H100: 1.04-1.05x 2 rows, H200: 0.97-0.98x). */
+ * fastest on both (H100: 1.04-1.05x 2 rows, H200: 0.97-0.98x); at
+ * double row-major bs 4 by-block (H100: 1.05x wide, H200: 1.01x). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -394,11 +395,11 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     };
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
-    else if ((row || wide_col) && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
+    else if (((row && !(dbl && bs == 4)) || wide_col) && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
     else if (bs == 3)
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
-    else if (bs == 4 || bs == 5) /* bs 4: double column-major */
+    else if (bs == 4 || bs == 5) /* bs 4: double */
         c = byblock;
     else if (bs <= 7) /* bs 6, 7: by_column batched (session 8), float K2 (session 11) */
         c = dbl || (row && bs == 7) ? bycol32 : k2(2);
