@@ -351,8 +351,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    and the DRAM bandwidth per SM; the rule was measured on 132-SM,
  *    50 MB-L2 H100s and H200s.
  * Row-major double blocks (session 8): by-column with its batched gather
- * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float, whose
- * by-column keeps the streamed loop, follows the column-major rule there.
+ * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float follows
+ * the column-major rule there, but for bs 6-7 (session 11, below).
  * The wide kernel (session 9, measured on an H200, 27- and 7-point
  * grids, docs/GPU.md): every row-major size it has (0.98x at double bs 8,
  * 1.18-4.5x elsewhere), column-major double bs 2, 16 (1.06-1.16x; bs 4
