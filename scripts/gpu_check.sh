@@ -149,7 +149,9 @@ fi
 echo; echo "================ summary ================"
 for s in "${summary[@]}"; do echo "$s"; done
 echo; cat "$OUT/bench_summary.txt" | grep -v "^bsrmv: cusparseSpMV" | tail -60
-echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$OUT/tune_extra.log" | grep -vE "^--$" | head -40
+if [ -f "$OUT/tune_extra.log" ]; then
+  echo; grep -E "geometric|GPU" "$OUT/tune_extra.log" | head; grep -A40 "^type" "$OUT/tune_extra.log" | grep -vE "^--$" | head -40
+fi
 
 # At most 8 files come back from the device: the main results stay loose,
 # everything (logs included) also goes into one archive.

@@ -384,10 +384,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
      * former (H200: 1.07x 2 rows) and 2 on the latter (H100: 1.13x 4
      * rows; session 11) */
     const bool slow_mem = m->dram_gbps > 0 && m->sms > 0 && m->dram_gbps / m->sms < 30;
-    /* a warp per block row from bs 8, narrower groups below */
-    const int wide_g = bs == 2 ? (dbl && slow_mem ? 16 : 8) : bs == 4 && dbl ? 16 : 32;
+    /* a warp per block row, but for bs 2 */
+    const int wide_g = bs == 2 && dbl && slow_mem ? 16 : bs == 2 ? 8 : 32;
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
-    const bool wide_col = bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
+    /* where wide is the pick among the sizes it has: every row-major one
+     * but double bs 4 (by-block), and these column-major ones */
+    const bool use_wide = row ? !(dbl && bs == 4) : bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -395,7 +397,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     };
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
-    else if (((row && !(dbl && bs == 4)) || wide_col) && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
+    else if (use_wide && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
     else if (bs == 3)
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
