@@ -7,6 +7,7 @@
 #               orders (default both: col, row)
 #   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
 #   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the runtime-bs tune run
+#   TUNE_RT_BS  its block sizes (default 9,10,11,13,17,20,33,48,64,100)
 #   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one
 #   IRREG_BS    block sizes of the irregular benchmark (default 1,2,4,8,16)
 #   SKIP_SOLVE=1 skip the GPU solver and bridge runs
@@ -97,7 +98,7 @@ fi
 if [ -z "$SKIP_TUNE" ]; then
   t0=$(date +%s)
   {
-    timeout 100 $TOOL --bs 9,10,20,33,48,64,100 --type "$BENCH_TYPES" --order "$BENCH_ORDERS" --mb 150 \
+    timeout 240 $TOOL --bs ${TUNE_RT_BS:-9,10,11,13,17,20,33,48,64,100} --type "$BENCH_TYPES" --order "$BENCH_ORDERS" --mb 150 --bench \
       --out /tmp/tune_rt.txt --json >/dev/null
   } >"$OUT/tune_extra.log" 2>&1
   cat /tmp/tune_rt.txt >>"$OUT/tune.txt" 2>/dev/null

@@ -344,12 +344,12 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    groups in flight (rows = 1 won everywhere on the H100: consecutive
  *    groups stream consecutive parts of val; on the H200, K1 with 4 rows
  *    per warp at bs 3, below);
- *  - bs 8..64: KSPARSE K2 (bs x NTG thread arrays, register blocking,
+ *  - bs 8..256: KSPARSE K2 (bs x NTG thread arrays, register blocking,
  *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
- *  - bs >= 64 (and runtime bs 17..31): K3 (several thread blocks per block
- *    row).  The device enters through the tune table (measured per device)
- *    and the DRAM bandwidth per SM; the rule was measured on 132-SM,
- *    50 MB-L2 H100s and H200s.
+ *  - bs > 256: K3 (several thread blocks per block row).  The device
+ *    enters through the tune table (measured per device) and the DRAM
+ *    bandwidth per SM; the rule was measured on 132-SM, 50 MB-L2 H100s
+ *    and H200s.
  * Row-major double blocks (session 8): by-column with its batched gather
  * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float follows
  * the column-major rule there, but for bs 6-7 (session 11, below).
@@ -371,7 +371,11 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * width at double bs 2 follows the DRAM bandwidth per SM (below); at
  * float bs 4 a warp per block row is the one width within 5% of the
  * fastest on both (H100: 1.04-1.05x 2 rows, H200: 0.97-0.98x); at
- * double row-major bs 4 by-block (H100: 1.05x wide, H200: 1.01x). */
+ * double row-major bs 4 by-block (H100: 1.05x wide, H200: 1.01x).
+ * Sizes without a compiled kernel (session 12, H200, bs 9-100, every
+ * type and order): K2's runtime path, 8 thread groups at bs 17-31 and
+ * 64-128 (1.2-4.2x K3, which the rule took before), 4 elsewhere; but
+ * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -407,16 +411,20 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = dbl || (row && bs == 7) ? bycol32 : k2(2);
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
         c = k2(2);
-    else if (bs <= 16)
+    else if (bs == 12 || bs == 16)
         c = k2(4);
     else if (bs == 24 || bs == 32)
         c = k2(dbl ? 8 : 4);
-    else if (bs < 32)
-        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
-    else if (bs < 64)
+    else if (!dbl && !row && bs >= 11 && bs < 32) /* the runtime sizes from here on */
+        c = {BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 8};
+    else if (bs < 16 || (bs > 32 && bs < 64))
+        c = k2(4);
+    else if (bs <= 128)
+        c = k2(8);
+    else if (bs <= 256)
         c = k2(4);
     else
-        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
+        c = {BSRMV_GPU_K3_LARGE, 4, 1, 0, 0};
     /* Short rows (7-point grids, ~7 blocks per row; `bsrmv tune --stencil 7`
      * on an H100, double col-major, docs/GPU.md): one row is too little
      * work for a warp, so narrower groups over 4 consecutive rows win for

@@ -338,7 +338,7 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 #define BSRMV_ROWTHREAD_LIST(X) X(8, 0) X(12, 0) X(16, 0) X(24, 0) X(32, 0) X(0, 0)
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \
-    X(24, 8) X(32, 4) X(32, 8) X(0, 4)
+    X(24, 8) X(32, 4) X(32, 8) X(0, 4) X(0, 8)
 /* Wide (16-byte loads along a block's rows or columns): X(BS, G). */
 #define BSRMV_WIDE_LIST(X)                                                     \
     X(2, 8) X(2, 16) X(4, 16) X(4, 32) X(8, 32) X(12, 32) X(16, 32) X(24, 32)   \

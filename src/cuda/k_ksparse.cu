@@ -17,21 +17,57 @@
 
 namespace bsrmv_cuda {
 
+/* Registers per thread: ceil(bs/NTG) at a compiled bs, 4 at a runtime one */
+template <int BS, int NTG> constexpr int k2_ept() { return BS ? (BS + NTG - 1) / NTG : 4; }
+
+/* A runtime bs keeps the register blocking and the double buffering: the
+ * thread array walks the block row once per chunk of at most NTG * EPT of
+ * a block's columns (rows, below), the chunks of equal width.  Without them
+ * (a loop over the columns with its col_idx -> x chain) the runtime kernel
+ * ran at 43-57% of the read bandwidth (H200, bs 9-100, session 12).  Its
+ * registers hold adjacent lanes' columns, so that a register's loads cover
+ * NTG whole columns of a column-major block.  Row-major blocks swap the
+ * roles (TRANS): thread (c, g) keeps column c and EPT rows, so that
+ * adjacent threads read adjacent values of a block's row and each thread
+ * loads one x value per block; the bs partial sums of a row then meet in
+ * shared memory.  Row-major runtime sizes with thread-per-row lanes read
+ * values bs apart and lost to cuSPARSE (0.3-0.9x, session 12). */
 template <typename T, int ORD, int BS, int NTG>
 __global__ void __launch_bounds__(BS ? 256 : 1024)
 k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
 {
     extern __shared__ unsigned char smem_raw[];
     T *red = reinterpret_cast<T *>(smem_raw);
-    constexpr int EPT = BS ? (BS + NTG - 1) / NTG : 1;
+    constexpr int EPT = k2_ept<BS, NTG>();
+    constexpr bool TRANS = BS == 0 && ORD == ROW;
     const int bs = BS ? BS : a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
+    const int nch = BS ? 1 : (bs + NTG * EPT - 1) / (NTG * EPT);
+    const int W = BS ? BS : (bs + nch - 1) / nch; /* columns (TRANS: rows) per chunk */
     const int TA = bs * NTG;
     const int nta = blockDim.x / TA;
     const int t = threadIdx.x;
     const int arr = t / TA, tt = t % TA;
-    const int g = tt / bs, r = tt % bs;
+    const int g = tt / bs, l = tt % bs; /* l: the thread's row (TRANS: column) */
     const bool in_arr = arr < nta;
+    auto load = [&](int64_t b, int ch, T (&v)[EPT], T (&xv)[EPT]) {
+        const int64_t col = ldc(a.col_idx + b);
+        T x1 = T(0);
+        if constexpr (TRANS)
+            x1 = ld(a.x + col * bs + l);
+#pragma unroll
+        for (int q = 0; q < EPT; ++q) {
+            /* the column (TRANS: row) of register q in chunk ch */
+            const int k = BS ? g * EPT + q : ch * W + g + NTG * q;
+            if (BS ? k < BS : g + NTG * q < W && k < bs) {
+                v[q] = ldv(a.val + b * bs2 + (ORD == COL ? k * bs + l : TRANS ? k * bs + l : l * bs + k));
+                xv[q] = TRANS ? x1 : ld(a.x + col * bs + k);
+            } else {
+                v[q] = T(0);
+                xv[q] = T(0);
+            }
+        }
+    };
 
     for (int64_t base = (int64_t)blockIdx.x * nta; base < arrays; base += (int64_t)gridDim.x * nta) {
         const int64_t ai = base + arr;
@@ -41,59 +77,79 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
             if (valid && a.long_len > 0)
                 valid = !long_row(a, a.row_ptr[row], a.row_ptr[row + 1]);
             T acc = T(0);
-            if (valid) {
-                const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
-                if (BS) {
+            int ct = 0; /* TRANS: a pass per chunk */
+            do {
+                T accs[EPT]; /* TRANS: a sum per register's row */
+                if constexpr (TRANS) {
+#pragma unroll
+                    for (int q = 0; q < EPT; ++q)
+                        accs[q] = T(0);
+                }
+                if (valid) {
+                    /* steps (block b, chunk ch); but for TRANS, chunks change fastest */
+                    const int64_t e = a.row_ptr[row + 1];
+                    int64_t b = a.row_ptr[row];
+                    int ch = ct;
                     T vc[EPT], xc[EPT];
-                    auto load = [&](int64_t b, T *v, T *xv) {
-                        const int64_t col = ldc(a.col_idx + b);
+                    if (b < e)
+                        load(b, ch, vc, xc);
+                    while (b < e) {
+                        int64_t bn = b;
+                        int cn = BS ? 0 : TRANS ? ch : ch + 1;
+                        if (BS || TRANS || cn == nch) {
+                            cn = TRANS ? ch : 0;
+                            ++bn;
+                        }
+                        T vn[EPT], xn[EPT];
+                        if (bn < e)
+                            load(bn, cn, vn, xn);
 #pragma unroll
                         for (int q = 0; q < EPT; ++q) {
-                            const int c = g * EPT + q;
-                            if (c < BS) {
-                                v[q] = ldv(a.val + b * bs2 + (ORD == COL ? c * BS + r : r * BS + c));
-                                xv[q] = ld(a.x + col * BS + c);
-                            } else {
-                                v[q] = T(0);
-                                xv[q] = T(0);
-                            }
+                            if constexpr (TRANS)
+                                accs[q] += vc[q] * xc[q];
+                            else
+                                acc += vc[q] * xc[q];
                         }
-                    };
-                    if (s < e)
-                        load(s, vc, xc);
-                    for (int64_t b = s; b < e; ++b) {
-                        T vn[EPT], xn[EPT];
-                        if (b + 1 < e)
-                            load(b + 1, vn, xn);
-#pragma unroll
-                        for (int q = 0; q < EPT; ++q)
-                            acc += vc[q] * xc[q];
-                        if (b + 1 < e) {
+                        if (bn < e) {
 #pragma unroll
                             for (int q = 0; q < EPT; ++q) {
                                 vc[q] = vn[q];
                                 xc[q] = xn[q];
                             }
                         }
-                    }
-                } else {
-                    for (int64_t b = s; b < e; ++b) {
-                        const int64_t col = ldc(a.col_idx + b);
-                        for (int c = g; c < bs; c += NTG)
-                            acc += ldv(a.val + b * bs2 + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
-                                   ld(a.x + col * bs + c);
+                        b = bn;
+                        ch = cn;
                     }
                 }
+                if constexpr (TRANS) {
+                    /* red[arr][q][tt]; row j of the chunk: register j / NTG of group j % NTG */
+                    T *ra = red + (int64_t)arr * TA * EPT;
+#pragma unroll
+                    for (int q = 0; q < EPT; ++q)
+                        ra[q * TA + tt] = accs[q];
+                    __syncthreads();
+                    const int r = ct * W + tt;
+                    if (valid && tt < W && r < bs) {
+                        const T *p = ra + (tt / NTG) * TA + (tt % NTG) * bs;
+                        T sum = T(0);
+                        for (int c = 0; c < bs; ++c)
+                            sum += p[c];
+                        store_y(a, row * bs + r, sum);
+                    }
+                    __syncthreads();
+                }
+            } while (TRANS && ++ct < nch); /* uniform trip count */
+            if constexpr (!TRANS) {
+                red[t] = acc;
+                __syncthreads();
+                if (valid && g == 0) {
+                    T sum = acc;
+                    for (int q = 1; q < NTG; ++q)
+                        sum += red[arr * TA + q * bs + l];
+                    store_y(a, row * bs + l, sum);
+                }
+                __syncthreads();
             }
-            red[t] = acc;
-            __syncthreads();
-            if (valid && g == 0) {
-                T sum = acc;
-                for (int q = 1; q < NTG; ++q)
-                    sum += red[arr * TA + q * bs + r];
-                store_y(a, row * bs + r, sum);
-            }
-            __syncthreads();
         }
     }
 }
@@ -110,7 +166,8 @@ static cudaError_t run_k2(const Args<T> &a, const Launch &l, cudaStream_t st)
         return cudaErrorInvalidConfiguration;
     const int threads = nta * TA;
     const int64_t arrays = (a.mb + l.rows - 1) / l.rows;
-    k_k2<T, ORD, BS, NTG><<<bsrmv_grid(arrays, nta), threads, threads * sizeof(T), st>>>(a, l.rows, arrays);
+    const size_t smem = (size_t)threads * sizeof(T) * (BS == 0 && ORD == ROW ? k2_ept<BS, NTG>() : 1);
+    k_k2<T, ORD, BS, NTG><<<bsrmv_grid(arrays, nta), threads, smem, st>>>(a, l.rows, arrays);
     return cudaGetLastError();
 }
 
