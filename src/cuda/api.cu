@@ -344,12 +344,12 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    groups in flight (rows = 1 won everywhere on the H100: consecutive
  *    groups stream consecutive parts of val; on the H200, K1 with 4 rows
  *    per warp at bs 3, below);
- *  - bs 8..256: KSPARSE K2 (bs x NTG thread arrays, register blocking,
+ *  - bs 8..128: KSPARSE K2 (bs x NTG thread arrays, register blocking,
  *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
- *  - bs > 256: K3 (several thread blocks per block row).  The device
- *    enters through the tune table (measured per device) and the DRAM
- *    bandwidth per SM; the rule was measured on 132-SM, 50 MB-L2 H100s
- *    and H200s.
+ *  - larger: K3 (several thread blocks per block row), but K2 for
+ *    row-major blocks up to bs 256.  The device enters through the tune
+ *    table (measured per device) and the DRAM bandwidth per SM; the rule
+ *    was measured on 132-SM, 50 MB-L2 H100s and H200s.
  * Row-major double blocks (session 8): by-column with its batched gather
  * at bs 6 and 7, by-block at bs 5 (K1 at bs 3, below).  float follows
  * the column-major rule there, but for bs 6-7 (session 11, below).
@@ -375,7 +375,10 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * Sizes without a compiled kernel (session 12, H200, bs 9-100, every
  * type and order): K2's runtime path, 8 thread groups at bs 17-31 and
  * 64-128 (1.2-4.2x K3, which the rule took before), 4 elsewhere; but
- * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2). */
+ * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2).  Above
+ * bs 128 (measured on grids of 64 block rows only, where every kernel is
+ * short of parallel work): K3 for column-major blocks (1.0-2.0x K2), K2
+ * with 4 groups for row-major ones up to bs 256. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -421,10 +424,10 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = k2(4);
     else if (bs <= 128)
         c = k2(8);
-    else if (bs <= 256)
+    else if (row && bs <= 256)
         c = k2(4);
     else
-        c = {BSRMV_GPU_K3_LARGE, 4, 1, 0, 0};
+        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
     /* Short rows (7-point grids, ~7 blocks per row; `bsrmv tune --stencil 7`
      * on an H100, double col-major, docs/GPU.md): one row is too little
      * work for a warp, so narrower groups over 4 consecutive rows win for
