@@ -20,18 +20,19 @@ namespace bsrmv_cuda {
 /* Registers per thread: ceil(bs/NTG) at a compiled bs, 4 at a runtime one */
 template <int BS, int NTG> constexpr int k2_ept() { return BS ? (BS + NTG - 1) / NTG : 4; }
 
-/* A runtime bs keeps the register blocking and the double buffering: the
- * thread array walks the block row once per chunk of at most NTG * EPT of
- * a block's columns (rows, below), the chunks of equal width.  Without them
- * (a loop over the columns with its col_idx -> x chain) the runtime kernel
- * ran at 43-57% of the read bandwidth (H200, bs 9-100, session 12).  Its
+/* A runtime bs keeps the register blocking and the double buffering: a
+ * block's columns (rows, below) are cut into equal chunks of at most
+ * NTG * EPT, and a step loads one chunk of one block.  The loop over the
+ * columns it replaces, a col_idx -> x chain per value, was 1.26-2.19x
+ * slower at bs 9, 20 and 100 (H200, session 12), but for column-major bs
+ * 20 with 4 groups (1.11x faster; 8 groups, which the rule takes, win).  The
  * registers hold adjacent lanes' columns, so that a register's loads cover
  * NTG whole columns of a column-major block.  Row-major blocks swap the
  * roles (TRANS): thread (c, g) keeps column c and EPT rows, so that
  * adjacent threads read adjacent values of a block's row and each thread
- * loads one x value per block; the bs partial sums of a row then meet in
- * shared memory.  Row-major runtime sizes with thread-per-row lanes read
- * values bs apart and lost to cuSPARSE (0.3-0.9x, session 12). */
+ * loads one x value per block; one pass over the block row per chunk, and
+ * the bs partial sums of each row meet in shared memory.  With a thread
+ * per row, lanes read values bs apart: 0.31-0.99x cuSPARSE from bs 13 on. */
 template <typename T, int ORD, int BS, int NTG>
 __global__ void __launch_bounds__(BS ? 256 : 1024)
 k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
@@ -86,7 +87,7 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                         accs[q] = T(0);
                 }
                 if (valid) {
-                    /* steps (block b, chunk ch); but for TRANS, chunks change fastest */
+                    /* steps (block b, chunk ch), the chunk changing fastest; TRANS: chunk ct */
                     const int64_t e = a.row_ptr[row + 1];
                     int64_t b = a.row_ptr[row];
                     int ch = ct;
