@@ -19,6 +19,8 @@ namespace bsrmv_cuda {
 
 /* Registers per thread: ceil(bs/NTG) at a compiled bs, 4 at a runtime one */
 template <int BS, int NTG> constexpr int k2_ept() { return BS ? (BS + NTG - 1) / NTG : 4; }
+/* Whether the registers hold rows (runtime bs, row-major blocks; below) */
+template <int BS, int ORD> constexpr bool k2_trans() { return BS == 0 && ORD == ROW; }
 
 /* A runtime bs keeps the register blocking and the double buffering: a
  * block's columns (rows, below) are cut into equal chunks of at most
@@ -40,7 +42,7 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
     extern __shared__ unsigned char smem_raw[];
     T *red = reinterpret_cast<T *>(smem_raw);
     constexpr int EPT = k2_ept<BS, NTG>();
-    constexpr bool TRANS = BS == 0 && ORD == ROW;
+    constexpr bool TRANS = k2_trans<BS, ORD>();
     const int bs = BS ? BS : a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
     const int nch = BS ? 1 : (bs + NTG * EPT - 1) / (NTG * EPT);
@@ -167,7 +169,8 @@ static cudaError_t run_k2(const Args<T> &a, const Launch &l, cudaStream_t st)
         return cudaErrorInvalidConfiguration;
     const int threads = nta * TA;
     const int64_t arrays = (a.mb + l.rows - 1) / l.rows;
-    const size_t smem = (size_t)threads * sizeof(T) * (BS == 0 && ORD == ROW ? k2_ept<BS, NTG>() : 1);
+    /* a partial sum per thread, TRANS: per register */
+    const size_t smem = (size_t)threads * sizeof(T) * (k2_trans<BS, ORD>() ? k2_ept<BS, NTG>() : 1);
     k_k2<T, ORD, BS, NTG><<<bsrmv_grid(arrays, nta), threads, smem, st>>>(a, l.rows, arrays);
     return cudaGetLastError();
 }
