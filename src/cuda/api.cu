@@ -232,8 +232,8 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     const int seq_unit = 32 * (bs <= 4 ? 8 : 2);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
-    for (int f : {1, 2})
-        add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 2);
+    for (int f : {1, 2, 4})
+        add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 4);
     for (int g : {8, 32})
         for (int f : {1, 4})
             add(BSRMV_GPU_SEGMENTED, g, 1, 256, unit * f);
@@ -458,10 +458,13 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
 {
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
      * lane-sequential merge path at bs 2-4 (units of 4-8 items per lane), the
-     * merge-path flat stream at bs 1 and 5-7, the fragment row walk above */
+     * merge-path flat stream at bs 1 and 5-7, fragments above: the stream at
+     * bs 8-15 with half-size units (H200, bs 8: 3064 GB/s against 2854 with
+     * the full size, which leaves the last wave of warps half empty), the
+     * row walk from 16 on */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (irregular(m) && bs <= 32)
-        return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}
+        return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit}
                : bs == 1 || bs > 4
                    ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
                    : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 256 : 128};

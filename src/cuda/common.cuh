@@ -348,8 +348,10 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
     X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
 /* Balanced row walk (segmented and fragment schedules): X(BS, G). */
 #define BSRMV_BALANCED_LIST(X)                                                 \
-    X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(8, 32)      \
-    X(16, 32) X(0, 32)
+    X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(16, 32)      \
+    X(0, 32)
+/* The same units streamed by a warp (group 32, 6 <= bs < 16): X(BS, 0). */
+#define BSRMV_FRAGSTREAM_LIST(X) X(8, 0) X(0, 0)
 /* Merge-path units, flat stream (group 32): X(BS, 0). */
 #define BSRMV_MERGEFLAT_LIST(X)                                                \
     X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0) X(16, 0) X(0, 0)

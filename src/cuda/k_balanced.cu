@@ -9,7 +9,8 @@
  *
  * Segmented and fragment units: a group of G lanes takes one unit at a time
  * and walks the block rows it touches with the by-column inner loop
- * (column_sum), one row after the other.  Merge-path units: a warp streams
+ * (column_sum), one row after the other; at 6 <= bs < 16 a warp streams
+ * the unit's blocks instead, across row ends (k_fragstream).  Merge-path units: a warp streams
  * the unit's values as one contiguous run (the flat-stream scheme of
  * k_flat.cu: lane l reads flat indices l, l+G, ... with G a multiple of bs,
  * so its row inside the block is fixed); a segmented shuffle sum per step
@@ -28,10 +29,7 @@
 namespace bsrmv_cuda {
 
 template <typename T, int ORD, int BS, int G>
-/* At bs 8 (the fragment default on power-law matrices) 6 resident thread
- * blocks per SM (<= 40 registers, a few spilled) beat 5: 2217 vs 2080-2090
- * GB/s on the H100; at bs 16 and in k_mergeseq the same cap lost 5-9%. */
-__global__ void __launch_bounds__(256, BS == 8 ? 6 : 1)
+__global__ void __launch_bounds__(256, 1)
 k_balanced(const Args<T> a, const Schedule sc)
 {
     const int bs = BS ? BS : a.bs;
@@ -88,6 +86,112 @@ k_balanced(const Args<T> a, const Schedule sc)
                     pieces[sl * bs + lane] = acc;
                 ++sl;
             }
+        }
+    }
+}
+
+/* Fragment and long-row units streamed, 6 <= bs < 16 (a warp per unit):
+ * the row walk's lane layout (lane = row r of a block, column slot cslot;
+ * ncol columns per step, spb steps per block), but the warp walks the
+ * unit's blocks as one stream of steps, U loads of val and x in flight per
+ * lane, and ends a row (group_reduce + store) between two steps where the
+ * stream crosses its end.  So rows no longer stall the loads: the walk
+ * began each row with its row_ptr load and ended it with a partly filled
+ * batch (H200, power-law bs 8: 1.14-1.17x the walk at its best unit size,
+ * bs 12: 1.6x; at bs 16, 8 steps per block, the walk stays ahead: 0.95x).  The unit's row
+ * ends and col_idx come in 32-entry slices, an entry per lane, read by
+ * shuffle; the next col_idx slice is loaded 32 blocks ahead. */
+/* __launch_bounds__(256, 1) would let ptxas take 88 registers at bs 8,
+ * two thread blocks per SM: 0.68x (H200). */
+template <typename T, int ORD, int BS>
+__global__ void __launch_bounds__(256)
+k_fragstream(const Args<T> a, const Schedule sc)
+{
+    /* 64 bytes of loads per lane in flight (H200, power-law bs 8: double
+     * with U = 4 ran at 0.87x U = 8; float with U = 8 at 1878 GB/s, with
+     * U = 16 at 2255-2423 in later runs) */
+    constexpr int U = 64 / sizeof(T);
+    const int bs = BS ? BS : a.bs;
+    const int bs2 = bs * bs;
+    const int ncol = 32 / bs, spb = (bs + ncol - 1) / ncol;
+    const int lane = threadIdx.x & 31;
+    const int r = lane % bs, cslot = lane / bs;
+    const bool act = lane < ncol * bs;
+    const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    T *pieces = (T *)sc.pieces;
+
+    for (int64_t u = warp; u < sc.nunits; u += nwarps) {
+        const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
+        const int64_t re = sc.end_row[u], je = sc.end_blk[u];
+        const int64_t slot = sc.slot[u];
+        const int nb = (int)(je - j);
+        /* unit row i (block row r0 + i) ends at block offset end(i); the
+         * carry, row re, at nb */
+        auto ends_from = [&](int i0) -> int {
+            const int64_t row = r0 + i0 + lane;
+            return row < re ? (int)(ld(a.row_ptr + row + 1) - j) : nb;
+        };
+        auto cols_from = [&](int k0) -> int32_t {
+            return k0 + lane < nb ? ldc(a.col_idx + j + k0 + lane) : 0;
+        };
+        const bool head = r0 < re && ld(a.row_ptr + r0) < j;
+        const int64_t tail = re < a.mb ? ld(a.row_ptr + re) : 0;
+        const bool carry = re < a.mb && je > (tail > j ? tail : j);
+        int ends = ends_from(0), ibase = 0, i = 0;
+        int32_t cols = cols_from(0), next = cols_from(32);
+        int kbase = 0;
+        int end = __shfl_sync(BSRMV_FULL_MASK, ends, 0);
+        T acc = T(0);
+        /* unit row i is complete: to y, or to the head slot */
+        auto finish = [&]() {
+            const T sum = group_reduce<T, 32>(acc, lane, bs, ncol);
+            if (lane < bs) {
+                if (i == 0 && head)
+                    pieces[slot * bs + lane] = sum;
+                else
+                    store_y(a, (r0 + i) * bs + lane, sum);
+            }
+            acc = T(0);
+            if (++i - ibase == 32) {
+                ibase += 32;
+                ends = ends_from(ibase);
+            }
+            end = __shfl_sync(BSRMV_FULL_MASK, ends, i - ibase);
+        };
+        const int nsteps = nb * spb;
+        const T *val = a.val + j * (int64_t)bs2 + (ORD == COL ? cslot * bs + r : r * bs + cslot);
+        for (int s0 = 0; s0 < nsteps; s0 += U) {
+            if (s0 / spb - kbase >= 32) { /* a batch spans fewer than 32 blocks */
+                kbase += 32;
+                cols = next;
+                next = cols_from(kbase + 32);
+            }
+            T v[U], xv[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+                const int st = s0 + q, k = st / spb, ch = st - k * spb, c = ch * ncol + cslot;
+                const int32_t col = k - kbase < 32 ? __shfl_sync(BSRMV_FULL_MASK, cols, k - kbase)
+                                                   : __shfl_sync(BSRMV_FULL_MASK, next, k - kbase - 32);
+                const bool ok = st < nsteps && act && c < bs;
+                v[q] = ok ? ldv(val + (k * bs2 + ch * ncol * (ORD == COL ? bs : 1))) : T(0);
+                xv[q] = ok ? ld(a.x + (int64_t)col * bs + c) : T(0);
+            }
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+                const int st = s0 + q, k = st / spb;
+                if (st < nsteps && st == k * spb) /* the stream enters block k */
+                    while (k >= end)
+                        finish();
+                acc += v[q] * xv[q];
+            }
+        }
+        while (r0 + i < re)
+            finish();
+        if (carry) {
+            const T sum = group_reduce<T, 32>(acc, lane, bs, ncol);
+            if (lane < bs)
+                pieces[(slot + head) * bs + lane] = sum;
         }
     }
 }
@@ -531,6 +635,14 @@ static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const 
 }
 
 template <typename T, int ORD, int BS>
+static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    const Schedule &sc = *l.sched;
+    k_fragstream<T, ORD, BS><<<bsrmv_grid(sc.nunits * 32, l.threads), l.threads, 0, s>>>(a, sc);
+    return fixup(a, sc, s);
+}
+
+template <typename T, int ORD, int BS>
 static cudaError_t run_flat(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
@@ -549,7 +661,8 @@ static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
                      a, l, s);
 }
 
-/* Segmented and fragment units: the row walk, group = G lanes per unit.
+/* Segmented and fragment units: the row walk, group = G lanes per unit
+ * (group 32 at 6 <= bs < 16: the stream).
  * Merge-path units: group 32 the flat stream, group 1 the lane-sequential
  * walk (a warp per unit both).  The schedule must have been built
  * (l.sched). */
@@ -575,6 +688,13 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
     }
     if (l.merge)
         return LAUNCH_NOT_BUILT;
+    if (l.group == 32 && a.bs >= 6 && a.bs < 16) {
+        const int bsk = BSRMV_COMPILED_BS(BSRMV_FRAGSTREAM_LIST, a.bs);
+#define X(BS, P) BSRMV_LAUNCH_IF(bsk == BS, run_stream, BS)
+        BSRMV_FRAGSTREAM_LIST(X)
+#undef X
+        return LAUNCH_NOT_BUILT;
+    }
     const int bsk = BSRMV_COMPILED_BS(BSRMV_BALANCED_LIST, a.bs);
 #define X(BS, G) BSRMV_LAUNCH_IF(bsk == BS && l.group == G, run_walk, BS, G)
     BSRMV_BALANCED_LIST(X)

@@ -244,10 +244,10 @@ int main(void)
     quick = tu_gpu_quick() != 0;
     test_plan();
     printf("plan: ok\n");
-    static const int full[] = {1, 2, 3, 4, 8, 16, 5, 32};
-    static const int small[] = {1, 2, 4, 5};
+    static const int full[] = {1, 2, 3, 4, 8, 16, 5, 6, 12, 32};
+    static const int small[] = {1, 2, 4, 5, 8};
     const int *list = quick ? small : full;
-    const int nl = quick ? 4 : (int)(sizeof full / sizeof *full);
+    const int nl = quick ? 5 : (int)(sizeof full / sizeof *full);
     uint64_t seed = 500;
     for (int i = 0; i < nl; ++i) {
         for (int t = 0; t < 2; ++t)
