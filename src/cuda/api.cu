@@ -459,7 +459,7 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
      * lane-sequential merge path at bs 2-4 (units of 4-8 items per lane), the
      * merge-path flat stream at bs 1 and 5-7, fragments above: the stream at
-     * bs 8-15 with half-size units (H200, bs 8: 3064 GB/s against 2854 with
+     * bs 8-15 with half-size units (H200, bs 8: 3119 GB/s against 2892 with
      * the full size, which leaves the last wave of warps half empty), the
      * row walk from 16 on */
     const int bs = m->bs, unit = balanced_unit(bs);
