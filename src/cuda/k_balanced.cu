@@ -638,6 +638,11 @@ template <typename T, int ORD, int BS>
 static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
+    /* the stream counts a unit's values in int (fewer registers); units of
+     * 2^31 values or more (a unit size far above the tuned ones) take the
+     * walk, which counts in int64 */
+    if ((int64_t)sc.max_blocks * a.bs * a.bs >= INT32_MAX)
+        return run_walk<T, ORD, 0, 32>(a, l, s);
     k_fragstream<T, ORD, BS><<<bsrmv_grid(sc.nunits * 32, l.threads), l.threads, 0, s>>>(a, sc);
     return fixup(a, sc, s);
 }
