@@ -10,11 +10,12 @@
  * Segmented and fragment units: a group of G lanes takes one unit at a time
  * and walks the block rows it touches with the by-column inner loop
  * (column_sum), one row after the other; at 6 <= bs < 16 a warp streams
- * the unit's blocks instead, across row ends (k_fragstream).  Merge-path units: a warp streams
- * the unit's values as one contiguous run (the flat-stream scheme of
- * k_flat.cu: lane l reads flat indices l, l+G, ... with G a multiple of bs,
- * so its row inside the block is fixed); a segmented shuffle sum per step
- * adds each block row's values into a per-warp y slice in shared memory.
+ * the unit's blocks instead, across row ends (k_fragstream).  Merge-path
+ * units: a warp streams the unit's values as one contiguous run (the
+ * flat-stream scheme of k_flat.cu: lane l reads flat indices l, l+G, ...
+ * with G a multiple of bs, so its row inside the block is fixed); a
+ * segmented shuffle sum per step adds each block row's values into a
+ * per-warp y slice in shared memory.
  * The merge path bounds the rows of a unit, hence the slice.  No dependent
  * row_ptr -> reduce chain per row, which is what short rows cost the row
  * walk, and no atomics.
@@ -98,10 +99,10 @@ k_balanced(const Args<T> a, const Schedule sc)
  * stream crosses its end.  So rows no longer stall the loads: the walk
  * began each row with its row_ptr load and ended it with a partly filled
  * batch (H200, power-law bs 8: 1.14-1.17x the walk at its best unit size,
- * bs 12: 1.6x; at bs 16, 8 steps per block, the walk stays ahead: 0.95x).  The unit's row
- * ends and col_idx come in 32-entry slices, an entry per lane, read by
- * shuffle; the next col_idx slice is loaded 32 blocks ahead. */
-/* __launch_bounds__(256, 1) would let ptxas take 88 registers at bs 8,
+ * bs 12: 1.6x; at bs 16, 8 steps per block, the walk stays ahead: 0.95x).
+ * The unit's row ends and col_idx come in 32-entry slices, an entry per
+ * lane, read by shuffle; the next col_idx slice is loaded 32 blocks ahead.
+ * __launch_bounds__(256, 1) would let ptxas take 88 registers at bs 8,
  * two thread blocks per SM: 0.68x (H200). */
 template <typename T, int ORD, int BS>
 __global__ void __launch_bounds__(256)
