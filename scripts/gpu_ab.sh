@@ -9,6 +9,8 @@
 #   CASES: one `bsrmv bench` argument string per line (default below)
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
 #   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix
+#   (NCU_KERNELS: a regex of the kernel names to profile, e.g. k_balanced,
+#   so that cuSPARSE's slow paths do not use up the 400 profiled launches)
 # Records: $OUT/ab.jsonl (each line gets "variant"); table: scripts/ab_table.py.
 OUT=${OUT:-/tmp/gpu_ab_out}
 mkdir -p "$OUT"
@@ -70,6 +72,7 @@ if [ -n "$PROFILE" ] && command -v ncu >/dev/null && [ ${#names[@]} -gt 0 ]; the
     n=$((n + 1))
     # shellcheck disable=SC2086
     timeout 240 ncu --clock-control none --csv --print-units base --metrics "$M" -c 400 \
+      ${NCU_KERNELS:+-k "regex:$NCU_KERNELS"} \
       "build-ab-${names[0]}/bsrmv" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --reps 20 >"$OUT/ncu_$n.csv" 2>"$OUT/ncu_$n.log"
     echo "== ncu: $c (rc=$?)"
     python3 scripts/ncu_table.py "$OUT/ncu_$n.csv" 2>&1 | tee -a "$OUT/ab_profile.txt"

@@ -9,8 +9,9 @@
  *
  * Segmented and fragment units: a group of G lanes takes one unit at a time
  * and walks the block rows it touches with the by-column inner loop
- * (column_sum), one row after the other; at 6 <= bs < 16 a warp streams
- * the unit's blocks instead, across row ends (k_fragstream).  Merge-path
+ * (column_sum; at bs 16 the wide one of wide.cuh), one row after the
+ * other; at 6 <= bs < 16 a warp streams the unit's blocks instead, across
+ * row ends (k_fragstream).  Merge-path
  * units: a warp streams the unit's values as one contiguous run (the
  * flat-stream scheme of k_flat.cu: lane l reads flat indices l, l+G, ...
  * with G a multiple of bs, so its row inside the block is fixed); a
@@ -25,14 +26,22 @@
  * slot; the fix-up kernel then adds a cut row's slots in slot order and
  * applies alpha/beta once, so results do not depend on the launch order
  * (no floating-point atomics). */
-#include "common.cuh"
+#include "wide.cuh"
 
 namespace bsrmv_cuda {
 
-template <typename T, int ORD, int BS, int G>
+/* WIDE (bs 16, G 32, aligned val and x): a row's blocks through the wide
+ * inner loop (wide.cuh), 16-byte loads along the blocks' lines, rather
+ * than column_sum's value per lane and step; 16 values of val in flight
+ * per lane (H200, power-law bs 16 against column_sum: row-major double
+ * 2.2-2.3x, float col 1.2-1.26x, double col 1.03-1.06x; 32 values ran at
+ * 0.95-1.04x 16, 64 at 0.99-1.0x). */
+template <typename T, int ORD, int BS, int G, bool WIDE>
 __global__ void __launch_bounds__(256, 1)
 k_balanced(const Args<T> a, const Schedule sc)
 {
+    using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true, 16>;
+    const Wide wl(threadIdx.x & 31);
     const int bs = BS ? BS : a.bs;
     const int lane = threadIdx.x & (G - 1);
     const int ncol = G / bs;
@@ -74,17 +83,29 @@ k_balanced(const Args<T> a, const Schedule sc)
                 hi = ends ? a.row_ptr[row + 1] : je;
             }
             T acc = T(0);
-            if (live && lane < active && lo < hi)
-                acc = column_sum<T, ORD, 4, (G < 16), false>(a, bs, r, cslot, ncol, lo, hi);
-            acc = group_reduce<T, G>(acc, lane, bs, ncol);
+            int out = lane; /* the row of the block row this lane's sum is */
+            if constexpr (WIDE) {
+                T p[Wide::NACC];
+#pragma unroll
+                for (int i = 0; i < Wide::NACC; ++i)
+                    p[i] = T(0);
+                if (live && wl.on && lo < hi)
+                    wl.sum(a, lo, hi, p);
+                acc = wl.reduce(p);
+                out = wl.stores() ? wl.out_row() : bs;
+            } else {
+                if (live && lane < active && lo < hi)
+                    acc = column_sum<T, ORD, 4, (G < 16), false>(a, bs, r, cslot, ncol, lo, hi);
+                acc = group_reduce<T, G>(acc, lane, bs, ncol);
+            }
             if (!live)
                 continue;
             if (ends && s >= j) {
-                if (lane < bs)
-                    store_y(a, row * bs + lane, acc);
+                if (out < bs)
+                    store_y(a, row * bs + out, acc);
             } else { /* cut: the head of a row begun earlier, or a carry */
-                if (lane < bs)
-                    pieces[sl * bs + lane] = acc;
+                if (out < bs)
+                    pieces[sl * bs + out] = acc;
                 ++sl;
             }
         }
@@ -103,21 +124,31 @@ k_balanced(const Args<T> a, const Schedule sc)
  * The unit's row ends and col_idx come in 32-entry slices, an entry per
  * lane, read by shuffle; the next col_idx slice is loaded 32 blocks ahead.
  * __launch_bounds__(256, 1) would let ptxas take 88 registers at bs 8,
- * two thread blocks per SM: 0.68x (H200). */
-template <typename T, int ORD, int BS>
+ * two thread blocks per SM: 0.68x (H200).
+ * WIDE (stream_wide below): the wide kernel's lane layout instead, a
+ * 16-byte piece of a line (column or row of the block) per lane and step,
+ * whole lines per step; its reduction is WideLane::reduce. */
+template <typename T, int ORD, int BS, bool WIDE>
 __global__ void __launch_bounds__(256)
 k_fragstream(const Args<T> a, const Schedule sc)
 {
+    using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true>;
+    static_assert(!WIDE || Wide::NL * Wide::LPL == BS, "whole lines per step, no two blocks");
+    constexpr int VEC = WIDE ? Wide::VEC : 1;
+    constexpr int NACC = WIDE ? Wide::NACC : 1;
+    constexpr int XV = WIDE && ORD == ROW ? VEC : 1; /* x values per step */
     /* 64 bytes of loads per lane in flight (H200, power-law bs 8: double
      * with U = 4 ran at 0.87x U = 8; float with U = 8 at 1878 GB/s, with
      * U = 16 at 2255-2423 in later runs) */
-    constexpr int U = 64 / sizeof(T);
+    constexpr int U = 64 / (VEC * sizeof(T));
+    static_assert(!WIDE || U % Wide::LPL == 0, "a batch starts a block");
     const int bs = BS ? BS : a.bs;
     const int bs2 = bs * bs;
-    const int ncol = 32 / bs, spb = (bs + ncol - 1) / ncol;
     const int lane = threadIdx.x & 31;
-    const int r = lane % bs, cslot = lane / bs;
-    const bool act = lane < ncol * bs;
+    const Wide wl(lane);
+    const int ncol = WIDE ? 0 : 32 / bs, spb = WIDE ? Wide::LPL : (bs + ncol - 1) / ncol;
+    const int r = lane % bs, cslot = WIDE ? 0 : lane / bs;
+    const bool act = WIDE ? wl.on : lane < ncol * bs;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     T *pieces = (T *)sc.pieces;
@@ -143,17 +174,34 @@ k_fragstream(const Args<T> a, const Schedule sc)
         int32_t cols = cols_from(0), next = cols_from(32);
         int kbase = 0;
         int end = __shfl_sync(BSRMV_FULL_MASK, ends, 0);
-        T acc = T(0);
+        T acc[NACC];
+#pragma unroll
+        for (int c = 0; c < NACC; ++c)
+            acc[c] = T(0);
+        /* the warp's sums of the rows of one block row, out = the row this
+         * lane holds (bs: none) */
+        auto reduce = [&](int &out) -> T {
+            if constexpr (WIDE) {
+                out = wl.stores() ? wl.out_row() : bs;
+                return wl.reduce(acc);
+            } else {
+                out = lane;
+                return group_reduce<T, 32>(acc[0], lane, bs, ncol);
+            }
+        };
         /* unit row i is complete: to y, or to the head slot */
         auto finish = [&]() {
-            const T sum = group_reduce<T, 32>(acc, lane, bs, ncol);
-            if (lane < bs) {
+            int out;
+            const T sum = reduce(out);
+            if (out < bs) {
                 if (i == 0 && head)
-                    pieces[slot * bs + lane] = sum;
+                    pieces[slot * bs + out] = sum;
                 else
-                    store_y(a, (r0 + i) * bs + lane, sum);
+                    store_y(a, (r0 + i) * bs + out, sum);
             }
-            acc = T(0);
+#pragma unroll
+            for (int c = 0; c < NACC; ++c)
+                acc[c] = T(0);
             if (++i - ibase == 32) {
                 ibase += 32;
                 ends = ends_from(ibase);
@@ -161,22 +209,36 @@ k_fragstream(const Args<T> a, const Schedule sc)
             end = __shfl_sync(BSRMV_FULL_MASK, ends, i - ibase);
         };
         const int nsteps = nb * spb;
-        const T *val = a.val + j * (int64_t)bs2 + (ORD == COL ? cslot * bs + r : r * bs + cslot);
+        /* the lane's first value: WIDE, VEC values of line lj at cv*VEC;
+         * else row r of column cslot */
+        const T *val = a.val + j * (int64_t)bs2 +
+                       (WIDE ? wl.lj * bs + wl.cv * VEC : ORD == COL ? cslot * bs + r : r * bs + cslot);
         for (int s0 = 0; s0 < nsteps; s0 += U) {
             if (s0 / spb - kbase >= 32) { /* a batch spans fewer than 32 blocks */
                 kbase += 32;
                 cols = next;
                 next = cols_from(kbase + 32);
             }
-            T v[U], xv[U];
+            T v[U][VEC], xv[U][XV];
 #pragma unroll
             for (int q = 0; q < U; ++q) {
-                const int st = s0 + q, k = st / spb, ch = st - k * spb, c = ch * ncol + cslot;
+                const int st = s0 + q;
+                /* WIDE: spb is a compile-time constant and divides U */
+                const int k = WIDE ? s0 / spb + q / spb : st / spb;
+                const int ch = WIDE ? q % spb : st - k * spb;
                 const int32_t col = k - kbase < 32 ? __shfl_sync(BSRMV_FULL_MASK, cols, k - kbase)
                                                    : __shfl_sync(BSRMV_FULL_MASK, next, k - kbase - 32);
-                const bool ok = st < nsteps && act && c < bs;
-                v[q] = ok ? ldv(val + (k * bs2 + ch * ncol * (ORD == COL ? bs : 1))) : T(0);
-                xv[q] = ok ? ld(a.x + (int64_t)col * bs + c) : T(0);
+                if constexpr (WIDE) {
+                    const bool ok = st < nsteps && act;
+                    const int line = wl.lj + Wide::NL * ch;
+                    ldv_vec(val + (k * bs2 + Wide::NL * ch * bs), v[q], ok);
+                    ldv_vec<true>(a.x + (int64_t)col * bs + (ORD == COL ? line : wl.cv * VEC), xv[q], ok);
+                } else {
+                    const int c = ch * ncol + cslot;
+                    const bool ok = st < nsteps && act && c < bs;
+                    v[q][0] = ok ? ldv(val + (k * bs2 + ch * ncol * (ORD == COL ? bs : 1))) : T(0);
+                    xv[q][0] = ok ? ld(a.x + (int64_t)col * bs + c) : T(0);
+                }
             }
 #pragma unroll
             for (int q = 0; q < U; ++q) {
@@ -184,15 +246,24 @@ k_fragstream(const Args<T> a, const Schedule sc)
                 if (st < nsteps && st == k * spb) /* the stream enters block k */
                     while (k >= end)
                         finish();
-                acc += v[q] * xv[q];
+                if constexpr (WIDE && ORD == ROW) { /* line ch of the block: its own sum */
+#pragma unroll
+                    for (int c = 0; c < VEC; ++c)
+                        acc[q % spb] += v[q][c] * xv[q][c];
+                } else {
+#pragma unroll
+                    for (int c = 0; c < VEC; ++c)
+                        acc[c] += v[q][c] * xv[q][0];
+                }
             }
         }
         while (r0 + i < re)
             finish();
         if (carry) {
-            const T sum = group_reduce<T, 32>(acc, lane, bs, ncol);
-            if (lane < bs)
-                pieces[(slot + head) * bs + lane] = sum;
+            int out;
+            const T sum = reduce(out);
+            if (out < bs)
+                pieces[(slot + head) * bs + out] = sum;
         }
     }
 }
@@ -609,7 +680,14 @@ template <typename T, int ORD, int BS, int G>
 static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
-    k_balanced<T, ORD, BS, G><<<bsrmv_grid(sc.nunits * G, l.threads), l.threads, 0, s>>>(a, sc);
+    const unsigned grid = bsrmv_grid(sc.nunits * G, l.threads);
+    if constexpr (BS == 16 && G == 32) {
+        if ((((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0) {
+            k_balanced<T, ORD, BS, G, true><<<grid, l.threads, 0, s>>>(a, sc);
+            return fixup(a, sc, s);
+        }
+    }
+    k_balanced<T, ORD, BS, G, false><<<grid, l.threads, 0, s>>>(a, sc);
     return fixup(a, sc, s);
 }
 
@@ -635,6 +713,18 @@ static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const 
     return fixup(a, sc, s);
 }
 
+/* Where the stream takes the wide lane layout, whole lines of a block per
+ * step: double bs 8 (H200, power-law: 1.09-1.12x the value-per-lane
+ * stream in row-major blocks, 1.01-1.09x in column-major ones).  Float bs
+ * 8 would put two blocks in a step; at bs 16 the wide walk is ahead
+ * (0.94-1.02x). */
+template <typename T, int BS> constexpr bool stream_wide()
+{
+    if constexpr (BS == 8)
+        return WideGeom<T, BS, 32, true>::NL <= BS;
+    return false;
+}
+
 template <typename T, int ORD, int BS>
 static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
@@ -644,7 +734,14 @@ static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
      * walk, which counts in int64 */
     if ((int64_t)sc.max_blocks * a.bs * a.bs >= INT32_MAX)
         return run_walk<T, ORD, 0, 32>(a, l, s);
-    k_fragstream<T, ORD, BS><<<bsrmv_grid(sc.nunits * 32, l.threads), l.threads, 0, s>>>(a, sc);
+    const unsigned grid = bsrmv_grid(sc.nunits * 32, l.threads);
+    if constexpr (stream_wide<T, BS>()) {
+        if ((((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0) {
+            k_fragstream<T, ORD, BS, true><<<grid, l.threads, 0, s>>>(a, sc);
+            return fixup(a, sc, s);
+        }
+    }
+    k_fragstream<T, ORD, BS, false><<<grid, l.threads, 0, s>>>(a, sc);
     return fixup(a, sc, s);
 }
 

@@ -157,14 +157,16 @@ static void test_shapes(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
     }
 }
 
-/* The lane-sequential merge path on arrays wrapped one element past an
- * aligned address: at bs 2 and 4 (column-major) it reads val in 16-byte
- * pieces only when val is 16-byte aligned, so this runs its other gather;
- * also many units per warp (small units on a larger matrix). */
+/* Arrays wrapped one element past an aligned address: 16-byte loads of
+ * val need it aligned, so this runs the other gather of the lane-sequential
+ * merge path (bs 2 and 4, column-major), the value-per-lane stream of
+ * double bs 8 and the value-per-lane row walk at bs 16 (fragments and
+ * segments); also many units per warp (small units on a larger matrix). */
 static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
 {
     bsrmv_matrix *P = NULL;
-    TU_OK(bsrmv_generate_powerlaw(&P, 30000, 30000, bs, 4.0, 1.8, 3000, seed, t, o));
+    const int64_t mb = bs <= 4 ? 30000 : 2000;
+    TU_OK(bsrmv_generate_powerlaw(&P, mb, mb, bs, 4.0, 1.8, mb / 10, seed, t, o));
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(P, &in));
     const int64_t *rp;
@@ -187,8 +189,13 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
     case_init(&c, P, seed + 1);
     static const int units[] = {3, 64, 256};
     for (int u = 0; u < 3; ++u) {
-        bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, 1, 256, units[u]};
+        bsrmv_gpu_config cfg = {bs <= 4 ? BSRMV_GPU_MERGE_PATH : BSRMV_GPU_FRAGMENT, bs <= 4 ? 1 : 32,
+                                1, 256, units[u]};
         check_config(&c, dA, &cfg, "powerlaw-offset-arrays");
+        if (bs > 4) {
+            cfg.kernel = BSRMV_GPU_SEGMENTED;
+            check_config(&c, dA, &cfg, "powerlaw-offset-arrays");
+        }
     }
     case_free(&c);
     bsrmv_gpu_matrix_destroy(dA);
@@ -245,9 +252,9 @@ int main(void)
     test_plan();
     printf("plan: ok\n");
     static const int full[] = {1, 2, 3, 4, 8, 16, 5, 6, 12, 32};
-    static const int small[] = {1, 2, 4, 5, 8};
+    static const int small[] = {1, 2, 4, 5, 8, 16};
     const int *list = quick ? small : full;
-    const int nl = quick ? 5 : (int)(sizeof full / sizeof *full);
+    const int nl = quick ? 6 : (int)(sizeof full / sizeof *full);
     uint64_t seed = 500;
     for (int i = 0; i < nl; ++i) {
         for (int t = 0; t < 2; ++t)
@@ -256,7 +263,7 @@ int main(void)
                     continue;
                 test_shapes(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                             o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
-                if (list[i] <= 4)
+                if (list[i] <= 4 || list[i] == 8 || list[i] == 16)
                     test_offset_arrays(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                                        o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
             }
