@@ -40,6 +40,7 @@ template <typename T, int ORD, int BS, int G, bool WIDE>
 __global__ void __launch_bounds__(256, 1)
 k_balanced(const Args<T> a, const Schedule sc)
 {
+    /* bs 16's geometry stands in where !WIDE (unused there) */
     using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true, 16>;
     const Wide wl(threadIdx.x & 31);
     const int bs = BS ? BS : a.bs;
@@ -132,6 +133,7 @@ template <typename T, int ORD, int BS, bool WIDE>
 __global__ void __launch_bounds__(256)
 k_fragstream(const Args<T> a, const Schedule sc)
 {
+    /* bs 16's geometry stands in where !WIDE (unused there) */
     using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true>;
     static_assert(!WIDE || Wide::NL * Wide::LPL == BS, "whole lines per step, no two blocks");
     constexpr int VEC = WIDE ? Wide::VEC : 1;

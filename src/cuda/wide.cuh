@@ -2,7 +2,8 @@
  * 16-byte pieces of their contiguous direction (Evtushenko's "warp per
  * non-block row" for row-major blocks, generalised to both orders, to a
  * group per block row and to small blocks).  Used by the plain wide kernel
- * (k_wide.cu) and by the balanced row walk at bs 16 (k_balanced.cu).
+ * (k_wide.cu) and by the balanced kernels (k_balanced.cu): the row walk's
+ * loop at bs 16, the stream's lane layout and reduction at double bs 8.
  *
  * A block is BS "lines" of BS contiguous values: rows of a row-major
  * block, columns of a column-major one.  Lane = sl * W + cv of the group
@@ -44,11 +45,11 @@ template <typename T, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32> s
     static constexpr int LPL = NL >= BS ? 1 : (BS + NL - 1) / NL; /* lines per lane */
     static constexpr int LP2 = pow2ceil(LPL);            /* padded for the reduction */
     static constexpr int BPS = NL >= BS ? NL / BS : 1;   /* blocks per group load */
-    /* steps per batch, at most 8.  The plain kernel's VALS: 64 (H200: 32
-     * values cost 37% at column-major bs 32 and 8% at row-major bs 32, one
-     * block per batch; other sizes within 1-4%); 32 in the
-     * one-value-per-load variant, whose column-major x takes as many
-     * registers as val */
+    /* steps per batch, at most 8.  VALS: 16 in the balanced walk; 64 in
+     * the plain kernel (H200: 32 values cost 37% at column-major bs 32 and
+     * 8% at row-major bs 32, one block per batch; other sizes within
+     * 1-4%), 32 in its one-value-per-load variant, whose column-major x
+     * takes as many registers as val */
     static constexpr int U = VALS / (LPL * VEC) < 1   ? 1
                              : VALS / (LPL * VEC) > 8 ? 8
                                                       : VALS / (LPL * VEC);
