@@ -93,7 +93,7 @@ k_balanced(const Args<T> a, const Schedule sc)
                 if (live && wl.on && lo < hi)
                     wl.sum(a, lo, hi, p);
                 acc = wl.reduce(p);
-                out = wl.stores() ? wl.out_row() : bs;
+                out = wl.held_row(bs);
             } else {
                 if (live && lane < active && lo < hi)
                     acc = column_sum<T, ORD, 4, (G < 16), false>(a, bs, r, cslot, ncol, lo, hi);
@@ -184,7 +184,7 @@ k_fragstream(const Args<T> a, const Schedule sc)
          * lane holds (bs: none) */
         auto reduce = [&](int &out) -> T {
             if constexpr (WIDE) {
-                out = wl.stores() ? wl.out_row() : bs;
+                out = wl.held_row(bs);
                 return wl.reduce(acc);
             } else {
                 out = lane;
@@ -684,7 +684,7 @@ static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
     const Schedule &sc = *l.sched;
     const unsigned grid = bsrmv_grid(sc.nunits * G, l.threads);
     if constexpr (BS == 16 && G == 32) {
-        if ((((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0) {
+        if (wide_aligned(a)) {
             k_balanced<T, ORD, BS, G, true><<<grid, l.threads, 0, s>>>(a, sc);
             return fixup(a, sc, s);
         }
@@ -738,7 +738,7 @@ static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
         return run_walk<T, ORD, 0, 32>(a, l, s);
     const unsigned grid = bsrmv_grid(sc.nunits * 32, l.threads);
     if constexpr (stream_wide<T, BS>()) {
-        if ((((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0) {
+        if (wide_aligned(a)) {
             k_fragstream<T, ORD, BS, true><<<grid, l.threads, 0, s>>>(a, sc);
             return fixup(a, sc, s);
         }

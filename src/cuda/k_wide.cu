@@ -46,9 +46,8 @@ int launch_wide(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cu
 {
     if (l.rows != 1 || l.threads % 32 || l.threads < 32 || l.threads > 256)
         return LAUNCH_NOT_BUILT;
-    /* x comes with each call: a misaligned x (or wrapped val) takes the
-     * one-value-per-load variant */
-    const bool vec = (((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0;
+    /* a misaligned x or val takes the one-value-per-load variant */
+    const bool vec = wide_aligned(a);
 #define X(BS, G)                                                               \
     if (a.bs == BS && l.group == G)                                            \
         return launch_matched(l, err, [&] {                                    \

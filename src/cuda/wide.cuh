@@ -58,6 +58,14 @@ template <typename T, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32> s
     static_assert(NL <= BS || (NL % BS == 0 && (BS & (BS - 1)) == 0), "BS a power of two");
 };
 
+/* The 16-byte loads of val and x need both aligned: where they are not (x
+ * comes with each call, val may be wrapped), callers take a
+ * value-per-load loop. */
+template <typename T> __host__ __forceinline__ bool wide_aligned(const Args<T> &a)
+{
+    return (((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0;
+}
+
 /* One lane of a wide group: its place in the geometry, the loop over a
  * block row's blocks and the group's reduction. */
 template <typename T, int ORD, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32>
@@ -149,6 +157,8 @@ struct WideLane {
     {
         return ORD == ROW ? lb == 0 && cv < LPL && out_row() < BS : on && sl < VEC;
     }
+    /* out_row() where stores(), else none */
+    __device__ __forceinline__ int held_row(int none) const { return stores() ? out_row() : none; }
 };
 
 } // namespace bsrmv_cuda
