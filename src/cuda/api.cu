@@ -368,14 +368,18 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * the flat stream it replaced; row-major bs 6: 1.22x by-column), except
  * row-major bs 7, where by-column now batches its loads (1.15x K2).
  * Both devices (session 11, every type and order): the wide kernel's
- * width at double bs 2 follows the DRAM bandwidth per SM (below); at
- * float bs 4 a warp per block row is the one width within 5% of the
- * fastest on both (H100: 1.04-1.05x 2 rows, H200: 0.97-0.98x); at
- * double row-major bs 4 by-block (H100: 1.05x wide, H200: 1.01x).
+ * width at double bs 2 and float bs 4 follows the DRAM bandwidth per SM
+ * (below); at double row-major bs 4 by-block (H100: 1.05x wide, H200:
+ * 1.01x).
  * Sizes without a compiled kernel (session 12, H200, bs 9-100, every
  * type and order): K2's runtime path, 8 thread groups at bs 17-31 and
  * 64-128 (1.2-4.2x K3, which the rule took before), 4 elsewhere; but
- * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2).  Above
+ * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2).
+ * Column-major bs 9-10 (session 15, H200): row-per-thread (x in shared
+ * memory, 128 threads) wherever its thread per row finds 1024 threads
+ * per SM: on 27-point grids of ~300 MB 1.07-1.18x by-column (double) and
+ * 1.17-1.26x K2 (float); on 150 MB double grids (8,500 block rows) it
+ * fell behind by-column (1.04-1.11x K2 there, sessions 12 and 15).  Above
  * bs 128 (measured on grids of 64 block rows only, where every kernel is
  * short of parallel work): K3 for column-major blocks (1.0-2.0x K2), K2
  * with 4 groups for row-major ones up to bs 256. */
@@ -389,10 +393,13 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     /* Peak DRAM bandwidth per SM: an H200 has 37 GB/s, an H100 25.  At
      * double bs 2 the wide kernel wants 4 block rows per warp on the
      * former (H200: 1.07x 2 rows) and 2 on the latter (H100: 1.13x 4
-     * rows; session 11) */
+     * rows; session 11); at float bs 4 2 rows on the former (H200, both
+     * orders: a warp per row ran at 93.0-98.3% of it in the 4 runs of
+     * sessions 11-14 that picked it) and one on the latter (H100:
+     * 1.04-1.05x 2 rows) */
     const bool slow_mem = m->dram_gbps > 0 && m->sms > 0 && m->dram_gbps / m->sms < 30;
-    /* a warp per block row, but for bs 2 */
-    const int wide_g = bs == 2 && dbl && slow_mem ? 16 : bs == 2 ? 8 : 32;
+    /* a warp per block row, but for bs 2, and float bs 4 where memory per SM is fast */
+    const int wide_g = bs == 2 ? (dbl && slow_mem ? 16 : 8) : bs == 4 && !dbl && !slow_mem ? 16 : 32;
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
     /* where wide is the pick among the sizes it has: every row-major one
      * but double bs 4 (by-block), and these column-major ones */
@@ -418,7 +425,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = k2(4);
     else if (bs == 24 || bs == 32)
         c = k2(dbl ? 8 : 4);
-    else if (!dbl && !row && bs >= 11 && bs < 32) /* the runtime sizes from here on */
+    else if (!row && bs <= 10) /* column-major bs 9-10: row-per-thread, given the threads */
+        c = (int64_t)m->mb * bs >= 1024 * (int64_t)(m->sms > 0 ? m->sms : 132)
+                ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
+            : dbl ? bycol32
+                  : k2(4);
+    else if (!dbl && !row && bs < 32) /* the runtime sizes from here on */
         c = {BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 8};
     else if (bs < 16 || (bs > 32 && bs < 64))
         c = k2(4);

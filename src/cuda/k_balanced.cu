@@ -382,11 +382,13 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     }
 }
 
-/* k_mergeseq reads column-major blocks of bs 2 and 4 a column per lane
- * (unit_products) and stages the unit's col_idx in shared memory for it. */
-__host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs)
+/* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
+ * (unit_products) and stages the unit's col_idx in shared memory for it:
+ * column-major blocks, and row-major ones whose rows are 16 bytes or more
+ * (float bs 2, 8-byte rows: 0.98x the by-block gather, H200) */
+__host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs, int ts)
 {
-    return order == COL && (bs == 2 || bs == 4);
+    return (bs == 2 || bs == 4) && (order == COL || bs * ts >= 16);
 }
 
 /* Bytes of shared memory per warp of k_mergeseq: the unit's row_ptr (as
@@ -405,11 +407,19 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
 /* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
  * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
  * the unit's first block, col(k) the block column of its block k.
- *  - pieces (mergeseq_pieces), val 16-byte aligned: lane = column of a
- *    block, read by vector loads (ldv_vec), so that every load of the
- *    warp covers whole 32-byte sectors (ncu, bs 2: a lane per row reads
- *    half a sector per load, each sector twice, and the warp's L2 requests
- *    for val double); one x value per lane; lanes_to_rows adds the columns;
+ *  - pieces (mergeseq_pieces), val (row-major: and x) 16-byte aligned:
+ *    lane = line of a block (a column of a column-major block, a row of a
+ *    row-major one), read by vector loads (ldv_vec), so that every load of
+ *    the warp covers whole 32-byte sectors (ncu, bs 2: a lane per row of a
+ *    column-major block reads half a sector per load, each sector twice,
+ *    and the warp's L2 requests for val double; a row-major block read so
+ *    strides bs values between lanes).  Column-major: one x value per
+ *    lane, lanes_to_rows adds the columns; row-major: the lane's row of
+ *    the block against bs values of x, no reduction (H200, power-law,
+ *    against the by-block gather at the default units: double bs 4
+ *    1.27x, float bs 4 1.55x, double bs 2 1.06x).  Half a line per lane
+ *    (16-byte loads, twice the steps) ran at 0.65-1.0x a whole one at
+ *    double bs 4 in both orders, the lower the longer the unit;
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load. */
 template <typename T, int ORD, int BS, typename C>
@@ -418,31 +428,43 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
 {
     constexpr int BS2 = BS * BS, U = 4;
     const int nt = nb * BS;
-    if constexpr (mergeseq_pieces(ORD, BS)) {
-        if (((uintptr_t)a.val & 15) == 0) {
-            const int c = lane % BS;
+    if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
+        if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
+            const int c = lane % BS; /* the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
-                T p[U][BS];
+                T p[U][ORD == COL ? BS : 1];
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
 #pragma unroll
-                    for (int r = 0; r < BS; ++r)
+                    for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
                         p[q][r] = T(0);
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
                         ldv_vec(val + (int64_t)k * BS2 + c * BS, v);
-                        const T xc = ld(a.x + (int64_t)col(k) * BS + c);
+                        if constexpr (ORD == COL) {
+                            const T xc = ld(a.x + (int64_t)col(k) * BS + c);
 #pragma unroll
-                        for (int r = 0; r < BS; ++r)
-                            p[q][r] = v[r] * xc;
+                            for (int r = 0; r < BS; ++r)
+                                p[q][r] = v[r] * xc;
+                        } else {
+                            T xv[BS];
+                            ldv_vec<true>(a.x + (int64_t)col(k) * BS, xv);
+#pragma unroll
+                            for (int i = 0; i < BS; ++i)
+                                p[q][0] += v[i] * xv[i];
+                        }
                     }
                 }
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
-                    const T sum = lanes_to_rows<T, BS, BS>(p[q], c);
+                    T sum;
+                    if constexpr (ORD == COL)
+                        sum = lanes_to_rows<T, BS, BS>(p[q], c);
+                    else
+                        sum = p[q][0];
                     if (t < nt)
                         prod[t] = sum;
                 }
@@ -599,7 +621,7 @@ k_mergeseq(const Args<T> a, const Schedule sc)
     const int lane = threadIdx.x & 31;
     const int cap = sc.max_rows, capb = sc.max_blocks;
     extern __shared__ int64_t smem[];
-    constexpr bool PIECES = mergeseq_pieces(ORD, BS);
+    constexpr bool PIECES = mergeseq_pieces(ORD, BS, sizeof(T));
     char *mine = (char *)smem +
                  (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T), PIECES);
     T *prod = (T *)mine;
@@ -762,7 +784,7 @@ static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
     const Schedule &sc = *l.sched;
     return run_merge(k_mergeseq<T, ORD, BS>,
                      mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(T),
-                                         mergeseq_pieces(ORD, BS)),
+                                         mergeseq_pieces(ORD, BS, sizeof(T))),
                      a, l, s);
 }
 

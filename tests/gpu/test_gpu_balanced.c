@@ -157,11 +157,14 @@ static void test_shapes(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
     }
 }
 
-/* Arrays wrapped one element past an aligned address: 16-byte loads of
- * val need it aligned, so this runs the other gather of the lane-sequential
- * merge path (bs 2 and 4, column-major), the value-per-lane stream of
- * double bs 8 and the value-per-lane row walk at bs 16 (fragments and
- * segments); also many units per warp (small units on a larger matrix). */
+/* Arrays one element past an aligned address: 16-byte loads need them
+ * aligned.  A wrapped val runs the other gather of the lane-sequential
+ * merge path (bs 2 and 4), the value-per-lane stream of double bs 8 and
+ * the value-per-lane row walk at bs 16 (fragments and segments); an
+ * offset x with an aligned val the same fallbacks where the fast path
+ * loads x 16 bytes at a time (row-major blocks in the merge path, the
+ * wide stream and walk).  Also many units per warp (small units on a
+ * larger matrix). */
 static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
 {
     bsrmv_matrix *P = NULL;
@@ -185,18 +188,32 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
     TU_OK(bsrmv_gpu_matrix_wrap(&dA, in.mb, in.nb, bs, in.nnzb,
                                 (const int64_t *)(d_rp + sizeof(int64_t)),
                                 (const int32_t *)(d_ci + sizeof(int32_t)), d_v + ts, t, o, 0));
+    bsrmv_gpu_matrix *dB; /* val aligned, for the offset x */
+    TU_OK(bsrmv_gpu_matrix_upload(&dB, P, 0, NULL));
     gpu_case c;
     case_init(&c, P, seed + 1);
+    const int64_t n = in.rows > in.cols ? in.rows : in.cols;
+    void *dx_aligned = c.dx, *dx_mem;
+    TU_OK(bsrmv_gpu_malloc(&dx_mem, (n + 1) * ts));
+    TU_OK(bsrmv_gpu_to_device((char *)dx_mem + ts, c.x, n * ts));
     static const int units[] = {3, 64, 256};
-    for (int u = 0; u < 3; ++u) {
-        bsrmv_gpu_config cfg = {bs <= 4 ? BSRMV_GPU_MERGE_PATH : BSRMV_GPU_FRAGMENT, bs <= 4 ? 1 : 32,
-                                1, 256, units[u]};
-        check_config(&c, dA, &cfg, "powerlaw-offset-arrays");
-        if (bs > 4) {
-            cfg.kernel = BSRMV_GPU_SEGMENTED;
-            check_config(&c, dA, &cfg, "powerlaw-offset-arrays");
+    for (int m = 0; m < 2; ++m) {
+        bsrmv_gpu_matrix *M = m ? dB : dA;
+        const char *shape = m ? "powerlaw-offset-x" : "powerlaw-offset-arrays";
+        c.dx = m ? (char *)dx_mem + ts : dx_aligned;
+        for (int u = 0; u < 3; ++u) {
+            bsrmv_gpu_config cfg = {bs <= 4 ? BSRMV_GPU_MERGE_PATH : BSRMV_GPU_FRAGMENT,
+                                    bs <= 4 ? 1 : 32, 1, 256, units[u]};
+            check_config(&c, M, &cfg, shape);
+            if (bs > 4) {
+                cfg.kernel = BSRMV_GPU_SEGMENTED;
+                check_config(&c, M, &cfg, shape);
+            }
         }
     }
+    c.dx = dx_aligned;
+    bsrmv_gpu_free(dx_mem);
+    bsrmv_gpu_matrix_destroy(dB);
     case_free(&c);
     bsrmv_gpu_matrix_destroy(dA);
     bsrmv_gpu_free(d_rp);
