@@ -375,11 +375,14 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * type and order): K2's runtime path, 8 thread groups at bs 17-31 and
  * 64-128 (1.2-4.2x K3, which the rule took before), 4 elsewhere; but
  * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2).
- * Column-major bs 9-10 (session 15, H200): row-per-thread (x in shared
- * memory, 128 threads) wherever its thread per row finds 1024 threads
- * per SM: on 27-point grids of ~300 MB 1.07-1.18x by-column (double) and
- * 1.17-1.26x K2 (float); on 150 MB double grids (8,500 block rows) it
- * fell behind by-column (1.04-1.11x K2 there, sessions 12 and 15).  Above
+ * Column-major bs 9-10 and double bs 11 (session 15, H200):
+ * row-per-thread (x in shared memory, 128 threads) wherever its thread
+ * per row finds 1024 threads per SM.  On 27-point grids of 300-340 MB
+ * it ran at 1.07-1.18x by-column (double bs 9-10), 1.12x K2 (double bs
+ * 11) and 1.17-1.26x K2 (float); with fewer rows it fell behind (double
+ * bs 9, 8,000 block rows: by-column 1.27x; bs 11, 5,800: K2 1.35x), and
+ * at double bs 13 and 15 K2 stayed ahead even with the threads
+ * (1.04x).  Above
  * bs 128 (measured on grids of 64 block rows only, where every kernel is
  * short of parallel work): K3 for column-major blocks (1.0-2.0x K2), K2
  * with 4 groups for row-major ones up to bs 256. */
@@ -425,11 +428,11 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = k2(4);
     else if (bs == 24 || bs == 32)
         c = k2(dbl ? 8 : 4);
-    else if (!row && bs <= 10) /* column-major bs 9-10: row-per-thread, given the threads */
+    else if (!row && (bs <= 10 || (dbl && bs == 11))) /* row-per-thread, given the threads */
         c = (int64_t)m->mb * bs >= 1024 * (int64_t)(m->sms > 0 ? m->sms : 132)
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
-            : dbl ? bycol32
-                  : k2(4);
+            : dbl && bs <= 10 ? bycol32
+                              : k2(4);
     else if (!dbl && !row && bs < 32) /* the runtime sizes from here on */
         c = {BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 8};
     else if (bs < 16 || (bs > 32 && bs < 64))
