@@ -429,7 +429,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     else if (bs == 24 || bs == 32)
         c = k2(dbl ? 8 : 4);
     else if (!row && (bs <= 10 || (dbl && bs == 11))) /* row-per-thread, given the threads */
-        c = (int64_t)m->mb * bs >= 1024 * (int64_t)(m->sms > 0 ? m->sms : 132)
+        c = (int64_t)m->mb * bs >= 1024 * (int64_t)m->sms
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
             : dbl && bs <= 10 ? bycol32
                               : k2(4);
