@@ -650,8 +650,22 @@ k_mergeseq(const Args<T> a, const Schedule sc)
          * (H100 power-law bs 2: 1716 -> 1869 GB/s with both, 1611 with the
          * pieces alone; bs 4: 1741 -> 1868, 1888 with the pieces alone) */
         if constexpr (PIECES) {
-            for (int i = lane; i < nb; i += 32)
-                cs[i] = ldc(a.col_idx + j + i);
+            /* 4 loads per lane in flight (H200, power-law bs 2-4:
+             * 1.01-1.10x one at a time) */
+            for (int i0 = 0; i0 < nb; i0 += 4 * 32) {
+                int32_t c4[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int i = i0 + q * 32 + lane;
+                    c4[q] = i < nb ? ldc(a.col_idx + j + i) : 0;
+                }
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int i = i0 + q * 32 + lane;
+                    if (i < nb)
+                        cs[i] = c4[q];
+                }
+            }
             __syncwarp();
             unit_products<T, ORD, BS>(a, nb, a.val + j * BS2, [&](int k) { return cs[k]; }, prod,
                                       lane);
