@@ -421,11 +421,15 @@ typedef enum bsrmv_gpu_kernel {
  *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
  *           one), lanes per work unit (balanced kernels; MERGE_PATH: 32
  *           streams the unit, 1 = each lane walks its own stretch of it,
- *           bs <= 8), or thread groups per block (K2, K3: NTG)
+ *           bs <= 8), or thread groups per block (K2: NTG), or
+ *           threads per row of a slice (K3: NTG; row-major 1..32, a power
+ *           of two)
  *  rows:    consecutive block rows per group / thread array
  *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
- *           per thread block; BY_COLUMN: > 0 selects the flat-stream mode;
+ *           per thread block; K3: row slices per block row (a thread block
+ *           each, at most 512 threads); BY_COLUMN: > 0 selects the
+ *           flat-stream mode;
  *           balanced kernels: the work-unit size (see the enum) */
 typedef struct bsrmv_gpu_config {
     bsrmv_gpu_kernel kernel;

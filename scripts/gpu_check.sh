@@ -99,7 +99,7 @@ if [ -z "$SKIP_TUNE" ]; then
   t0=$(date +%s)
   {
     timeout 240 $TOOL --bs ${TUNE_RT_BS:-9,10,11,13,17,20,33,48,64,100} --type "$BENCH_TYPES" --order "$BENCH_ORDERS" --mb 150 --bench \
-      --out /tmp/tune_rt.txt --json >/dev/null
+      --out /tmp/tune_rt.txt --json >"$OUT/tune_rt.jsonl"
   } >"$OUT/tune_extra.log" 2>&1
   cat /tmp/tune_rt.txt >>"$OUT/tune.txt" 2>/dev/null
   note "tune (runtime bs): $(( $(date +%s) - t0 )) s"

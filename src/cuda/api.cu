@@ -213,10 +213,17 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
         for (int r : {1, 4})
             add(BSRMV_GPU_K2_MEDIUM, ntg, r, 0, nta);
     }
-    /* K3 */
-    if (bs >= 16)
-        for (int ntg : {4, 8})
-            add(BSRMV_GPU_K3_LARGE, ntg, 1, 0, 0);
+    /* K3: NTG column phases, param row slices per block row: row-major
+     * slices of all, 16 or 8 rows, column-major ones of all, 1/2 or 1/4
+     * of the rows (4 per thread: threads stay within 512) */
+    if (bs >= 9) {
+        const bool row = m->order == BSRMV_ROW_MAJOR;
+        const int nss[3] = {1, row ? (bs + 15) / 16 : 2, row ? (bs + 7) / 8 : 4};
+        for (int ntg : {8, 32})
+            for (int i = 0; i < 3; ++i)
+                if (i == 0 || nss[i] != nss[i - 1])
+                    add(BSRMV_GPU_K3_LARGE, ntg, 1, 0, nss[i]);
+    }
     /* CSR (bs 1): scalar (thread per row) and narrow vector kernels */
     if (bs == 1)
         for (int g : {1, 4})
@@ -344,10 +351,10 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  *    groups in flight (rows = 1 won everywhere on the H100: consecutive
  *    groups stream consecutive parts of val; on the H200, K1 with 4 rows
  *    per warp at bs 3, below);
- *  - bs 8..128: KSPARSE K2 (bs x NTG thread arrays, register blocking,
+ *  - bs 8..32: KSPARSE K2 (bs x NTG thread arrays, register blocking,
  *    double buffering), NTG 4 up to bs 16, 8 above where it is built;
- *  - larger: K3 (several thread blocks per block row), but K2 for
- *    row-major blocks up to bs 256.  The device enters through the tune
+ *  - larger (and some runtime sizes from 13 on): K3 (row slices, a
+ *    column stream; below).  The device enters through the tune
  *    table (measured per device) and the DRAM bandwidth per SM; the rule
  *    was measured on 132-SM, 50 MB-L2 H100s and H200s.
  * Row-major double blocks (session 8): by-column with its batched gather
@@ -373,8 +380,16 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 1.01x).
  * Sizes without a compiled kernel (session 12, H200, bs 9-100, every
  * type and order): K2's runtime path, 8 thread groups at bs 17-31 and
- * 64-128 (1.2-4.2x K3, which the rule took before), 4 elsewhere; but
- * row-per-thread at float column-major bs 11-31 (1.05-1.6x K2).
+ * 64-128, 4 elsewhere; but row-per-thread at float column-major bs
+ * 11-15 (1.05-1.6x K2).  Session 16 (H100, 150 MB grids, bs 9-256):
+ * K3's column stream wherever it led K2 and row-per-thread by more than
+ * noise -- row-major double bs >= 13 (1.1-2.4x), float >= 64 (1.0-2.5x)
+ * and 33-63 but for multiples of 16, where K2's chunks of 16 rows fit
+ * (bs 33: 1.13x K2, bs 48: K2 1.16x), column-major float >= 17
+ * (1.13-1.5x), double >= 33 (1.03-1.35x; K2 g8 within 4% below).  Above
+ * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
+ * it).  Slices: double column-major bs 33 ran at 1.11x with 2 than with
+ * one (bs 48-64: 1.02-1.04x), float at 0.69x.
  * Column-major bs 9-10 and double bs 11 (session 15, H200):
  * row-per-thread (x in shared memory, 128 threads) wherever its thread
  * per row finds 1024 threads per SM.  On 27-point grids of 300-340 MB
@@ -382,10 +397,7 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 11) and 1.17-1.26x K2 (float); with fewer rows it fell behind (double
  * bs 9, 8,000 block rows: by-column 1.27x; bs 11, 5,800: K2 1.35x), and
  * at double bs 13 and 15 K2 stayed ahead even with the threads
- * (1.04x).  Above
- * bs 128 (measured on grids of 64 block rows only, where every kernel is
- * short of parallel work): K3 for column-major blocks (1.0-2.0x K2), K2
- * with 4 groups for row-major ones up to bs 256. */
+ * (1.04x). */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -412,6 +424,13 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         int nta = 256 / (bs * ntg);
         return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
     };
+    /* K3: row-major, 8 threads along each row in one slice up to bs 32,
+     * float in slices of 16 rows up to 63, else 32 threads in slices of 8
+     * rows; column-major, 32 column phases in slices of up to 64 rows (4
+     * per thread), double up to 32 below bs 128 */
+    const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
+    const int k3_rows = row ? (bs <= 32 ? bs : k3_narrow ? 16 : 8) : dbl && bs < 128 ? 32 : 64;
+    const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
     else if (use_wide && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
@@ -433,16 +452,15 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
             : dbl && bs <= 10 ? bycol32
                               : k2(4);
-    else if (!dbl && !row && bs < 32) /* the runtime sizes from here on */
+    else if (row ? bs >= (dbl ? 13 : 64) || (!dbl && bs > 32 && bs % 16) : bs >= (dbl ? 33 : 17))
+        /* the runtime sizes from here on */
+        c = k3;
+    else if (!dbl && !row)
         c = {BSRMV_GPU_ROW_PER_THREAD, 0, 1, 256, 8};
-    else if (bs < 16 || (bs > 32 && bs < 64))
-        c = k2(4);
-    else if (bs <= 128)
-        c = k2(8);
-    else if (row && bs <= 256)
+    else if (bs < 16 || bs > 32)
         c = k2(4);
     else
-        c = {BSRMV_GPU_K3_LARGE, 8, 1, 0, 0};
+        c = k2(8);
     /* Short rows (7-point grids, ~7 blocks per row; `bsrmv tune --stencil 7`
      * on an H100, double col-major, docs/GPU.md): one row is too little
      * work for a warp, so narrower groups over 4 consecutive rows win for
@@ -453,8 +471,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
             : bs <= 4 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}
                       : k2(2);
     if (!cfg_built(m, c)) /* a size outside the lists above */
-        c = bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
-                     : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 4, 1, 0, 0};
+        c = bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0} : k3;
     return c;
 }
 

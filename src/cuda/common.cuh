@@ -362,8 +362,6 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 /* The benchmark's gather bound (k_misc.cu): X(BS, 0), the sizes of the
  * irregular benchmark and a runtime-bs kernel. */
 #define BSRMV_GATHER_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(8, 0) X(16, 0) X(0, 0)
-/* K3: runtime bs; compile-time NB=32 rows per thread block, EPT=4. */
-#define BSRMV_K3_LIST(X) X(0, 4) X(0, 8)
 
 /* Launchers, one per family file.  Return a LaunchStatus; on
  * LAUNCH_CUDA_ERROR *err holds the code. */

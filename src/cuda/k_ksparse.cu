@@ -9,10 +9,10 @@
  * `rows` consecutive block rows; the NTG partial sums of a row meet in
  * shared memory.
  *
- * K3: several thread blocks per block row: blockIdx.y picks a slice of 32
- * rows of the block (NB = 32), the thread block is 32 x NTG threads, and
- * thread group g walks the columns g*EPT, g*EPT + NTG*EPT, ... of every
- * block of the row (EPT = 4 loads in flight), like a dense GEMV mini-grid. */
+ * K3: several thread blocks per block row: a thread block takes a slice
+ * of rs consecutive rows of one block row (param slices per block row),
+ * NTG threads per row of the slice, and walks the row's columns as one
+ * stream across its blocks (below). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
@@ -187,70 +187,158 @@ int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
     return LAUNCH_NOT_BUILT;
 }
 
-template <typename T, int ORD, int NTG>
-__global__ void __launch_bounds__(32 * NTG)
-k_k3(const Args<T> a)
+/* Rows per K3 thread: column-major blocks 4 (the thread loads a column's
+ * col_idx and x once for 4 values), row-major ones 1. */
+template <int ORD> constexpr int k3_rows() { return ORD == COL ? 4 : 1; }
+
+/* K3 walks a block row's bs columns per block as one stream of
+ * n * bs columns (n blocks), so that no thread idles at the end of a block
+ * whatever the bs; U steps of the stream are loaded before their FMAs.
+ * Thread (p, rho) of a slice of rs rows keeps R sums, of rows rho + rt*i
+ * (i < R, rt = ceil(rs / R)) of the slice, over the stream's columns p,
+ * p + NTG, p + 2 NTG, ...
+ *  - column-major blocks: rho runs fastest, so that a warp reads whole
+ *    stretches of columns; the NTG sums of a row meet in shared memory;
+ *  - row-major blocks: p runs fastest, NTG a power of two up to 32, so the
+ *    NTG lanes of a row read adjacent values of it and meet by shuffles.
+ * Before (session 15 and earlier), 32-row slices x NTG threads walked
+ * each block's columns EPT = 4 at a time: lanes idled past the last row
+ * or column of a block (half of them at bs 33), a row-major step read
+ * each value bs apart, and only 4 loads were in flight per thread. */
+template <typename T, int ORD>
+__global__ void __launch_bounds__(512)
+k_k3(const Args<T> a, int rs, int ns, int ntg)
 {
-    constexpr int NB = 32, EPT = 4;
-    __shared__ T red[NTG][NB];
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    constexpr int R = k3_rows<ORD>(), U = 8 / R * 2 > 8 ? 8 : 8 / R * 2;
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
-    const int tx = threadIdx.x % NB, ty = threadIdx.x / NB;
-    const int r = blockIdx.y * NB + tx;
-    const bool rvalid = r < bs;
-    for (int64_t row = blockIdx.x; row < a.mb; row += gridDim.x) {
+    const int t = threadIdx.x;
+    const int rt = (rs + R - 1) / R;               /* threads per column phase */
+    const int p = ORD == COL ? t / rt : t % ntg;   /* column phase */
+    const int rho = ORD == COL ? t % rt : t / ntg; /* first row of the slice */
+    const bool on = p < ntg && rho < rt;           /* threads round up to warps */
+    /* a step moves the stream ntg columns on: dk blocks and dc columns */
+    const int dk = ntg / bs, dc = ntg % bs;
+    /* val offset of a step inside the row: column-major, the stream is
+     * contiguous (ntg columns of bs values); row-major, dk blocks and dc
+     * values, and a block minus a line more where the column wraps */
+    const int64_t dv = ORD == COL ? (int64_t)ntg * bs : dk * bs2 + dc, wrap = ORD == COL ? 0 : bs2 - bs;
+    const int64_t units = a.mb * ns;
+    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        const int64_t row = u / ns;
+        const int r0 = (int)(u - row * ns) * rs + rho; /* the thread's first row */
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
-        if (long_row(a, s, e)) /* uniform: one row per thread block */
+        if (long_row(a, s, e)) /* uniform: one unit per thread block */
             continue;
-        T acc = T(0);
-        if (rvalid) {
-            for (int64_t b = s; b < e; ++b) {
-                const T *blkv = a.val + b * bs2;
-                const T *xb = a.x + (int64_t)ldc(a.col_idx + b) * bs;
-                for (int c0 = ty * EPT; c0 < bs; c0 += NTG * EPT) {
-                    T v[EPT], xv[EPT];
+        bool mine[R];
+        T acc[R];
 #pragma unroll
-                    for (int q = 0; q < EPT; ++q) {
-                        const int c = c0 + q;
-                        v[q] = c < bs ? ldv(blkv + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) : T(0);
-                        xv[q] = c < bs ? ld(xb + c) : T(0);
+        for (int i = 0; i < R; ++i) {
+            mine[i] = on && rho + rt * i < rs && r0 + rt * i < bs;
+            acc[i] = T(0);
+        }
+        if (mine[0]) {
+            const int32_t *cols = a.col_idx + s;
+            const T *v0 = a.val + s * bs2;
+            const int64_t n = e - s;
+            int64_t k = p / bs, vo; /* block of the row, and the value's offset */
+            int c = p % bs;
+            vo = ORD == COL ? (int64_t)p * bs + r0 : k * bs2 + (int64_t)r0 * bs + c;
+            while (k < n) {
+                int64_t kq[U], oq[U];
+                int cq[U];
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    kq[q] = k;
+                    cq[q] = c;
+                    oq[q] = vo;
+                    k += dk;
+                    c += dc;
+                    vo += dv;
+                    if (c >= bs) {
+                        c -= bs;
+                        ++k;
+                        vo += wrap;
                     }
-#pragma unroll
-                    for (int q = 0; q < EPT; ++q)
-                        acc += v[q] * xv[q];
                 }
+                int32_t col[U];
+#pragma unroll
+                for (int q = 0; q < U; ++q)
+                    col[q] = kq[q] < n ? ldc(cols + kq[q]) : 0;
+                T v[U][R], xv[U];
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    const bool in = kq[q] < n;
+#pragma unroll
+                    for (int i = 0; i < R; ++i) /* rows rt*i further down the column */
+                        v[q][i] = in && mine[i] ? ldv(v0 + oq[q] + rt * i) : T(0);
+                    xv[q] = in ? ld(a.x + (int64_t)col[q] * bs + cq[q]) : T(0);
+                }
+#pragma unroll
+                for (int q = 0; q < U; ++q)
+#pragma unroll
+                    for (int i = 0; i < R; ++i)
+                        acc[i] += v[q][i] * xv[q];
             }
         }
-        red[ty][tx] = acc;
-        __syncthreads();
-        if (ty == 0 && rvalid) {
-            T sum = acc;
+        if constexpr (ORD == ROW) {
+            for (int o = ntg / 2; o >= 1; o >>= 1)
+                acc[0] += __shfl_xor_sync(BSRMV_FULL_MASK, acc[0], o);
+            if (mine[0] && p == 0)
+                store_y(a, row * bs + r0, acc[0]);
+        } else {
 #pragma unroll
-            for (int q = 1; q < NTG; ++q)
-                sum += red[q][tx];
-            store_y(a, row * bs + r, sum);
+            for (int i = 0; i < R; ++i)
+                red[i * blockDim.x + t] = acc[i];
+            __syncthreads();
+            if (t < rt) { /* p == 0: the other phases' sums of its rows */
+#pragma unroll
+                for (int i = 0; i < R; ++i) {
+                    T sum = acc[i];
+                    for (int g = 1; g < ntg; ++g)
+                        sum += red[i * blockDim.x + g * rt + t];
+                    if (mine[i])
+                        store_y(a, row * bs + r0 + rt * i, sum);
+                }
+            }
+            __syncthreads();
         }
-        __syncthreads();
     }
 }
 
-template <typename T, int ORD, int NTG>
-static cudaError_t run_k3(const Args<T> &a, const Launch &, cudaStream_t st)
+/* K3 geometry: param slices of rs rows per block row (0: one), group =
+ * NTG column phases; false where it does not fit. */
+template <int ORD> static bool k3_geometry(int bs, const Launch &l, int *rs, int *threads)
 {
-    dim3 grid(bsrmv_grid(a.mb, 1), (a.bs + 31) / 32);
-    k_k3<T, ORD, NTG><<<grid, 32 * NTG, 0, st>>>(a);
-    return cudaGetLastError();
+    const int ns = l.param > 0 ? l.param : 1, ntg = l.group;
+    if (bs < 2 || ns > bs || ntg < 1 || (ORD == ROW && (ntg > 32 || (ntg & (ntg - 1)))))
+        return false;
+    *rs = (bs + ns - 1) / ns;
+    const int rt = (*rs + k3_rows<ORD>() - 1) / k3_rows<ORD>();
+    *threads = (rt * ntg + 31) / 32 * 32;
+    return *threads <= 512;
+}
+
+template <typename T, int ORD>
+static int run_k3(const Args<T> &a, const Launch &l, cudaStream_t st, cudaError_t *err)
+{
+    int rs, threads;
+    if (!k3_geometry<ORD>(a.bs, l, &rs, &threads))
+        return LAUNCH_NOT_BUILT;
+    const int ns = l.param > 0 ? l.param : 1;
+    const size_t smem = ORD == COL ? (size_t)threads * k3_rows<ORD>() * sizeof(T) : 0;
+    return launch_matched(l, err, [&] {
+        k_k3<T, ORD><<<bsrmv_grid(a.mb * ns, 1), threads, smem, st>>>(a, rs, ns, l.group);
+        return cudaGetLastError();
+    });
 }
 
 template <typename T>
 int launch_k3(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (a.bs < 2 || (a.bs + 31) / 32 > 65535)
-        return LAUNCH_NOT_BUILT;
-#define X(BS, NTG) BSRMV_LAUNCH_IF(l.group == NTG, run_k3, NTG)
-    BSRMV_K3_LIST(X)
-#undef X
-    return LAUNCH_NOT_BUILT;
+    return order == COL ? run_k3<T, COL>(a, l, s, err) : run_k3<T, ROW>(a, l, s, err);
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_k2)

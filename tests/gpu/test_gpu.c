@@ -264,7 +264,7 @@ int main(void)
     test_errors();
     printf("error paths: ok\n");
 
-    static const int full[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 9, 10, 17, 20, 33, 48, 64, 100};
+    static const int full[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 9, 10, 17, 20, 33, 48, 64, 100, 150};
     static const int small[] = {1, 2, 3, 5, 8, 12, 32, 9, 33};
     static const int tiny[] = {2, 8, 16, 33}; /* BSRMV_GPU_TEST_QUICK=2 (racecheck) */
     const int *list = quick == 2 ? tiny : quick ? small : full;
