@@ -388,8 +388,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * (bs 33: 1.13x K2, bs 48: K2 1.16x), column-major float >= 17
  * (1.13-1.5x), double >= 33 (1.03-1.35x; K2 g8 within 4% below).  Above
  * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
- * it).  Slices: double column-major bs 33 ran at 1.11x with 2 than with
- * one (bs 48-64: 1.02-1.04x), float at 0.69x.
+ * it).  Slices, column-major: one up to bs 64 for float (bs 33: 1.45x
+ * two), for double up to 40 (bs 33: 1.10x two; bs 48-64: two 1.02-1.09x
+ * one).
  * Column-major bs 9-10 and double bs 11 (session 15, H200):
  * row-per-thread (x in shared memory, 128 threads) wherever its thread
  * per row finds 1024 threads per SM.  On 27-point grids of 300-340 MB
@@ -427,9 +428,9 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     /* K3: row-major, 8 threads along each row in one slice up to bs 32,
      * float in slices of 16 rows up to 63, else 32 threads in slices of 8
      * rows; column-major, 32 column phases in slices of up to 64 rows (4
-     * per thread), double up to 32 below bs 128 */
+     * per thread), double up to 40 below bs 128 */
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
-    const int k3_rows = row ? (bs <= 32 ? bs : k3_narrow ? 16 : 8) : dbl && bs < 128 ? 32 : 64;
+    const int k3_rows = row ? (bs <= 32 ? bs : k3_narrow ? 16 : 8) : dbl && bs < 128 ? 40 : 64;
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};

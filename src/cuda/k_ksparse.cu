@@ -211,7 +211,10 @@ k_k3(const Args<T> a, int rs, int ns, int ntg)
 {
     extern __shared__ unsigned char smem_raw[];
     T *red = reinterpret_cast<T *>(smem_raw);
-    constexpr int R = k3_rows<ORD>(), U = 8 / R * 2 > 8 ? 8 : 8 / R * 2;
+    /* 64 bytes of val in flight per thread, at most 8 steps (double
+     * column-major: 2 steps, 58 registers, ran at 1.02-1.30x 4 steps, 104
+     * registers, at bs 33-150 on an H100; 0.91-0.96x at bs 150-256) */
+    constexpr int R = k3_rows<ORD>(), U = 64 / (R * (int)sizeof(T)) > 8 ? 8 : 64 / (R * (int)sizeof(T));
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
     const int t = threadIdx.x;
