@@ -383,10 +383,11 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 64-128, 4 elsewhere; but row-per-thread at float column-major bs
  * 11-15 (1.05-1.6x K2).  Session 16 (H100, 150 MB grids, bs 9-256):
  * K3's column stream wherever it led K2 and row-per-thread by more than
- * noise -- row-major double bs >= 13 (1.1-2.4x), float >= 64 (1.0-2.5x)
- * and 33-63 but for multiples of 16, where K2's chunks of 16 rows fit
- * (bs 33: 1.13x K2, bs 48: K2 1.16x), column-major float >= 17
- * (1.13-1.5x), double >= 33 (1.03-1.35x; K2 g8 within 4% below).  Above
+ * noise -- row-major double (bs 9-11: 1.04-1.13x K2, 13-256: 1.1-2.4x),
+ * float >= 64 (1.0-2.5x) and 33-63 but for multiples of 16, where K2's
+ * chunks of 16 rows fit (bs 33: 1.13x K2, bs 48: K2 1.16x),
+ * column-major >= 17 (float 1.13-1.5x, double 1.0-1.13x at 17-20 and
+ * 1.05-1.35x above; at 13-15 K2 led by 2-10%).  Above
  * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
  * it).  Slices, column-major: one up to bs 64 for float (bs 33: 1.45x
  * two), for double up to 40 (bs 33: 1.10x two; bs 48-64: two 1.02-1.09x
@@ -453,7 +454,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
             : dbl && bs <= 10 ? bycol32
                               : k2(4);
-    else if (row ? bs >= (dbl ? 13 : 64) || (!dbl && bs > 32 && bs % 16) : bs >= (dbl ? 33 : 17))
+    else if (row ? dbl || bs >= 64 || (bs > 32 && bs % 16) : bs >= 17)
         /* the runtime sizes from here on */
         c = k3;
     else if (!dbl && !row)
