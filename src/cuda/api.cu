@@ -385,7 +385,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * K3's column stream wherever it led K2 and row-per-thread by more than
  * noise -- row-major double (bs 9-11: 1.04-1.13x K2, 13-256: 1.1-2.4x),
  * float >= 64 (1.0-2.5x) and 33-63 but for multiples of 16, where K2's
- * chunks of 16 rows fit (bs 33: 1.13x K2, bs 48: K2 1.16x),
+ * chunks of 16 rows fit (bs 33 and 40: 1.06-1.07x K2 in slices of 8
+ * rows, bs 40 0.95x in slices of 14; bs 48: K2 1.16x),
  * column-major >= 17 (float 1.13-1.5x, double 1.0-1.13x at 17-20 and
  * 1.05-1.35x above; at 13-15 K2 led by 2-10%).  Above
  * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
@@ -426,12 +427,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         int nta = 256 / (bs * ntg);
         return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
     };
-    /* K3: row-major, 8 threads along each row in one slice up to bs 32,
-     * float in slices of 16 rows up to 63, else 32 threads in slices of 8
-     * rows; column-major, 32 column phases in slices of up to 64 rows (4
-     * per thread), double up to 40 below bs 128 */
+    /* K3: row-major, 8 threads along each row (32 from bs 64, float from
+     * 33), in one slice up to bs 32, else in slices of 8 rows; column-major,
+     * 32 column phases in slices of up to 64 rows (4 per thread), double
+     * up to 40 below bs 128 */
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
-    const int k3_rows = row ? (bs <= 32 ? bs : k3_narrow ? 16 : 8) : dbl && bs < 128 ? 40 : 64;
+    const int k3_rows = row ? (bs <= 32 ? bs : 8) : dbl && bs < 128 ? 40 : 64;
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
