@@ -384,9 +384,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 11-15 (1.05-1.6x K2).  Session 16 (H100, 150 MB grids, bs 9-256):
  * K3's column stream wherever it led K2 and row-per-thread by more than
  * noise -- row-major double (bs 9-11: 1.04-1.13x K2, 13-256: 1.1-2.4x),
- * float >= 64 (1.0-2.5x) and 33-63 but for multiples of 16, where K2's
- * chunks of 16 rows fit (bs 33 and 40: 1.06-1.07x K2 in slices of 8
- * rows, bs 40 0.95x in slices of 14; bs 48: K2 1.16x),
+ * float >= 64 (1.0-2.5x) and 33-47 (bs 33 and 40: 1.06-1.07x K2 in
+ * slices of 8 rows; bs 40 0.95x in slices of 14), but K2 at 48-63 (bs
+ * 48: 1.16x K3, bs 56: 1.08x),
  * column-major >= 17 (float 1.13-1.5x, double 1.0-1.13x at 17-20 and
  * 1.05-1.35x above; at 13-15 K2 led by 2-10%).  Above
  * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
@@ -427,8 +427,9 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         int nta = 256 / (bs * ntg);
         return bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, ntg, 1, 0, nta < 1 ? 1 : nta};
     };
-    /* K3: row-major, 8 threads along each row (32 from bs 64, float from
-     * 33), in one slice up to bs 32, else in slices of 8 rows; column-major,
+    /* K3: row-major, 8 threads along each row (32 from bs 33 for double,
+     * from 64 for float), in one slice up to bs 32, else in slices of 8
+     * rows; column-major,
      * 32 column phases in slices of up to 64 rows (4 per thread), double
      * up to 40 below bs 128 */
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
@@ -455,7 +456,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
             : dbl && bs <= 10 ? bycol32
                               : k2(4);
-    else if (row ? dbl || bs >= 64 || (bs > 32 && bs % 16) : bs >= 17)
+    else if (row ? dbl || bs >= 64 || (bs > 32 && bs < 48) : bs >= 17)
         /* the runtime sizes from here on */
         c = k3;
     else if (!dbl && !row)
