@@ -384,9 +384,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 11-15 (1.05-1.6x K2).  Session 16 (H100, 150 MB grids, bs 9-256):
  * K3's column stream wherever it led K2 and row-per-thread by more than
  * noise -- row-major double (bs 9-11: 1.04-1.13x K2, 13-256: 1.1-2.4x),
- * float >= 64 (1.0-2.5x) and 33-47 (bs 33 and 40: 1.06-1.07x K2 in
- * slices of 8 rows; bs 40 0.95x in slices of 14), but K2 at 48-63 (bs
- * 48: 1.16x K3, bs 56: 1.08x),
+ * float >= 64 (1.0-2.5x) and 33-40 (1.06-1.08x K2 in slices of 8 rows;
+ * bs 40 0.95x in slices of 14), but K2 at 41-63, where its chunks of up
+ * to 16 rows waste little (bs 44: 1.19x K3, 48: 1.16x, 56: 1.08x),
  * column-major >= 17 (float 1.13-1.5x, double 1.0-1.13x at 17-20 and
  * 1.05-1.35x above; at 13-15 K2 led by 2-10%).  Above
  * bs 128 K3 alone beats cuSPARSE's CSR (1.22-1.9x; K2 ran at 0.4-0.7x
@@ -456,7 +456,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
                 ? bsrmv_gpu_config{BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4}
             : dbl && bs <= 10 ? bycol32
                               : k2(4);
-    else if (row ? dbl || bs >= 64 || (bs > 32 && bs < 48) : bs >= 17)
+    else if (row ? dbl || bs >= 64 || (bs > 32 && bs <= 40) : bs >= 17)
         /* the runtime sizes from here on */
         c = k3;
     else if (!dbl && !row)
