@@ -28,7 +28,19 @@
  * (no floating-point atomics). */
 #include "wide.cuh"
 
+#include <type_traits>
+
 namespace bsrmv_cuda {
+
+/* Whether a unit ending at (re, je) carries row re into the next unit:
+ * re is a row (re < rows) and some of its blocks, from its first block
+ * `tail`, lie in the unit, which begins at block j.  Any origin will do
+ * as long as all four are counted from it. */
+__device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, int64_t j,
+                                        int64_t je)
+{
+    return re < rows && je > (tail > j ? tail : j);
+}
 
 /* WIDE (bs 16, G 32, aligned val and x): a row's blocks through the wide
  * inner loop (wide.cuh), 16-byte loads along the blocks' lines, rather
@@ -69,7 +81,7 @@ k_balanced(const Args<T> a, const Schedule sc)
             sl = sc.slot[u];
             /* row re only if some of its blocks fall in this unit */
             const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
-            steps = re - row + (re < a.mb && je > (tail > j ? tail : j));
+            steps = re - row + carries(re, a.mb, tail, j, je);
         }
         int64_t most = steps;
         for (int o = 16; o >= 1; o >>= 1)
@@ -171,7 +183,7 @@ k_fragstream(const Args<T> a, const Schedule sc)
         };
         const bool head = r0 < re && ld(a.row_ptr + r0) < j;
         const int64_t tail = re < a.mb ? ld(a.row_ptr + re) : 0;
-        const bool carry = re < a.mb && je > (tail > j ? tail : j);
+        const bool carry = carries(re, a.mb, tail, j, je);
         int ends = ends_from(0), ibase = 0, i = 0;
         int32_t cols = cols_from(0), next = cols_from(32);
         int kbase = 0;
@@ -283,7 +295,7 @@ __device__ __forceinline__ void unit_store(const Args<T> &a, const Schedule &sc,
     const int64_t re = sc.end_row[u], je = sc.end_blk[u];
     T *pieces = (T *)sc.pieces;
     const bool head = r0 < re && rp[0] < j;
-    const bool carry = re < a.mb && je > (rp[nr - 1] > j ? rp[nr - 1] : j);
+    const bool carry = carries(re, a.mb, rp[nr - 1], j, je);
     for (int i = lane; i < nr * bs; i += 32) {
         const int row = i / bs;
         const int64_t grow = r0 + row;
@@ -599,7 +611,7 @@ __device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t 
     }
     /* the carry (row na, unfinished) has no finisher here: lane 31 holds
      * it if some of its blocks lie in this unit */
-    if (lane == 31 && na < nr && nb > (rp[nr - 1] > 0 ? rp[nr - 1] : 0)) {
+    if (lane == 31 && carries(na, nr, rp[nr - 1], 0, nb)) { /* unit-relative */
 #pragma unroll
         for (int r = 0; r < BS; ++r)
             pieces[(slot + head) * BS + r] = acc[r];
@@ -725,19 +737,27 @@ static cudaError_t fixup(const Args<T> &a, const Schedule &sc, cudaStream_t s)
     return cudaGetLastError();
 }
 
+/* launch(std::true_type) -- the wide lane layout -- where it is built
+ * (WIDE) and val and x are 16-byte aligned, else launch(std::false_type);
+ * then the fix-up */
+template <bool WIDE, typename T, typename L>
+static cudaError_t launch_wide_or_not(const Args<T> &a, const Schedule &sc, cudaStream_t s, L launch)
+{
+    if (WIDE && wide_aligned(a))
+        launch(std::integral_constant<bool, WIDE>{});
+    else
+        launch(std::false_type{});
+    return fixup(a, sc, s);
+}
+
 template <typename T, int ORD, int BS, int G>
 static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
     const unsigned grid = bsrmv_grid(sc.nunits * G, l.threads);
-    if constexpr (BS == 16 && G == 32) {
-        if (wide_aligned(a)) {
-            k_balanced<T, ORD, BS, G, true><<<grid, l.threads, 0, s>>>(a, sc);
-            return fixup(a, sc, s);
-        }
-    }
-    k_balanced<T, ORD, BS, G, false><<<grid, l.threads, 0, s>>>(a, sc);
-    return fixup(a, sc, s);
+    return launch_wide_or_not<BS == 16 && G == 32>(a, sc, s, [&](auto wide) {
+        k_balanced<T, ORD, BS, G, decltype(wide)::value><<<grid, l.threads, 0, s>>>(a, sc);
+    });
 }
 
 /* Merge-path kernels: per-warp shared memory for the largest unit; fewer
@@ -784,14 +804,9 @@ static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
     if ((int64_t)sc.max_blocks * a.bs * a.bs >= INT32_MAX)
         return run_walk<T, ORD, 0, 32>(a, l, s);
     const unsigned grid = bsrmv_grid(sc.nunits * 32, l.threads);
-    if constexpr (stream_wide<T, BS>()) {
-        if (wide_aligned(a)) {
-            k_fragstream<T, ORD, BS, true><<<grid, l.threads, 0, s>>>(a, sc);
-            return fixup(a, sc, s);
-        }
-    }
-    k_fragstream<T, ORD, BS, false><<<grid, l.threads, 0, s>>>(a, sc);
-    return fixup(a, sc, s);
+    return launch_wide_or_not<stream_wide<T, BS>()>(a, sc, s, [&](auto wide) {
+        k_fragstream<T, ORD, BS, decltype(wide)::value><<<grid, l.threads, 0, s>>>(a, sc);
+    });
 }
 
 template <typename T, int ORD, int BS>
