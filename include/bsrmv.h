@@ -412,8 +412,10 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_SEGMENTED = 8,      /* KSPARSE: rows longer than param blocks split */
     BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */
-    BSRMV_GPU_WIDE = 11           /* a group per block row, 16-byte loads along
+    BSRMV_GPU_WIDE = 11,          /* a group per block row, 16-byte loads along
                                    * a block's rows or columns, bs 2, 4, 8..32 */
+    BSRMV_GPU_VEC_STREAM = 12     /* a warp per block row, 16-byte loads along
+                                   * the row's run of val, bs 2-6, 8 */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".

@@ -10,7 +10,8 @@
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
 #   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix
 #   (NCU_KERNELS: a regex of the kernel names to profile, e.g. k_balanced,
-#   so that cuSPARSE's slow paths do not use up the 400 profiled launches)
+#   so that cuSPARSE's slow paths do not use up the 400 profiled launches;
+#   NCU_EXTRA: more metrics, comma-separated, e.g. l1tex__throughput.avg.pct_of_peak_sustained_active)
 # Records: $OUT/ab.jsonl (each line gets "variant"); table: scripts/ab_table.py.
 OUT=${OUT:-/tmp/gpu_ab_out}
 mkdir -p "$OUT"
@@ -66,6 +67,7 @@ if [ -n "$PROFILE" ] && command -v ncu >/dev/null && [ ${#names[@]} -gt 0 ]; the
   for st in long_scoreboard lg_throttle short_scoreboard mio_throttle barrier; do
     M=$M,smsp__warp_issue_stalled_${st}_per_warp_active.pct
   done
+  M=$M${NCU_EXTRA:+,$NCU_EXTRA}
   n=0
   while IFS= read -r c; do
     [ -z "$c" ] && continue

@@ -90,6 +90,8 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
         return launch_rowthread<T>(d, order, l, s, err);
     case BSRMV_GPU_WIDE:
         return launch_wide<T>(d, order, l, s, err);
+    case BSRMV_GPU_VEC_STREAM:
+        return launch_vecstream<T>(d, order, l, s, err);
     case BSRMV_GPU_K2_MEDIUM:
         return launch_k2<T>(d, order, l, s, err);
     case BSRMV_GPU_K3_LARGE:
@@ -126,7 +128,8 @@ static bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 
 static const char *kernel_names[] = {"auto",       "by_block",  "by_column", "row_per_thread",
                                      "k1_small",   "k2_medium", "k3_large",  "transpose",
-                                     "segmented",  "merge_path", "fragment",  "wide"};
+                                     "segmented",  "merge_path", "fragment",  "wide",
+                                     "vec_stream"};
 
 extern "C" const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
 {
@@ -197,6 +200,10 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     for (int g : {8, 16, 32})
         for (int t : {128, 256})
             add(BSRMV_GPU_WIDE, g, 1, t, 0);
+    /* vector stream: 16-byte pieces of a block row's run of val, 1..32 block
+     * rows per warp (the launcher refuses more rows than a warp has units) */
+    for (int r : {1, 2, 3, 4, 8, 16, 32})
+        add(BSRMV_GPU_VEC_STREAM, 32, r, 128, 0);
     /* row per thread */
     if (bs >= 8) {
         add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);

@@ -343,6 +343,9 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 #define BSRMV_WIDE_LIST(X)                                                     \
     X(2, 8) X(2, 16) X(4, 16) X(4, 32) X(8, 32) X(12, 32) X(16, 32) X(24, 32)   \
     X(32, 32)
+/* Vector stream (16-byte pieces of a block row's run of val): X(BS, 0);
+ * built where a unit of the piece pattern fits a warp (k_vecstream.cu). */
+#define BSRMV_VECSTREAM_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0)
 /* Flat stream (by_column mode, col-major): X(BS, U), U = unrolled steps. */
 #define BSRMV_FLAT_LIST(X)                                                     \
     X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
@@ -374,6 +377,7 @@ BSRMV_DECL_LAUNCHER(launch_byblock)
 BSRMV_DECL_LAUNCHER(launch_bycolumn)
 BSRMV_DECL_LAUNCHER(launch_flat)
 BSRMV_DECL_LAUNCHER(launch_wide)
+BSRMV_DECL_LAUNCHER(launch_vecstream)
 BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)

@@ -94,6 +94,11 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
             nwide += cfgs[c].kernel == BSRMV_GPU_WIDE;
         const int wwide = bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
         TU_CHECK(wwide ? nwide >= 2 : nwide == 0, "bs=%d: %d wide candidates", bs, nwide);
+        int nvs = 0; /* vector stream: bs 2-6 and 8 */
+        for (int c = 0; c < nc; ++c)
+            nvs += cfgs[c].kernel == BSRMV_GPU_VEC_STREAM;
+        const int wvs = (bs >= 2 && bs <= 6) || bs == 8;
+        TU_CHECK(wvs ? nvs >= 1 : nvs == 0, "bs=%d: %d vec_stream candidates", bs, nvs);
     }
     for (int c = 0; c <= nc; ++c) {
         bsrmv_gpu_config auto_cfg = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
@@ -120,6 +125,35 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
         run_case(dA, A, BSRMV_OP_N, &cfgs[c], -2.5, 1.0, x, xs, dy, y0, y, s);
         run_case(dA, A, BSRMV_OP_N, &cfgs[c], 1.0, 0.0, x, xs, dy, y0, y, s);
         bsrmv_gpu_free(dx1);
+    }
+    /* val one value past a 16-byte boundary (wrapped arrays): the vector
+     * stream must take its one-value-per-load variant */
+    for (int c = 0; c < nc; ++c) {
+        if (cfgs[c].kernel != BSRMV_GPU_VEC_STREAM)
+            continue;
+        const int64_t *rp;
+        const int32_t *ci;
+        const void *v;
+        TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
+        void *drp, *dci, *dv;
+        const size_t vbytes = (size_t)in.nnzb * bs * bs * ts;
+        TU_OK(bsrmv_gpu_malloc(&drp, (in.mb + 1) * sizeof(int64_t)));
+        TU_OK(bsrmv_gpu_malloc(&dci, in.nnzb * sizeof(int32_t) + 4));
+        TU_OK(bsrmv_gpu_malloc(&dv, vbytes + ts));
+        TU_OK(bsrmv_gpu_to_device(drp, rp, (in.mb + 1) * sizeof(int64_t)));
+        TU_OK(bsrmv_gpu_to_device(dci, ci, in.nnzb * sizeof(int32_t)));
+        TU_OK(bsrmv_gpu_to_device((char *)dv + ts, v, vbytes));
+        bsrmv_gpu_matrix *dW;
+        TU_OK(bsrmv_gpu_matrix_wrap(&dW, in.mb, in.nb, bs, in.nnzb, drp, dci, (char *)dv + ts, type,
+                                    order, 0));
+        TU_OK(bsrmv_gpu_matrix_set_config(dW, &cfgs[c]));
+        run_case(dW, A, BSRMV_OP_N, &cfgs[c], -2.5, 1.0, x, dx, dy, y0, y, s);
+        run_case(dW, A, BSRMV_OP_N, &cfgs[c], 1.0, 0.0, x, dx, dy, y0, y, s);
+        bsrmv_gpu_matrix_destroy(dW);
+        bsrmv_gpu_free(drp);
+        bsrmv_gpu_free(dci);
+        bsrmv_gpu_free(dv);
+        break;
     }
     /* transpose (one kernel) */
     for (int ia = 1; ia < 3; ++ia)
