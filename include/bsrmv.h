@@ -426,7 +426,9 @@ typedef enum bsrmv_gpu_kernel {
  *           bs <= 8), or thread groups per block (K2: NTG), or
  *           threads per row of a slice (K3: NTG; row-major 1..32, a power
  *           of two)
- *  rows:    consecutive block rows per group / thread array
+ *  rows:    consecutive block rows per group / thread array (VEC_STREAM:
+ *           block rows per warp, one per slot of 32/rows lanes; at most
+ *           32 / (lcm(bs*bs, 16/sizeof value) * sizeof value / 16))
  *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
  *           per thread block; K3: row slices per block row (a thread block

@@ -66,27 +66,6 @@ bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *dA, bsrmv_gpu_pla
     return NO_CUDA();
 }
 
-static const char *const names[] = {"auto",     "by_block",  "by_column", "row_per_thread",
-                                    "k1_small", "k2_medium", "k3_large",  "transpose"};
-
-const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
-{
-    if ((int)k < 0 || (int)k >= (int)(sizeof names / sizeof *names))
-        return "unknown";
-    return names[k];
-}
-
-void bsrmv_gpu_config_string(const bsrmv_gpu_config *cfg, char *buf, size_t len)
-{
-    if (!buf || !len)
-        return;
-    if (!cfg)
-        snprintf(buf, len, "auto");
-    else
-        snprintf(buf, len, "%s/g%d/r%d/t%d/p%d", bsrmv_gpu_kernel_name(cfg->kernel), cfg->group,
-                 cfg->rows, cfg->threads, cfg->param);
-}
-
 bsrmv_status bsrmv_gpu_load_tune_file(const char *path)
 {
     return NO_CUDA();

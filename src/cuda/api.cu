@@ -126,30 +126,6 @@ static bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 /* candidates, default rule, tune table                                */
 /* ------------------------------------------------------------------ */
 
-static const char *kernel_names[] = {"auto",       "by_block",  "by_column", "row_per_thread",
-                                     "k1_small",   "k2_medium", "k3_large",  "transpose",
-                                     "segmented",  "merge_path", "fragment",  "wide",
-                                     "vec_stream"};
-
-extern "C" const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
-{
-    if ((int)k < 0 || (int)k >= (int)(sizeof kernel_names / sizeof *kernel_names))
-        return "unknown";
-    return kernel_names[k];
-}
-
-extern "C" void bsrmv_gpu_config_string(const bsrmv_gpu_config *c, char *buf, size_t len)
-{
-    if (!buf || len == 0)
-        return;
-    if (!c) {
-        snprintf(buf, len, "auto");
-        return;
-    }
-    snprintf(buf, len, "%s/g%d/r%d/t%d/p%d", bsrmv_gpu_kernel_name(c->kernel), c->group, c->rows,
-             c->threads, c->param);
-}
-
 /* Work-unit scale of the balanced kernels: 8192 values of val (256 per
  * lane of a warp), at least 8 blocks.  Units of ~1000 values lost 2-3x to
  * their per-unit overhead on an H200 power-law matrix. */
@@ -285,8 +261,8 @@ static bsrmv_status load_tune_locked(const char *path)
             continue;
         TuneEntry e;
         int k = -1;
-        for (int i = 1; i < (int)(sizeof kernel_names / sizeof *kernel_names); ++i)
-            if (!strcmp(kn, kernel_names[i]))
+        for (int i = 1; strcmp(bsrmv_gpu_kernel_name((bsrmv_gpu_kernel)i), "unknown"); ++i)
+            if (!strcmp(kn, bsrmv_gpu_kernel_name((bsrmv_gpu_kernel)i)))
                 k = i;
         bool ok = got == 8 && k > 0 && bs >= 1 && (!strcmp(ty, "double") || !strcmp(ty, "float")) &&
                   (!strcmp(ord, "col") || !strcmp(ord, "row"));
@@ -407,7 +383,13 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * 11) and 1.17-1.26x K2 (float); with fewer rows it fell behind (double
  * bs 9, 8,000 block rows: by-column 1.27x; bs 11, 5,800: K2 1.35x), and
  * at double bs 13 and 15 K2 stayed ahead even with the threads
- * (1.04x). */
+ * (1.04x).
+ * The vector stream (session 17, H100, 27-point grids of ~300 MB, three
+ * runs): float bs 6 with 3 block rows per warp, 1.17-1.18x K2 column-major
+ * and 1.27-1.35x K2 row-major; double bs 8 with one, 1.03-1.05x K2
+ * (column-major) and 1.02-1.05x wide (row-major).  Elsewhere it trailed:
+ * at odd bs its pieces straddle blocks and a 27-block row is one or two
+ * masked batches (bs 3: 0.7x K1), at bs 2 and 4 0.95-1.0x wide. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -428,7 +410,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
     /* where wide is the pick among the sizes it has: every row-major one
      * but double bs 4 (by-block), and these column-major ones */
-    const bool use_wide = row ? !(dbl && bs == 4) : bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
+    const bool use_wide = row ? !(dbl && (bs == 4 || bs == 8)) : bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -450,8 +432,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
     else if (bs == 4 || bs == 5) /* bs 4: double */
         c = byblock;
+    else if (bs == 6 && !dbl) /* 3 block rows per warp, the most bs 6 float has */
+        c = {BSRMV_GPU_VEC_STREAM, 32, 3, 128, 0};
     else if (bs <= 7) /* bs 6, 7: by_column batched (session 8), float K2 (session 11) */
         c = dbl || (row && bs == 7) ? bycol32 : k2(2);
+    else if (bs == 8 && dbl)
+        c = {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0};
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
         c = k2(2);
     else if (bs == 12 || bs == 16)

@@ -40,10 +40,11 @@ template <typename T, int BS> struct VsGeom {
     static constexpr int C = BUILT ? 32 / UP : 1;              /* units per step   */
     static constexpr int G = C * UP;                           /* working lanes    */
     static constexpr int BPU = UNIT / BS2;                     /* blocks per unit  */
-#ifndef BSRMV_VS_U
-#define BSRMV_VS_U 4
-#endif
-    static constexpr int U = BSRMV_VS_U; /* steps per batch: 64 bytes of val in flight per lane */
+    /* steps per batch: 64 bytes of val in flight per lane (H100, session
+     * 17: 2 steps 0.89-0.97x at the best rows per warp, 8 steps 0.84x;
+     * col_idx software-pipelined a batch ahead, or staged in shared memory
+     * per row, lost 0-50%) */
+    static constexpr int U = 4;
 };
 
 /* A lane's fixed part of the unit: value i of its piece lies in block
