@@ -38,12 +38,11 @@ template <typename T, int BS> struct VsGeom {
     static constexpr int UP = UNIT / P;                        /* pieces per unit  */
     static constexpr bool BUILT = UP <= 32;
     static constexpr int C = BUILT ? 32 / UP : 1;              /* units per step   */
-    static constexpr int G = C * UP;                           /* working lanes    */
     static constexpr int BPU = UNIT / BS2;                     /* blocks per unit  */
     /* steps per batch: 64 bytes of val in flight per lane (H100, session
-     * 17: 2 steps 0.89-0.97x at the best rows per warp, 8 steps 0.84x;
-     * col_idx software-pipelined a batch ahead, or staged in shared memory
-     * per row, lost 0-50%) */
+     * 17: 2 steps 0.89-1.01x at the best rows per warp, 8 steps
+     * 0.84-1.02x; col_idx software-pipelined a batch ahead, or staged in
+     * shared memory, lost up to 47% and 42%: docs/GPU.md, "Session 17") */
     static constexpr int U = 4;
 };
 
