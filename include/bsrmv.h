@@ -414,8 +414,9 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */
     BSRMV_GPU_WIDE = 11,          /* a group per block row, 16-byte loads along
                                    * a block's rows or columns, bs 2, 4, 8..32 */
-    BSRMV_GPU_VEC_STREAM = 12     /* a warp per block row, 16-byte loads along
-                                   * the row's run of val, bs 2-6, 8 */
+    BSRMV_GPU_VEC_STREAM = 12     /* 1..32 block rows per warp, 16-byte loads
+                                   * along each row's run of val, bs 2-6, 8
+                                   * (group is ignored: 32) */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".

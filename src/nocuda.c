@@ -1,8 +1,6 @@
 /* The GPU API in a build without CUDA: every call says so. */
 #include "internal.h"
 
-#include <stdio.h>
-
 #define NO_CUDA() bsrmv_fail(BSRMV_ERR_NO_DEVICE, "bsrmv was built without CUDA")
 
 bsrmv_status bsrmv_gpu_device_count(int *count)

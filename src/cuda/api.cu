@@ -434,7 +434,8 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
         c = byblock;
     else if (bs == 6 && !dbl) /* 3 block rows per warp, the most bs 6 float has */
         c = {BSRMV_GPU_VEC_STREAM, 32, 3, 128, 0};
-    else if (bs <= 7) /* bs 6, 7: by_column batched (session 8), float K2 (session 11) */
+    else if (bs <= 7) /* double bs 6, 7 and row-major float 7: by_column batched
+                       * (sessions 8, 11); column-major float 7: K2 (session 11) */
         c = dbl || (row && bs == 7) ? bycol32 : k2(2);
     else if (bs == 8 && dbl)
         c = {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0};

@@ -1,9 +1,9 @@
 /* Vector-stream kernel: a slot of lanes per block row (param `rows`: block
  * rows per warp) reads the row's values -- one contiguous run of n*bs*bs in
- * val, whatever the block order -- in 16-byte
- * pieces (4 floats or 2 doubles), so that a warp load covers 512 contiguous
- * bytes at any bs, also where a block's rows or columns are not a multiple
- * of 16 bytes (the wide kernel's condition).
+ * val, whatever the block order -- in 16-byte pieces (4 floats or 2
+ * doubles), the slot's working lanes consecutive pieces, also where a
+ * block's rows or columns are not a multiple of 16 bytes (the wide
+ * kernel's condition).
  *
  * Why: on the H100 the small-bs float kernels that read a value per lane
  * were bound by instruction issue, not by memory (ncu, session 17: by-column
@@ -45,6 +45,22 @@ template <typename T, int BS> struct VsGeom {
      * shared memory, lost up to 47% and 42%: docs/GPU.md, "Session 17") */
     static constexpr int U = 4;
 };
+
+/* Column-major pieces meet at most two (block, column) pairs -- a column's
+ * tail and the next one's head -- so a step makes two x loads: true where
+ * P <= bs + 1 or a piece is a whole block (float bs 2). */
+template <typename T, int BS> constexpr bool vs_two_columns()
+{
+    using Geo = VsGeom<T, BS>;
+    for (int e = 0; e < Geo::UNIT; e += Geo::P) {
+        int pairs = 1;
+        for (int i = 1; i < Geo::P; ++i)
+            pairs += (e + i) / BS != (e + i - 1) / BS; /* value index / bs: (block, column) */
+        if (pairs > 2)
+            return false;
+    }
+    return true;
+}
 
 /* A lane's fixed part of the unit: value i of its piece lies in block
  * db[i] of the unit, at row r[i] and column c[i] of that block. */
@@ -116,7 +132,7 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         if constexpr (ORD == COL) {
-            /* the piece covers one or two block columns: two x loads */
+            static_assert(vs_two_columns<T, BS>(), "a piece meets at most two columns");
             const bool second = ln.two || ln.c[P - 1] != ln.c[0];
             const T x0 = va[u] ? ld(a.x + (int64_t)ca[u] * BS + ln.c[0]) : T(0);
             const T x1 = !second              ? x0

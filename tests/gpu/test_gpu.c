@@ -46,6 +46,92 @@ static void run_case(bsrmv_gpu_matrix *dA, const bsrmv_matrix *A, bsrmv_op op,
     ++runs;
 }
 
+/* A's arrays copied to the device by hand and wrapped (the library copies
+ * nothing): val `shift` values past a 256-byte cudaMalloc boundary, and
+ * with inf_odd every value of the odd block rows +Inf. */
+typedef struct {
+    void *rp, *ci, *v;
+    bsrmv_gpu_matrix *W;
+} wrapped;
+
+static wrapped wrap_arrays(const bsrmv_matrix *A, int shift, int inf_odd)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
+    const size_t ts = bsrmv_type_size(in.type), b2 = (size_t)in.bs * in.bs;
+    const size_t vbytes = (size_t)in.nnzb * b2 * ts;
+    char *hv = malloc(vbytes + 1);
+    TU_CHECK(hv != NULL, "malloc");
+    memcpy(hv, v, vbytes);
+    for (int64_t r = 1; inf_odd && r < in.mb; r += 2)
+        for (size_t i = (size_t)rp[r] * b2; i < (size_t)rp[r + 1] * b2; ++i) {
+            if (in.type == BSRMV_DOUBLE)
+                ((double *)hv)[i] = INFINITY;
+            else
+                ((float *)hv)[i] = INFINITY;
+        }
+    wrapped w;
+    TU_OK(bsrmv_gpu_malloc(&w.rp, (in.mb + 1) * sizeof(int64_t)));
+    TU_OK(bsrmv_gpu_malloc(&w.ci, in.nnzb * sizeof(int32_t)));
+    TU_OK(bsrmv_gpu_malloc(&w.v, vbytes + shift * ts));
+    void *val = (char *)w.v + shift * ts;
+    TU_OK(bsrmv_gpu_to_device(w.rp, rp, (in.mb + 1) * sizeof(int64_t)));
+    TU_OK(bsrmv_gpu_to_device(w.ci, ci, in.nnzb * sizeof(int32_t)));
+    TU_OK(bsrmv_gpu_to_device(val, hv, vbytes));
+    free(hv);
+    TU_OK(bsrmv_gpu_matrix_wrap(&w.W, in.mb, in.nb, in.bs, in.nnzb, w.rp, w.ci, val, in.type,
+                                in.order, 0));
+    return w;
+}
+
+static void unwrap(wrapped *w)
+{
+    bsrmv_gpu_matrix_destroy(w->W);
+    bsrmv_gpu_free(w->rp);
+    bsrmv_gpu_free(w->ci);
+    bsrmv_gpu_free(w->v);
+}
+
+/* Kernels that read past a block row's ends (the vector stream's first and
+ * last units, streams over several rows, balanced units) must zero what
+ * they read of the neighbouring rows, not multiply it: with +Inf in every
+ * odd block row, the even rows must be the finite results of A itself. */
+static void check_inf_neighbours(bsrmv_gpu_matrix *dA, const bsrmv_matrix *A,
+                                 const bsrmv_gpu_config *cfg, void *dx, void *dy, cudaStream_t s)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const size_t ts = bsrmv_type_size(in.type);
+    wrapped w = wrap_arrays(A, 0, 1);
+    char *y[2];
+    for (int k = 0; k < 2; ++k) {
+        bsrmv_gpu_matrix *m = k ? w.W : dA;
+        TU_OK(bsrmv_gpu_matrix_set_config(m, cfg));
+        TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, m, dx, in.cols, 0.0, dy, in.rows, s));
+        TU_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "kernel failed");
+        y[k] = malloc(in.rows * ts);
+        TU_OK(bsrmv_gpu_to_host(y[k], dy, in.rows * ts));
+    }
+    char cs[96];
+    bsrmv_gpu_config_string(cfg, cs, sizeof cs);
+    for (int64_t i = 0; i < in.rows; ++i) {
+        if ((i / in.bs) % 2)
+            continue;
+        const double a = in.type == BSRMV_DOUBLE ? ((double *)y[0])[i] : ((float *)y[0])[i];
+        const double b = in.type == BSRMV_DOUBLE ? ((double *)y[1])[i] : ((float *)y[1])[i];
+        TU_CHECK(isfinite(b) && fabs(a - b) <= 1e-5 * (1.0 + fabs(a)),
+                 "%s bs=%d: y[%lld] = %g next to +Inf rows, %g without", cs, in.bs, (long long)i, b, a);
+    }
+    free(y[0]);
+    free(y[1]);
+    unwrap(&w);
+    ++runs;
+}
+
 static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t seed, cudaStream_t s)
 {
     const double all[3] = {0.0, 1.0, -2.5};
@@ -131,30 +217,15 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     for (int c = 0; c < nc; ++c) {
         if (cfgs[c].kernel != BSRMV_GPU_VEC_STREAM)
             continue;
-        const int64_t *rp;
-        const int32_t *ci;
-        const void *v;
-        TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
-        void *drp, *dci, *dv;
-        const size_t vbytes = (size_t)in.nnzb * bs * bs * ts;
-        TU_OK(bsrmv_gpu_malloc(&drp, (in.mb + 1) * sizeof(int64_t)));
-        TU_OK(bsrmv_gpu_malloc(&dci, in.nnzb * sizeof(int32_t) + 4));
-        TU_OK(bsrmv_gpu_malloc(&dv, vbytes + ts));
-        TU_OK(bsrmv_gpu_to_device(drp, rp, (in.mb + 1) * sizeof(int64_t)));
-        TU_OK(bsrmv_gpu_to_device(dci, ci, in.nnzb * sizeof(int32_t)));
-        TU_OK(bsrmv_gpu_to_device((char *)dv + ts, v, vbytes));
-        bsrmv_gpu_matrix *dW;
-        TU_OK(bsrmv_gpu_matrix_wrap(&dW, in.mb, in.nb, bs, in.nnzb, drp, dci, (char *)dv + ts, type,
-                                    order, 0));
-        TU_OK(bsrmv_gpu_matrix_set_config(dW, &cfgs[c]));
-        run_case(dW, A, BSRMV_OP_N, &cfgs[c], -2.5, 1.0, x, dx, dy, y0, y, s);
-        run_case(dW, A, BSRMV_OP_N, &cfgs[c], 1.0, 0.0, x, dx, dy, y0, y, s);
-        bsrmv_gpu_matrix_destroy(dW);
-        bsrmv_gpu_free(drp);
-        bsrmv_gpu_free(dci);
-        bsrmv_gpu_free(dv);
-        break;
+        wrapped w = wrap_arrays(A, 1, 0);
+        TU_OK(bsrmv_gpu_matrix_set_config(w.W, &cfgs[c]));
+        run_case(w.W, A, BSRMV_OP_N, &cfgs[c], -2.5, 1.0, x, dx, dy, y0, y, s);
+        run_case(w.W, A, BSRMV_OP_N, &cfgs[c], 1.0, 0.0, x, dx, dy, y0, y, s);
+        unwrap(&w);
     }
+    if (bs <= 8)
+        for (int c = 0; c < nc; ++c)
+            check_inf_neighbours(dA, A, &cfgs[c], dx, dy, s);
     /* transpose (one kernel) */
     for (int ia = 1; ia < 3; ++ia)
         for (int ib = 0; ib < 3; ib += 2) {
@@ -164,30 +235,15 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
 
     /* the same arrays wrapped (no copy) must give the same results */
     if (bs == 3 || bs == 17 || bs == 33) {
-        const int64_t *rp;
-        const int32_t *ci;
-        const void *v;
-        TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &v));
-        void *drp, *dci, *dv;
-        TU_OK(bsrmv_gpu_malloc(&drp, (in.mb + 1) * sizeof(int64_t)));
-        TU_OK(bsrmv_gpu_malloc(&dci, in.nnzb * sizeof(int32_t)));
-        TU_OK(bsrmv_gpu_malloc(&dv, in.nnzb * bs * bs * ts));
-        TU_OK(bsrmv_gpu_to_device(drp, rp, (in.mb + 1) * sizeof(int64_t)));
-        TU_OK(bsrmv_gpu_to_device(dci, ci, in.nnzb * sizeof(int32_t)));
-        TU_OK(bsrmv_gpu_to_device(dv, v, in.nnzb * bs * bs * ts));
-        bsrmv_gpu_matrix *dW;
-        TU_OK(bsrmv_gpu_matrix_wrap(&dW, in.mb, in.nb, bs, in.nnzb, drp, dci, dv, type, order, 0));
+        wrapped w = wrap_arrays(A, 0, 0);
         bsrmv_gpu_plan_info p;
-        TU_OK(bsrmv_gpu_matrix_get_plan(dW, &p));
+        TU_OK(bsrmv_gpu_matrix_get_plan(w.W, &p));
         TU_CHECK(p.owns_arrays == 0 && p.row_len_max == in.row_len_max && p.empty_rows == in.empty_rows,
                  "plan of a wrapped matrix");
         bsrmv_gpu_config a = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
-        run_case(dW, A, BSRMV_OP_N, &a, -2.5, 1.0, x, dx, dy, y0, y, s);
-        run_case(dW, A, BSRMV_OP_T, &a, 1.0, 0.0, x, dx, dy, y0, y, s);
-        bsrmv_gpu_matrix_destroy(dW);
-        bsrmv_gpu_free(drp);
-        bsrmv_gpu_free(dci);
-        bsrmv_gpu_free(dv);
+        run_case(w.W, A, BSRMV_OP_N, &a, -2.5, 1.0, x, dx, dy, y0, y, s);
+        run_case(w.W, A, BSRMV_OP_T, &a, 1.0, 0.0, x, dx, dy, y0, y, s);
+        unwrap(&w);
     }
     bsrmv_gpu_matrix_destroy(dA);
     bsrmv_gpu_free(dx);
