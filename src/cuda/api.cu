@@ -385,9 +385,9 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * at double bs 13 and 15 K2 stayed ahead even with the threads
  * (1.04x).
  * The vector stream (session 17, H100, 27-point grids of ~300 MB, three
- * runs): float bs 6 with 3 block rows per warp, 1.17-1.18x K2 column-major
- * and 1.27-1.35x K2 row-major; double bs 8 with one, 1.03-1.05x K2
- * (column-major) and 1.02-1.05x wide (row-major).  Elsewhere it trailed:
+ * runs): float bs 6 with 3 block rows per warp, 1.15-1.19x K2 column-major
+ * and 1.30-1.37x K2 row-major; double bs 8 with one, 1.03-1.05x K2
+ * (column-major) and wide (row-major).  Elsewhere it trailed:
  * at odd bs its pieces straddle blocks and a 27-block row is one or two
  * masked batches (bs 3: 0.7x K1), at bs 2 and 4 0.95-1.0x wide. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)

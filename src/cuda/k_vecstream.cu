@@ -20,8 +20,8 @@
  * and columns of the same blocks of a unit: a lane keeps P partial sums with
  * fixed rows and needs no index arithmetic per value.  A slot of W = 32/rows
  * lanes covers W / UP units a step (at most C = 32 / UP, so rows <= C);
- * the row's first and last units
- * reach into the neighbouring rows, whose values are masked.  The end: the
+ * the row's first and last units reach into the neighbouring rows, whose
+ * values are masked.  The end: the
  * copies are summed by shuffles, the unit's UNIT partial sums go through
  * shared memory to the bs row sums.  Sizes with UP > 32 (bs 7; float bs 12)
  * are not built. */
@@ -112,12 +112,13 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
 {
     using Geo = VsGeom<T, BS>;
     constexpr int P = Geo::P, U = Geo::U;
+    int64_t blk[U]; /* the piece's first block */
     int32_t ca[U], cb[U];
     bool va[U], vb[U];
     T v[U][P];
 #pragma unroll
     for (int u = 0; u < U; ++u) { /* col_idx first: x waits on it */
-        const int64_t b = kb + (int64_t)u * copies * Geo::BPU + ln.blk0;
+        const int64_t b = blk[u] = kb + (int64_t)u * copies * Geo::BPU + ln.blk0;
         va[u] = !MASK || (b >= s && b < e);
         vb[u] = ln.two && (!MASK || (b + 1 >= s && b + 1 < e));
         ca[u] = va[u] ? ldc(a.col_idx + b) : 0;
@@ -125,7 +126,7 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        const int64_t g = (kb + (int64_t)u * copies * Geo::BPU + ln.blk0 - ln.db[0]) * Geo::BS2 + ln.q * P;
+        const int64_t g = (blk[u] - ln.db[0]) * Geo::BS2 + ln.q * P; /* the unit's start + phase */
         vs_piece<T, P, VECTOR>(a.val + g, v[u], va[u] || vb[u], MASK ? nval - g : P);
     }
     T xv[U][P];
