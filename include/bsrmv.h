@@ -414,9 +414,12 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */
     BSRMV_GPU_WIDE = 11,          /* a group per block row, 16-byte loads along
                                    * a block's rows or columns, bs 2, 4, 8..32 */
-    BSRMV_GPU_VEC_STREAM = 12     /* 1..32 block rows per warp, 16-byte loads
+    BSRMV_GPU_VEC_STREAM = 12,    /* 1..32 block rows per warp, 16-byte loads
                                    * along each row's run of val, bs 2-6, 8
                                    * (group is ignored: 32) */
+    BSRMV_GPU_STAGED = 13         /* runs of block rows copied to shared memory
+                                   * by the copy engine (sm_90 and later),
+                                   * bs 2-8, 12; rows sized by the longest row */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
@@ -426,15 +429,17 @@ typedef enum bsrmv_gpu_kernel {
  *           streams the unit, 1 = each lane walks its own stretch of it,
  *           bs <= 8), or thread groups per block (K2: NTG), or
  *           threads per row of a slice (K3: NTG; row-major 1..32, a power
- *           of two)
+ *           of two), or lanes per scalar row (STAGED: 1..32, a power of two)
  *  rows:    consecutive block rows per group / thread array (VEC_STREAM:
  *           block rows per warp, one per slot of 32/rows lanes; at most
- *           32 / (lcm(bs*bs, 16/sizeof value) * sizeof value / 16))
+ *           32 / (lcm(bs*bs, 16/sizeof value) * sizeof value / 16);
+ *           STAGED: stages the gather of x runs ahead of compute, 1 or 2;
+ *           a stage is threads / (group*bs) block rows)
  *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
  *           per thread block; K3: row slices per block row (a thread block
  *           each, at most 512 threads); BY_COLUMN: > 0 selects the
- *           flat-stream mode;
+ *           flat-stream mode; STAGED: stage buffers, 3 or 4 (>= rows + 2);
  *           balanced kernels: the work-unit size (see the enum) */
 typedef struct bsrmv_gpu_config {
     bsrmv_gpu_kernel kernel;

@@ -12,6 +12,8 @@
 #   (NCU_KERNELS: a regex of the kernel names to profile, e.g. k_balanced,
 #   so that cuSPARSE's slow paths do not use up the 400 profiled launches;
 #   NCU_EXTRA: more metrics, comma-separated, e.g. l1tex__throughput.avg.pct_of_peak_sustained_active)
+#   PREBUILT=DIR: no builds, one variant "new" run from DIR/bsrmv (e.g. the
+#   build-gpu of scripts/gpu_check.sh in the same device call)
 # Records: $OUT/ab.jsonl (each line gets "variant"); table: scripts/ab_table.py.
 OUT=${OUT:-/tmp/gpu_ab_out}
 mkdir -p "$OUT"
@@ -30,8 +32,13 @@ CASES=${CASES:-"--grid 71 --bs 2
 nvidia-smi -L
 names=()
 t0=$(date +%s)
+builds=$VARIANTS
+if [ -n "$PREBUILT" ]; then
+  VARIANTS="new:"; builds=""
+  rm -rf build-ab-new && ln -s "$(realpath "$PREBUILT")" build-ab-new
+fi
 # the builds run side by side (a CUDA build is a few long nvcc jobs)
-for v in $VARIANTS; do
+for v in $builds; do
   spec=${v%%:*}; flags=${v#*:}; flags=${flags//,/ }; name=${spec%%@*}; src=.
   [ "$spec" != "$name" ] && src=${spec#*@}
   ( cmake -S "$src" -B "build-ab-$name" -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release \

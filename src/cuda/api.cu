@@ -28,8 +28,8 @@ struct bsrmv_gpu_matrix {
     /* plan */
     int64_t len_min, len_max, empty;
     double len_mean, len_std;
-    int sms;
-    size_t l2;
+    int sms, cc;
+    size_t l2, smem_optin, smem_sm;
     double dram_gbps; /* peak DRAM bandwidth from the memory clock and bus width (0: unknown) */
     bsrmv_gpu_config cfg;
     int from_tune;
@@ -79,6 +79,11 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
     l.dry = dry;
     l.sched = is_balanced(c.kernel) && schedule_matches(m, c) ? &m->sched : nullptr;
     l.merge = c.kernel == BSRMV_GPU_MERGE_PATH;
+    l.len_max = m->len_max;
+    l.sms = m->sms;
+    l.cc = m->cc;
+    l.smem_optin = m->smem_optin;
+    l.smem_sm = m->smem_sm;
     const Args<T> &d = a;
     switch (c.kernel) {
     case BSRMV_GPU_BY_BLOCK:
@@ -92,6 +97,8 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
         return launch_wide<T>(d, order, l, s, err);
     case BSRMV_GPU_VEC_STREAM:
         return launch_vecstream<T>(d, order, l, s, err);
+    case BSRMV_GPU_STAGED:
+        return launch_staged<T>(d, order, l, s, err);
     case BSRMV_GPU_K2_MEDIUM:
         return launch_k2<T>(d, order, l, s, err);
     case BSRMV_GPU_K3_LARGE:
@@ -180,6 +187,16 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
      * rows per warp (the launcher refuses more rows than a warp has units) */
     for (int r : {1, 2, 3, 4, 8, 16, 32})
         add(BSRMV_GPU_VEC_STREAM, 32, r, 128, 0);
+    /* staged: lanes per scalar row x threads, 3 stage buffers; one
+     * geometry with a fourth buffer for the copies and one with it for the
+     * gather (rows 2), level or slower on the grids of session 18 (the
+     * launcher refuses what does not fit shared memory) */
+    add(BSRMV_GPU_STAGED, 2, 1, 128, 3);
+    for (int g : {4, 8})
+        for (int t : {128, 256})
+            add(BSRMV_GPU_STAGED, g, 1, t, 3);
+    add(BSRMV_GPU_STAGED, 4, 1, 128, 4);
+    add(BSRMV_GPU_STAGED, 8, 2, 256, 4);
     /* row per thread */
     if (bs >= 8) {
         add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);
@@ -389,7 +406,18 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * and 1.30-1.37x K2 row-major; double bs 8 with one, 1.03-1.05x K2
  * (column-major) and wide (row-major).  Elsewhere it trailed:
  * at odd bs its pieces straddle blocks and a 27-block row is one or two
- * masked batches (bs 3: 0.7x K1), at bs 2 and 4 0.95-1.0x wide. */
+ * masked batches (bs 3: 0.7x K1), at bs 2 and 4 0.95-1.0x wide.
+ * The staged kernel (session 18, H100, the same grids, runs 6-7): float
+ * bs 3 with 2 lanes per row 2434-2456 GB/s against K1 2062-2127
+ * (1.15-1.19x), float bs 7 2558-2599 against K2 / by-column 1954-2020
+ * (1.27-1.32x), float bs 12 with 4 lanes 2578-2689 against K2 / wide
+ * 2479-2538 (1.04-1.07x), double bs 2 with 8 lanes and 256 threads
+ * 2546-2587 against wide 2416-2500 (1.03-1.05x).  It trailed at float bs
+ * 5 (0.94-0.96x by-block), 6 (level with the vector stream), float
+ * row-major bs 2 (0.94x wide) and double bs 6 (level with by-column).
+ * Its buffers are sized by the longest row; the rule keeps it to rows
+ * within 2x of the mean (measured: the grids, 27 against 25.6-26.2), where
+ * stages are mostly full. */
 static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 {
     const int bs = m->bs;
@@ -424,8 +452,16 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
     const int k3_rows = row ? (bs <= 32 ? bs : 8) : dbl && bs < 128 ? 40 : 64;
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
+    /* staged (sm_90): float bs 3, 7 and 12, double bs 2, both orders, where
+     * its buffers, sized by the longest row, are mostly full */
+    const int stg_g = dbl ? 8 : bs == 12 ? 4 : 2;
+    const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, stg_g, 1, dbl ? 256 : 128, 3};
+    const bool use_staged = (dbl ? bs == 2 : bs == 3 || bs == 7 || bs == 12) &&
+                            (double)m->len_max <= 2.0 * m->len_mean && cfg_built(m, staged);
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
+    else if (use_staged)
+        c = staged;
     else if (use_wide && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
     else if (bs == 3)
@@ -479,7 +515,8 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 {
     bsrmv_gpu_config c = plain_rule(m);
-    if ((c.kernel == BSRMV_GPU_BY_COLUMN && c.param > 0) || c.kernel == BSRMV_GPU_ROW_PER_THREAD)
+    if ((c.kernel == BSRMV_GPU_BY_COLUMN && c.param > 0) || c.kernel == BSRMV_GPU_ROW_PER_THREAD ||
+        c.kernel == BSRMV_GPU_STAGED)
         c = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
     return c;
 }
@@ -614,14 +651,23 @@ static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
     m->empty = empty;
     m->len_mean = m->mb ? sum / (double)m->mb : 0;
     m->len_std = m->mb ? sqrt(fmax(0.0, sq / (double)m->mb - m->len_mean * m->len_mean)) : 0;
-    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0;
+    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0, ccmaj = 0, ccmin = 0, optin = 0, smsm = 0;
     CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&ccmaj, cudaDevAttrComputeCapabilityMajor, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&ccmin, cudaDevAttrComputeCapabilityMinor, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, m->device),
+           "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&smsm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, m->device),
+           "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, m->device),
            "cudaDeviceGetAttribute");
     m->sms = sms;
+    m->cc = 10 * ccmaj + ccmin;
     m->l2 = (size_t)l2;
+    m->smem_optin = (size_t)optin;
+    m->smem_sm = (size_t)smsm;
     /* double data rate: two transfers of the bus width per memory clock */
     m->dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     return plan(m);

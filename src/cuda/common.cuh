@@ -64,6 +64,11 @@ struct Launch {
     int param;   /* family-specific: stage depth, thread arrays, ...       */
     int dry;     /* only report whether the instantiation exists            */
     const Schedule *sched; /* balanced kernels: the plan's work units      */
+    /* the matrix and device, for kernels that size shared memory by them */
+    int64_t len_max;   /* longest block row                              */
+    int sms, cc;       /* SM count, compute capability (major*10+minor)  */
+    size_t smem_optin; /* shared memory a thread block may opt in to     */
+    size_t smem_sm;    /* shared memory per SM                           */
     int merge;             /* balanced kernels: merge-path units           */
 };
 
@@ -346,6 +351,8 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
 /* Vector stream (16-byte pieces of a block row's run of val): X(BS, 0);
  * built where a unit of the piece pattern fits a warp (k_vecstream.cu). */
 #define BSRMV_VECSTREAM_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0)
+/* Staged (bulk copies of whole block rows into shared memory, sm_90): X(BS, 0). */
+#define BSRMV_STAGED_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0) X(12, 0)
 /* Flat stream (by_column mode, col-major): X(BS, U), U = unrolled steps. */
 #define BSRMV_FLAT_LIST(X)                                                     \
     X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4) X(7, 4) X(8, 4)
@@ -378,6 +385,7 @@ BSRMV_DECL_LAUNCHER(launch_bycolumn)
 BSRMV_DECL_LAUNCHER(launch_flat)
 BSRMV_DECL_LAUNCHER(launch_wide)
 BSRMV_DECL_LAUNCHER(launch_vecstream)
+BSRMV_DECL_LAUNCHER(launch_staged)
 BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
