@@ -419,7 +419,9 @@ typedef enum bsrmv_gpu_kernel {
                                    * (group is ignored: 32) */
     BSRMV_GPU_STAGED = 13         /* runs of block rows copied to shared memory
                                    * by the copy engine (sm_90 and later),
-                                   * bs 2-8, 12; rows sized by the longest row */
+                                   * bs 2-8, 12; buffers sized by the longest
+                                   * row; val or col_idx not 16-byte aligned
+                                   * (wrapped arrays): runs by-column */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".

@@ -29,7 +29,7 @@ struct bsrmv_gpu_matrix {
     int64_t len_min, len_max, empty;
     double len_mean, len_std;
     int sms, cc;
-    size_t l2, smem_optin, smem_sm;
+    size_t l2, smem_optin;
     double dram_gbps; /* peak DRAM bandwidth from the memory clock and bus width (0: unknown) */
     bsrmv_gpu_config cfg;
     int from_tune;
@@ -83,7 +83,6 @@ static int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, cons
     l.sms = m->sms;
     l.cc = m->cc;
     l.smem_optin = m->smem_optin;
-    l.smem_sm = m->smem_sm;
     const Args<T> &d = a;
     switch (c.kernel) {
     case BSRMV_GPU_BY_BLOCK:
@@ -511,7 +510,8 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 
 /* The plain kernel of the segmented scheme's short rows: the rule's choice
  * where it can skip the long rows (not the flat-stream mode, which streams
- * runs of rows, nor row-per-thread). */
+ * runs of rows, nor row-per-thread, nor staged, whose buffers are sized by
+ * the longest row). */
 static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 {
     bsrmv_gpu_config c = plain_rule(m);
@@ -651,13 +651,11 @@ static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
     m->empty = empty;
     m->len_mean = m->mb ? sum / (double)m->mb : 0;
     m->len_std = m->mb ? sqrt(fmax(0.0, sq / (double)m->mb - m->len_mean * m->len_mean)) : 0;
-    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0, ccmaj = 0, ccmin = 0, optin = 0, smsm = 0;
+    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0, ccmaj = 0, ccmin = 0, optin = 0;
     CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&ccmaj, cudaDevAttrComputeCapabilityMajor, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&ccmin, cudaDevAttrComputeCapabilityMinor, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, m->device),
-           "cudaDeviceGetAttribute");
-    CU_RET(cudaDeviceGetAttribute(&smsm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, m->device),
            "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
     CU_RET(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, m->device), "cudaDeviceGetAttribute");
@@ -667,7 +665,6 @@ static bsrmv_status analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
     m->cc = 10 * ccmaj + ccmin;
     m->l2 = (size_t)l2;
     m->smem_optin = (size_t)optin;
-    m->smem_sm = (size_t)smsm;
     /* double data rate: two transfers of the bus width per memory clock */
     m->dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     return plan(m);

@@ -64,12 +64,11 @@ struct Launch {
     int param;   /* family-specific: stage depth, thread arrays, ...       */
     int dry;     /* only report whether the instantiation exists            */
     const Schedule *sched; /* balanced kernels: the plan's work units      */
+    int merge;             /* balanced kernels: merge-path units           */
     /* the matrix and device, for kernels that size shared memory by them */
     int64_t len_max;   /* longest block row                              */
     int sms, cc;       /* SM count, compute capability (major*10+minor)  */
     size_t smem_optin; /* shared memory a thread block may opt in to     */
-    size_t smem_sm;    /* shared memory per SM                           */
-    int merge;             /* balanced kernels: merge-path units           */
 };
 
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */

@@ -21,8 +21,9 @@
  *     the step that computes: 0.87-0.94x, session 18 runs 1-2);
  *  B. K lanes per scalar row each sum every K-th block of the row, then
  *     reduce by shuffles.
- * One __syncthreads per stage: x has GL + 1 buffers, and a stage's buffer
- * is refilled only after the barrier that follows its last reader.
+ * One __syncthreads per stage (two in a stage with the arrays' last bytes):
+ * x has GL + 1 buffers, and a stage's buffer is refilled only after the
+ * barrier that follows its last reader.
  *
  * The buffers are sized for the longest row (the plan's row statistics),
  * so the launcher refuses matrices whose SR longest rows do not fit. */
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     unsigned char *const xbase = cbase + (size_t)NBUF * g.ccap;
     const int64_t stride = gridDim.x;
 
-    /* thread 0 fills buffer b with stage st (rows [r0, r1), blocks [b0, b1)) */
+    /* thread 0 fills buffer b with the stage of blocks [b0, b1) */
     auto issue = [&](int b, int64_t b0, int64_t b1) {
         const Span v = span_of(b0 * VB, b1 * VB, vtot), c = span_of(b0 * 4, b1 * 4, ctot);
         const uint32_t vbytes = (uint32_t)(v.hi - v.lo), cbytes = (uint32_t)(c.hi - c.lo);
@@ -122,6 +123,12 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         r0 = st * g.SR;
         r1 = r0 + g.SR < a.mb ? r0 + g.SR : a.mb;
     };
+    auto blocks_of = [&](int64_t st, int64_t &b0, int64_t &b1) {
+        int64_t r0, r1;
+        rows_of(st, r0, r1);
+        b0 = a.row_ptr[r0];
+        b1 = a.row_ptr[r1];
+    };
 
     if (tid == 0) {
         for (int b = 0; b < NBUF; ++b)
@@ -130,15 +137,16 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         for (int b = 0; b < NBUF; ++b) {
             const int64_t st = blockIdx.x + b * stride;
             if (st < nstages) {
-                int64_t r0, r1;
-                rows_of(st, r0, r1);
-                issue(b, a.row_ptr[r0], a.row_ptr[r1]);
+                int64_t b0, b1;
+                blocks_of(st, b0, b1);
+                issue(b, b0, b1);
             }
         }
     }
     __syncthreads();
 
-    /* row_ptr entries of a stage, loaded an iteration before its gather */
+    /* row_ptr entries of a stage, loaded an iteration before its gather;
+     * a thread without a row gets the empty row [b0, b0) */
     struct Rows {
         int64_t b0, b1, s, e; /* the stage's blocks; this thread's row */
     };
@@ -149,6 +157,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
             rows_of(st, r0, r1);
             q.b0 = a.row_ptr[r0];
             q.b1 = a.row_ptr[r1];
+            q.s = q.e = q.b0;
             if (r0 + lrow < r1) {
                 q.s = a.row_ptr[r0 + lrow];
                 q.e = a.row_ptr[r0 + lrow + 1];
@@ -204,12 +213,8 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
 
     int64_t refill = blockIdx.x + NBUF * stride; /* next stage to copy */
     int64_t rb0 = 0, rb1 = 0;                      /* its blocks (thread 0) */
-    if (tid == 0 && refill < nstages) {
-        int64_t r0, r1;
-        rows_of(refill, r0, r1);
-        rb0 = a.row_ptr[r0];
-        rb1 = a.row_ptr[r1];
-    }
+    if (tid == 0 && refill < nstages)
+        blocks_of(refill, rb0, rb1);
     /* prologue: gathers of the first GL stages, rows of the next */
 #pragma unroll
     for (int u = 0; u < GL; ++u) {
@@ -233,12 +238,8 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         if (tid == 0 && i > 0 && refill < nstages) {
             issue((i - 1) % NBUF, rb0, rb1);
             refill += stride;
-            if (refill < nstages) {
-                int64_t r0, r1;
-                rows_of(refill, r0, r1);
-                rb0 = a.row_ptr[r0];
-                rb1 = a.row_ptr[r1];
-            }
+            if (refill < nstages)
+                blocks_of(refill, rb0, rb1);
         }
         if (st + GL * stride < nstages)
             gather(ahead, i + GL);
@@ -266,6 +267,8 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         shift();
         ahead = later;
     }
+#else
+    __trap(); /* not offered below sm_90 (staged_geom) */
 #endif
 }
 
@@ -283,13 +286,15 @@ static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, si
         return false;
     const int64_t len = l.len_max > 0 ? l.len_max : 1;
     auto up16 = [](int64_t b) { return (b + 15) & ~(int64_t)15; };
-    /* + 32: the copy is rounded out to 16 bytes at both ends */
-    const int64_t vcap = up16((int64_t)SR * len * bs * bs * (int64_t)tsize) + 32;
-    const int64_t ccap = up16((int64_t)SR * len * 4) + 32;
+    /* + 16: the copy is rounded out to 16 bytes at both ends, which adds
+     * at most 16 bytes to the 16-byte multiple above */
+    const int64_t vcap = up16((int64_t)SR * len * bs * bs * (int64_t)tsize) + 16;
+    const int64_t ccap = up16((int64_t)SR * len * 4) + 16;
     const int64_t xcap = up16((int64_t)SR * len * bs * (int64_t)tsize);
     /* x is gathered `rows` stages ahead: rows + 1 x buffers */
     const int64_t total = l.param * (vcap + ccap) + (l.rows + 1) * xcap;
-    if (total > (int64_t)l.smem_optin)
+    /* the opt-in limit counts the static mbarriers too */
+    if (total + (int64_t)sizeof(uint64_t) * STAGED_MAX_BUF > (int64_t)l.smem_optin)
         return false;
     *g = StagedGeom{K, SR, l.param, (int)vcap, (int)ccap, (int)xcap};
     *smem = (size_t)total;
@@ -311,10 +316,27 @@ static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
             return e;
     }
     const int64_t nstages = (a.mb + g.SR - 1) / g.SR;
-    /* persistent: as many thread blocks as fit the SMs at once */
-    int per_sm = 2048 / l.threads;
-    const int by_smem = (int)(l.smem_sm / (smem + 1024));
-    per_sm = by_smem < per_sm ? by_smem : per_sm;
+    /* persistent: as many thread blocks as fit the SMs at once (a second
+     * wave would double the time); the occupancy query is remembered per
+     * thread for the last device and launch shape */
+    struct Fit {
+        int dev, threads, kind;
+        size_t smem;
+        int per_sm;
+    };
+    static thread_local Fit last = {-1, 0, 0, 0, 0};
+    const int kind = 10 * g.nbuf + l.rows; /* which of the three kernels */
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    if (last.dev != dev || last.threads != l.threads || last.kind != kind || last.smem != smem) {
+        int n = 0;
+        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, l.threads, smem)) != cudaSuccess)
+            return e;
+        last = Fit{dev, l.threads, kind, smem, n};
+    }
+    const int per_sm = last.per_sm;
     int64_t grid = (int64_t)(per_sm > 0 ? per_sm : 1) * (l.sms > 0 ? l.sms : 1);
     grid = grid < nstages ? grid : nstages;
     kern<<<(unsigned)(grid > 0 ? grid : 1), l.threads, smem, s>>>(a, g, nstages);
