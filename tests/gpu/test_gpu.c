@@ -132,6 +132,46 @@ static void check_inf_neighbours(bsrmv_gpu_matrix *dA, const bsrmv_matrix *A,
     ++runs;
 }
 
+/* A random matrix of shape sh on the host and uploaded, random x and y0 on
+ * the host (n = the longer dimension), x copied to dx, dy for results. */
+typedef struct {
+    bsrmv_matrix *A;
+    bsrmv_matrix_info in;
+    int64_t n;
+    void *x, *y0, *y, *dx, *dy;
+    bsrmv_gpu_matrix *dA;
+} fixture;
+
+static fixture fixture_make(const tu_shape *sh, bsrmv_type type, bsrmv_order order, uint64_t seed,
+                            cudaStream_t s)
+{
+    fixture f;
+    f.A = tu_random_bsr(sh, type, order, seed);
+    TU_CHECK(f.A != NULL, "tu_random_bsr");
+    TU_OK(bsrmv_matrix_get_info(f.A, &f.in));
+    const size_t ts = bsrmv_type_size(type);
+    f.n = f.in.rows > f.in.cols ? f.in.rows : f.in.cols;
+    f.x = tu_random_vector(f.n, type, seed + 1);
+    f.y0 = tu_random_vector(f.n, type, seed + 2);
+    f.y = malloc(f.n * ts);
+    TU_OK(bsrmv_gpu_malloc(&f.dx, f.n * ts));
+    TU_OK(bsrmv_gpu_malloc(&f.dy, f.n * ts));
+    TU_OK(bsrmv_gpu_to_device(f.dx, f.x, f.n * ts));
+    TU_OK(bsrmv_gpu_matrix_upload(&f.dA, f.A, 0, s));
+    return f;
+}
+
+static void fixture_free(fixture *f)
+{
+    bsrmv_gpu_matrix_destroy(f->dA);
+    bsrmv_gpu_free(f->dx);
+    bsrmv_gpu_free(f->dy);
+    free(f->x);
+    free(f->y0);
+    free(f->y);
+    bsrmv_matrix_destroy(f->A);
+}
+
 static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t seed, cudaStream_t s)
 {
     const double all[3] = {0.0, 1.0, -2.5};
@@ -149,21 +189,13 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     sh.empty_frac = 0.15;
     sh.long_row = mb / 2;
     sh.long_len = sh.nb; /* a full block row: very long next to the rest */
-    bsrmv_matrix *A = tu_random_bsr(&sh, type, order, seed);
-    TU_CHECK(A != NULL, "tu_random_bsr");
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(A, &in));
+    fixture f = fixture_make(&sh, type, order, seed, s);
+    bsrmv_matrix *A = f.A;
+    const bsrmv_matrix_info in = f.in;
     const size_t ts = bsrmv_type_size(type);
-    const int64_t n = in.rows > in.cols ? in.rows : in.cols;
-    void *x = tu_random_vector(n, type, seed + 1);
-    void *y0 = tu_random_vector(n, type, seed + 2);
-    void *y = malloc(n * ts);
-    void *dx, *dy;
-    TU_OK(bsrmv_gpu_malloc(&dx, n * ts));
-    TU_OK(bsrmv_gpu_malloc(&dy, n * ts));
-    TU_OK(bsrmv_gpu_to_device(dx, x, n * ts));
-    bsrmv_gpu_matrix *dA;
-    TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, s));
+    const int64_t n = f.n;
+    void *x = f.x, *y0 = f.y0, *y = f.y, *dx = f.dx, *dy = f.dy;
+    bsrmv_gpu_matrix *dA = f.dA;
 
     bsrmv_gpu_config cfgs[64];
     int nc = 0;
@@ -245,13 +277,7 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
         run_case(w.W, A, BSRMV_OP_T, &a, 1.0, 0.0, x, dx, dy, y0, y, s);
         unwrap(&w);
     }
-    bsrmv_gpu_matrix_destroy(dA);
-    bsrmv_gpu_free(dx);
-    bsrmv_gpu_free(dy);
-    free(x);
-    free(y0);
-    free(y);
-    bsrmv_matrix_destroy(A);
+    fixture_free(&f);
 }
 
 static void test_errors(void)
@@ -365,22 +391,12 @@ static void test_staged(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     sh.empty_frac = 0.15;
     sh.long_row = sh.mb - 1;
     sh.long_len = 12;
-    bsrmv_matrix *A = tu_random_bsr(&sh, type, order, seed);
-    TU_CHECK(A != NULL, "tu_random_bsr");
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(A, &in));
+    fixture f = fixture_make(&sh, type, order, seed, s);
+    bsrmv_matrix *A = f.A;
     const size_t ts = bsrmv_type_size(type);
-    staged_tails += ((size_t)in.nnzb * bs * bs * ts) % 16 != 0 || ((size_t)in.nnzb * 4) % 16 != 0;
-    const int64_t n = in.rows > in.cols ? in.rows : in.cols;
-    void *x = tu_random_vector(n, type, seed + 1);
-    void *y0 = tu_random_vector(n, type, seed + 2);
-    void *y = malloc(n * ts);
-    void *dx, *dy;
-    TU_OK(bsrmv_gpu_malloc(&dx, n * ts));
-    TU_OK(bsrmv_gpu_malloc(&dy, n * ts));
-    TU_OK(bsrmv_gpu_to_device(dx, x, n * ts));
-    bsrmv_gpu_matrix *dA;
-    TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, s));
+    staged_tails += ((size_t)f.in.nnzb * bs * bs * ts) % 16 != 0 || ((size_t)f.in.nnzb * 4) % 16 != 0;
+    void *x = f.x, *y0 = f.y0, *y = f.y, *dx = f.dx, *dy = f.dy;
+    bsrmv_gpu_matrix *dA = f.dA;
     bsrmv_gpu_config cfgs[64];
     int nc = 0, ns = 0;
     TU_OK(bsrmv_gpu_candidates(dA, cfgs, 64, &nc));
@@ -403,13 +419,7 @@ static void test_staged(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
         check_inf_neighbours(dA, A, &cfgs[c], dx, dy, s);
     }
     TU_CHECK(major >= 9 ? ns >= 1 : ns == 0, "bs=%d: %d staged candidates on sm_%d", bs, ns, major);
-    bsrmv_gpu_matrix_destroy(dA);
-    bsrmv_gpu_free(dx);
-    bsrmv_gpu_free(dy);
-    free(x);
-    free(y0);
-    free(y);
-    bsrmv_matrix_destroy(A);
+    fixture_free(&f);
 }
 
 int main(void)
