@@ -1,8 +1,8 @@
 /* Staged kernel (sm_90 and later): a thread block copies runs of whole
  * block rows -- their val and col_idx, contiguous in BSR whatever the
  * block order -- into shared memory with bulk asynchronous copies
- * (cp.async.bulk, the copy engine of Hopper's TMA, no tensor map), `nbuf`
- * stages in flight, and computes from shared memory.
+ * (cp.async.bulk, the copy engine of Hopper's TMA, no tensor map) into
+ * 3 or 4 stage buffers, and computes from shared memory.
  *
  * Why: the kernels that read val from global memory ran out of issue
  * slots, not bandwidth, where a block's values do not fit 16-byte loads
@@ -60,7 +60,8 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, uint32_t b
 
 __device__ __forceinline__ void bar_wait(uint64_t *bar, uint32_t parity)
 {
-    /* with a suspend-time hint the waiting threads sleep instead of spinning */
+    /* the hint (ns) bounds how long one try_wait may park the thread before
+     * the loop asks again */
     asm volatile("{ .reg .pred p; WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, 1000000; @!p bra WAIT; }"
                  :: "r"(smem_addr(bar)), "r"(parity)
                  : "memory");
