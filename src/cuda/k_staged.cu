@@ -173,8 +173,9 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     /* Stage i+GL (rows q) once its copy is in buffer b: the last bytes of
      * the arrays if the stage has them, then x of its blocks into xs by
      * asynchronous copies (cp.async: no registers, so they fly while the
-     * GL stages before it are computed).  One commit group per call, empty
-     * past the last stage, so that wait_group counts stages. */
+     * GL stages before it are computed).  The caller commits one group
+     * per step, empty past the last stage, so that wait_group counts
+     * stages. */
     auto gather = [&](const Rows &q, int gi) {
         const int b = gi % NBUF;
         bar_wait(&bar[b], (uint32_t)(gi / NBUF) & 1);
