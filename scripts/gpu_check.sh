@@ -6,6 +6,7 @@
 #   BENCH_TYPES, BENCH_ORDERS  its types (default double,float) and block
 #               orders (default both: col, row)
 #   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
+#   TESTS       a ctest -R regex of the GPU tests to run (default: all)
 #   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the runtime-bs tune run
 #   TUNE_RT_BS  its block sizes (default 9,10,11,13,17,20,33,48,64,100)
 #   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one
@@ -44,7 +45,7 @@ fi
 # ---- tests --------------------------------------------------------------
 t0=$(date +%s)
 if [ -d $B ] && [ -f $B/CTestTestfile.cmake ]; then
-  (cd $B && timeout 300 ctest -L gpu --output-on-failure) >"$OUT/tests.log" 2>&1
+  (cd $B && timeout 300 ctest -L gpu ${TESTS:+-R "$TESTS"} --output-on-failure) >"$OUT/tests.log" 2>&1
   rc=$?
 else
   timeout 300 $TEST >"$OUT/tests.log" 2>&1; rc=$?

@@ -368,6 +368,9 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
  * so compile-time sizes only. */
 #define BSRMV_MERGESEQ_LIST(X)                                                 \
     X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
+/* The same, units copied into shared memory ahead (sm_90, rows > 1):
+ * X(BS, 0), the sizes whose blocks are read a line per lane. */
+#define BSRMV_MERGESTAGED_LIST(X) X(2, 0) X(4, 0)
 /* The benchmark's gather bound (k_misc.cu): X(BS, 0), the sizes of the
  * irregular benchmark and a runtime-bs kernel. */
 #define BSRMV_GATHER_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(8, 0) X(16, 0) X(0, 0)

@@ -26,21 +26,12 @@
  * slot; the fix-up kernel then adds a cut row's slots in slot order and
  * applies alpha/beta once, so results do not depend on the launch order
  * (no floating-point atomics). */
+#include "merge.cuh"
 #include "wide.cuh"
 
 #include <type_traits>
 
 namespace bsrmv_cuda {
-
-/* Whether a unit ending at (re, je) carries row re into the next unit:
- * re is a row (re < rows) and some of its blocks, from its first block
- * `tail`, lie in the unit, which begins at block j.  Any origin will do
- * as long as all four are counted from it. */
-__device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, int64_t j,
-                                        int64_t je)
-{
-    return re < rows && je > (tail > j ? tail : j);
-}
 
 /* WIDE (bs 16, G 32, aligned val and x): a row's blocks through the wide
  * inner loop (wide.cuh), 16-byte loads along the blocks' lines, rather
@@ -394,230 +385,6 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     }
 }
 
-/* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
- * (unit_products) and stages the unit's col_idx in shared memory for it:
- * column-major blocks, and row-major ones whose rows are 16 bytes or more
- * (float bs 2, 8-byte rows: 0.78-0.98x the by-block gather, H200) */
-__host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs, int ts)
-{
-    return (bs == 2 || bs == 4) && (order == COL || bs * ts >= 16);
-}
-
-/* Bytes of shared memory per warp of k_mergeseq: the block products, the
- * unit's row_ptr (as int offsets) and, with pieces, the unit's col_idx.
- * Finished rows go straight to y, so no y slice: the smaller the warp's
- * share, the more warps hide the gather's latency (occupancy was bound by
- * shared memory). */
-__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
-                                                               size_t ts, bool pieces)
-{
-    const size_t b = ts * bs * (size_t)blocks + (size_t)(rows + 1) * 4 +
-                     (pieces ? (size_t)blocks * 4 : 0);
-    return (b + 7) / 8 * 8;
-}
-
-/* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
- * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
- * the unit's first block, col(k) the block column of its block k.
- *  - pieces (mergeseq_pieces), val (row-major: and x) 16-byte aligned:
- *    lane = line of a block (a column of a column-major block, a row of a
- *    row-major one), read by vector loads (ldv_vec), so that every load of
- *    the warp covers whole 32-byte sectors (ncu, bs 2: a lane per row of a
- *    column-major block reads half a sector per load, each sector twice,
- *    and the warp's L2 requests for val double; a row-major block read so
- *    strides bs values between lanes).  Column-major: one x value per
- *    lane, lanes_to_rows adds the columns; row-major: the lane's row of
- *    the block against bs values of x, no reduction (H200, power-law,
- *    against the by-block gather at the default units: double bs 4
- *    1.27x, float bs 4 1.55x, double bs 2 1.06x).  Half a line per lane
- *    (16-byte loads, twice the steps) ran at 0.65-1.0x a whole one at
- *    double bs 4 in both orders, the lower the longer the unit;
- *  - otherwise lane = row of a block (by-block): consecutive lanes read
- *    consecutive values of a column-major block, one value per load. */
-template <typename T, int ORD, int BS, typename C>
-__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, C col,
-                                              T *prod, int lane)
-{
-    constexpr int BS2 = BS * BS, U = 4;
-    const int nt = nb * BS;
-    if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
-        if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
-            const int c = lane % BS; /* the lane's line */
-            for (int t0 = 0; t0 < nt; t0 += U * 32) {
-                T p[U][ORD == COL ? BS : 1];
-#pragma unroll
-                for (int q = 0; q < U; ++q) {
-                    const int t = t0 + q * 32 + lane;
-#pragma unroll
-                    for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
-                        p[q][r] = T(0);
-                    if (t < nt) {
-                        const int k = t / BS;
-                        T v[BS];
-                        ldv_vec(val + (int64_t)k * BS2 + c * BS, v);
-                        if constexpr (ORD == COL) {
-                            const T xc = ld(a.x + (int64_t)col(k) * BS + c);
-#pragma unroll
-                            for (int r = 0; r < BS; ++r)
-                                p[q][r] = v[r] * xc;
-                        } else {
-                            T xv[BS];
-                            ldv_vec<true>(a.x + (int64_t)col(k) * BS, xv);
-#pragma unroll
-                            for (int i = 0; i < BS; ++i)
-                                p[q][0] += v[i] * xv[i];
-                        }
-                    }
-                }
-#pragma unroll
-                for (int q = 0; q < U; ++q) {
-                    const int t = t0 + q * 32 + lane;
-                    T sum;
-                    if constexpr (ORD == COL)
-                        sum = lanes_to_rows<T, BS, BS>(p[q], c);
-                    else
-                        sum = p[q][0];
-                    if (t < nt)
-                        prod[t] = sum;
-                }
-            }
-            return;
-        }
-    }
-    constexpr int G = 32 - 32 % BS;
-    const int br = lane % BS;
-    for (int t0 = 0; t0 < nt; t0 += U * G) {
-        T p[U];
-#pragma unroll
-        for (int q = 0; q < U; ++q) {
-            const int t = t0 + q * G + lane;
-            p[q] = T(0);
-            if (lane < G && t < nt) {
-                const int k = t / BS;
-                const T *v = val + (int64_t)k * BS2;
-                const T *xp = a.x + (int64_t)col(k) * BS;
-#pragma unroll
-                for (int c = 0; c < BS; ++c)
-                    p[q] += ldv(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
-            }
-        }
-#pragma unroll
-        for (int q = 0; q < U; ++q) {
-            const int t = t0 + q * G + lane;
-            if (lane < G && t < nt)
-                prod[t] = p[q];
-        }
-    }
-}
-
-/* Steps 2-3 of k_mergeseq for unit rows r0.. (nr rows touched, na of them
- * ending here, nb blocks; rp = row_ptr offsets, prod = block products). */
-template <typename T, int BS>
-__device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t r0, int64_t slot,
-                                           int nr, int na, int nb, const int *rp, const T *prod,
-                                           int lane)
-{
-    /* row i of the unit is done: a head (row 0 begun in an earlier unit)
-     * goes to the unit's first slot, any other row to y */
-    const bool head = na > 0 && rp[0] < 0;
-    auto finish = [&](int i, const T (&v)[BS]) {
-#pragma unroll
-        for (int r = 0; r < BS; ++r) {
-            if (i == 0 && head)
-                pieces[slot * BS + r] = v[r];
-            else
-                store_y(a, (r0 + i) * BS + r, v[r]);
-        }
-    };
-    /* the lane's stretch of the unit's path: row end i comes before
-     * block k when row i's blocks all lie before k */
-    const int len = na + nb, per = (len + 31) / 32;
-    auto search = [&](int d, int &i, int &k) {
-        int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-        while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (rp[mid + 1] <= d - mid - 1)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        i = lo;
-        k = d - lo;
-    };
-    int i, k;
-    search(min(len, lane * per), i, k);
-    /* the stretch ends where the next lane's begins */
-    int ie = __shfl_down_sync(BSRMV_FULL_MASK, i, 1), ke = __shfl_down_sync(BSRMV_FULL_MASK, k, 1);
-    if (lane == 31) {
-        ie = na;
-        ke = nb;
-    }
-    const int first = i;
-    int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
-    bool headed = false; /* finished its first row (which may be cut) */
-    T acc[BS], own[BS];
-#pragma unroll
-    for (int r = 0; r < BS; ++r)
-        acc[r] = own[r] = T(0);
-    while (i < ie || k < ke) {
-        if (i < ie && (k >= ke || nxt <= k)) {
-            if (i == first) {
-#pragma unroll
-                for (int r = 0; r < BS; ++r)
-                    own[r] = acc[r];
-                headed = true;
-            } else { /* began in this stretch, so not the unit's head */
-#pragma unroll
-                for (int r = 0; r < BS; ++r)
-                    store_y(a, (r0 + i) * BS + r, acc[r]);
-            }
-#pragma unroll
-            for (int r = 0; r < BS; ++r)
-                acc[r] = T(0);
-            if (++i < ie)
-                nxt = rp[i + 1];
-        } else {
-#pragma unroll
-            for (int r = 0; r < BS; ++r)
-                acc[r] += prod[k * BS + r];
-            ++k;
-        }
-    }
-    /* acc is the lane's tail, of row ie (unfinished here); the lanes'
-     * tails of one row are neighbours (ie never decreases), so a
-     * segmented inclusive scan over the lanes gives each lane the sum of
-     * its row's tails up to it, in a fixed order */
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const bool same = __shfl_up_sync(BSRMV_FULL_MASK, ie, d) == ie && lane >= d;
-#pragma unroll
-        for (int r = 0; r < BS; ++r) {
-            const T o = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], d);
-            if (same)
-                acc[r] += o;
-        }
-    }
-    /* a headed lane's first row is the previous lane's tail row */
-    T prev[BS];
-#pragma unroll
-    for (int r = 0; r < BS; ++r)
-        prev[r] = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], 1);
-    if (headed) {
-        if (lane > 0)
-#pragma unroll
-            for (int r = 0; r < BS; ++r)
-                own[r] += prev[r];
-        finish(first, own);
-    }
-    /* the carry (row na, unfinished) has no finisher here: lane 31 holds
-     * it if some of its blocks lie in this unit */
-    if (lane == 31 && carries(na, nr, rp[nr - 1], 0, nb)) { /* unit-relative */
-#pragma unroll
-        for (int r = 0; r < BS; ++r)
-            pieces[(slot + head) * BS + r] = acc[r];
-    }
-}
-
 /* Merge-path units, lane-sequential: CUB's merge-based CSR SpMV (Merrill &
  * Garland) at the scale of a warp, with a bs x bs block as the item.
  *  1. Gather: the unit's block products go to shared memory
@@ -828,10 +595,22 @@ static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
                      a, l, s);
 }
 
+/* rows > 1: units copied into shared memory ahead, rows buffers per warp
+ * (k_mergestaged.cu), where val, col_idx and row_ptr are 16-byte aligned
+ * as the copies need (wrapped arrays may not be: then k_mergeseq) */
+template <typename T, int ORD, int BS>
+static cudaError_t run_seq_staged(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    if (((uintptr_t)a.val | (uintptr_t)a.col_idx | (uintptr_t)a.row_ptr) & 15)
+        return run_seq<T, ORD, BS>(a, l, s);
+    const cudaError_t e = run_mergestaged<T, ORD, BS>(a, l, s);
+    return e != cudaSuccess ? e : fixup(a, *l.sched, s);
+}
+
 /* Segmented and fragment units: the row walk, group = G lanes per unit
  * (group 32 at 6 <= bs < 16: the stream).
  * Merge-path units: group 32 the flat stream, group 1 the lane-sequential
- * walk (a warp per unit both).  The schedule must have been built
+ * walk (a warp per unit both; rows > 1 staged).  The schedule must have been built
  * (l.sched). */
 template <typename T>
 int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
@@ -844,6 +623,14 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
         const int bsk = BSRMV_COMPILED_BS(BSRMV_MERGEFLAT_LIST, a.bs);
 #define X(BS, P) BSRMV_LAUNCH_IF(bsk == BS, run_flat, BS)
         BSRMV_MERGEFLAT_LIST(X)
+#undef X
+        return LAUNCH_NOT_BUILT;
+    }
+    if (l.merge && l.group == 1 && l.rows > 1) {
+        if (!mergestaged_fits(l, a.bs, sizeof(T)))
+            return LAUNCH_NOT_BUILT;
+#define X(BS, P) BSRMV_LAUNCH_IF(a.bs == BS, run_seq_staged, BS)
+        BSRMV_MERGESTAGED_LIST(X)
 #undef X
         return LAUNCH_NOT_BUILT;
     }

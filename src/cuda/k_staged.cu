@@ -27,7 +27,7 @@
  *
  * The buffers are sized for the longest row (the plan's row statistics),
  * so the launcher refuses matrices whose SR longest rows do not fit. */
-#include "common.cuh"
+#include "bulk.cuh"
 
 namespace bsrmv_cuda {
 
@@ -43,49 +43,6 @@ struct StagedGeom {
     int xcap;   /* bytes of an x buffer                                */
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* [dst, dst+bytes) <- [src, src+bytes), completing `bytes` on bar; all
- * three 16-byte aligned, bytes a multiple of 16. */
-__device__ __forceinline__ void bulk_copy(void *dst, const void *src, uint32_t bytes, uint64_t *bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar))
-                 : "memory");
-}
-
-__device__ __forceinline__ void bar_wait(uint64_t *bar, uint32_t parity)
-{
-    /* the hint (ns) bounds how long one try_wait may park the thread before
-     * the loop asks again */
-    asm volatile("{ .reg .pred p; WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, 1000000; @!p bra WAIT; }"
-                 :: "r"(smem_addr(bar)), "r"(parity)
-                 : "memory");
-}
-
-/* The 16-byte aligned byte range [lo, hi) of an array of `total` bytes
- * holding [from, to): rounded out, but never past the array's end -- then
- * the last < 16 bytes, [tail, to), are loaded by the threads. */
-struct Span {
-    int64_t lo, hi, tail;
-};
-__device__ __forceinline__ Span span_of(int64_t from, int64_t to, int64_t total)
-{
-    Span s;
-    s.lo = from & ~(int64_t)15;
-    s.hi = (to + 15) & ~(int64_t)15;
-    s.tail = to;
-    if (s.hi > total) {
-        s.hi = to & ~(int64_t)15;
-        s.tail = s.hi;
-    }
-    return s;
-}
-#endif
 
 template <typename T, int ORD, int BS, int NBUF, int GL>
 __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeom g, int64_t nstages)
@@ -109,16 +66,12 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     /* thread 0 fills buffer b with the stage of blocks [b0, b1) */
     auto issue = [&](int b, int64_t b0, int64_t b1) {
         const Span v = span_of(b0 * VB, b1 * VB, vtot), c = span_of(b0 * 4, b1 * 4, ctot);
-        const uint32_t vbytes = (uint32_t)(v.hi - v.lo), cbytes = (uint32_t)(c.hi - c.lo);
         /* the buffer was last written by threads (tails) or read: order that
          * before the copy engine writes it */
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                     :: "r"(smem_addr(&bar[b])), "r"(vbytes + cbytes) : "memory");
-        if (vbytes)
-            bulk_copy(sm + (size_t)b * g.vcap, (const char *)a.val + v.lo, vbytes, &bar[b]);
-        if (cbytes)
-            bulk_copy(cbase + (size_t)b * g.ccap, (const char *)a.col_idx + c.lo, cbytes, &bar[b]);
+        fence_to_async();
+        bar_expect(&bar[b], (uint32_t)(v.hi - v.lo + c.hi - c.lo));
+        bulk_span(sm + (size_t)b * g.vcap, a.val, v, &bar[b]);
+        bulk_span(cbase + (size_t)b * g.ccap, a.col_idx, c, &bar[b]);
     };
     auto rows_of = [&](int64_t st, int64_t &r0, int64_t &r1) {
         r0 = st * g.SR;
@@ -132,9 +85,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     };
 
     if (tid == 0) {
-        for (int b = 0; b < NBUF; ++b)
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem_addr(&bar[b])) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        bars_init(bar, NBUF);
         for (int b = 0; b < NBUF; ++b) {
             const int64_t st = blockIdx.x + b * stride;
             if (st < nstages) {
@@ -180,15 +131,10 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         const int b = gi % NBUF;
         bar_wait(&bar[b], (uint32_t)(gi / NBUF) & 1);
         const Span v = span_of(q.b0 * VB, q.b1 * VB, vtot), c = span_of(q.b0 * 4, q.b1 * 4, ctot);
-        if (v.tail < q.b1 * VB || c.tail < q.b1 * 4) { /* uniform per block */
-            T *vt = (T *)(sm + (size_t)b * g.vcap + (v.tail - v.lo));
-            for (int64_t t = tid; t < (q.b1 * VB - v.tail) / (int64_t)sizeof(T); t += nt)
-                vt[t] = a.val[v.tail / (int64_t)sizeof(T) + t];
-            int32_t *ct = (int32_t *)(cbase + (size_t)b * g.ccap + (c.tail - c.lo));
-            for (int64_t t = tid; t < (q.b1 * 4 - c.tail) / 4; t += nt)
-                ct[t] = a.col_idx[c.tail / 4 + t];
+        /* uniform per block */
+        const bool tv = span_tail(sm + (size_t)b * g.vcap, a.val, v, q.b1 * VB, tid, nt);
+        if (span_tail(cbase + (size_t)b * g.ccap, a.col_idx, c, q.b1 * 4, tid, nt) || tv)
             __syncthreads();
-        }
         const int32_t *cs = (const int32_t *)(cbase + (size_t)b * g.ccap + (q.b0 * 4 - c.lo));
         T *xs = xbuf(gi);
         const int nx = (int)(q.b1 - q.b0) * BS;
@@ -287,12 +233,9 @@ static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, si
     if (SR < 1)
         return false;
     const int64_t len = l.len_max > 0 ? l.len_max : 1;
-    auto up16 = [](int64_t b) { return (b + 15) & ~(int64_t)15; };
-    /* + 16: the copy is rounded out to 16 bytes at both ends, which adds
-     * at most 16 bytes to the 16-byte multiple above */
-    const int64_t vcap = up16((int64_t)SR * len * bs * bs * (int64_t)tsize) + 16;
-    const int64_t ccap = up16((int64_t)SR * len * 4) + 16;
-    const int64_t xcap = up16((int64_t)SR * len * bs * (int64_t)tsize);
+    const int64_t vcap = span_cap((int64_t)SR * len * bs * bs * (int64_t)tsize);
+    const int64_t ccap = span_cap((int64_t)SR * len * 4);
+    const int64_t xcap = ((int64_t)SR * len * bs * (int64_t)tsize + 15) & ~(int64_t)15;
     /* x is gathered `rows` stages ahead: rows + 1 x buffers */
     const int64_t total = l.param * (vcap + ccap) + (l.rows + 1) * xcap;
     /* the opt-in limit counts the static mbarriers too */
@@ -312,34 +255,14 @@ static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
     auto kern = g.nbuf == 3 ? k_staged<T, ORD, BS, 3, 1>
                 : l.rows == 1 ? k_staged<T, ORD, BS, 4, 1>
                               : k_staged<T, ORD, BS, 4, 2>;
-    if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-    }
     const int64_t nstages = (a.mb + g.SR - 1) / g.SR;
     /* persistent: as many thread blocks as fit the SMs at once (a second
-     * wave would double the time); the occupancy query is remembered per
-     * thread for the last device and launch shape */
-    struct Fit {
-        int dev, threads, kind;
-        size_t smem;
-        int per_sm;
-    };
-    static thread_local Fit last = {-1, 0, 0, 0, 0};
-    const int kind = 10 * g.nbuf + l.rows; /* which of the three kernels */
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
+     * wave would double the time) */
+    int per_sm = 1;
+    const cudaError_t e = blocks_per_sm(kern, l.threads, smem, &per_sm);
     if (e != cudaSuccess)
         return e;
-    if (last.dev != dev || last.threads != l.threads || last.kind != kind || last.smem != smem) {
-        int n = 0;
-        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, l.threads, smem)) != cudaSuccess)
-            return e;
-        last = Fit{dev, l.threads, kind, smem, n};
-    }
-    const int per_sm = last.per_sm;
-    int64_t grid = (int64_t)(per_sm > 0 ? per_sm : 1) * (l.sms > 0 ? l.sms : 1);
+    int64_t grid = (int64_t)per_sm * (l.sms > 0 ? l.sms : 1);
     grid = grid < nstages ? grid : nstages;
     kern<<<(unsigned)(grid > 0 ? grid : 1), l.threads, smem, s>>>(a, g, nstages);
     return cudaGetLastError();

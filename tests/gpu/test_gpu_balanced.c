@@ -5,7 +5,8 @@
  * starts, row ends, inside rows, runs of empty rows).  Every result is
  * checked against the long-double reference; a cut row's partial sums are
  * combined in a fixed order, so repeated calls must agree bit for bit.
- * Also: arrays wrapped at unaligned addresses, the plan picks a balanced
+ * Also: arrays wrapped at unaligned addresses, the staged merge path on a
+ * matrix large enough to refill its buffers, the plan picks a balanced
  * kernel for irregular rows and a plain one for a regular grid.  Exit 77
  * without a CUDA device. */
 #include "testutil.h"
@@ -103,15 +104,17 @@ static void check_all(const bsrmv_matrix *A, const char *shape, uint64_t seed)
     int tried = 0;
     for (int k = 0; k < 3; ++k)
         for (int g = 0; g < 5; ++g)
-            for (int u = 0; u < 6; ++u) {
-                if (quick && u % 2 == 1)
-                    continue;
-                bsrmv_gpu_config cfg = {kinds[k], groups[g], 1, 256, units[u]};
-                if (bsrmv_gpu_matrix_set_config(dA, &cfg) == BSRMV_ERR_UNSUPPORTED)
-                    continue; /* this group width is not built for this bs */
-                check_config(&c, dA, &cfg, shape);
-                ++tried;
-            }
+            for (int u = 0; u < 6; ++u)
+                /* rows 2-3: the staged lane-sequential merge path (sm_90) */
+                for (int r = 1; r <= (kinds[k] == BSRMV_GPU_MERGE_PATH && groups[g] == 1 ? 3 : 1); ++r) {
+                    if (quick && (u + r) % 2 == 0)
+                        continue;
+                    bsrmv_gpu_config cfg = {kinds[k], groups[g], r, 256, units[u]};
+                    if (bsrmv_gpu_matrix_set_config(dA, &cfg) == BSRMV_ERR_UNSUPPORTED)
+                        continue; /* this group width is not built for this bs */
+                    check_config(&c, dA, &cfg, shape);
+                    ++tried;
+                }
     TU_CHECK(tried >= (quick ? 9 : 18), "%s bs=%d: only %d balanced configurations", shape,
              c.in.bs, tried);
     bsrmv_gpu_matrix_destroy(dA);
@@ -209,6 +212,11 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
                 cfg.kernel = BSRMV_GPU_SEGMENTED;
                 check_config(&c, M, &cfg, shape);
             }
+            /* staged: k_mergeseq for the offset arrays; for the offset x,
+             * x loaded a value at a time next to val from shared memory */
+            cfg.rows = 2;
+            if (bs <= 4 && bsrmv_gpu_matrix_set_config(M, &cfg) != BSRMV_ERR_UNSUPPORTED)
+                check_config(&c, M, &cfg, shape);
         }
     }
     c.dx = dx_aligned;
@@ -219,6 +227,37 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
     bsrmv_gpu_free(d_rp);
     bsrmv_gpu_free(d_ci);
     bsrmv_gpu_free(d_v);
+    bsrmv_matrix_destroy(P);
+}
+
+/* The staged merge path (sm_90) on a matrix sized by the SM count, so
+ * that every warp of its persistent grid runs through more units than it
+ * has buffers: buffers are refilled, and their barriers go through both
+ * parities.  Also the tails: the last unit ends with the arrays. */
+static void test_merge_staged(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
+{
+    int dev = 0, major = 0, sms = 0;
+    TU_CHECK(cudaGetDevice(&dev) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
+             "device attributes");
+    if (major < 9)
+        return;
+    const int64_t mb = (int64_t)sms * (quick ? 200 : 8000) / bs + 3;
+    bsrmv_matrix *P = NULL;
+    TU_OK(bsrmv_generate_powerlaw(&P, mb, mb, bs, 4.0, 1.8, mb / 20, seed, t, o));
+    gpu_case c;
+    case_init(&c, P, seed + 1);
+    bsrmv_gpu_matrix *dA;
+    TU_OK(bsrmv_gpu_matrix_upload(&dA, P, 0, NULL));
+    static const int units[] = {8, 256};
+    for (int u = quick; u < 2; ++u)
+        for (int r = 2; r <= 3; ++r) {
+            bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, r, 256, quick ? 8 : units[u]};
+            check_config(&c, dA, &cfg, "powerlaw-sm-sized");
+        }
+    bsrmv_gpu_matrix_destroy(dA);
+    case_free(&c);
     bsrmv_matrix_destroy(P);
 }
 
@@ -283,6 +322,9 @@ int main(void)
                 if (list[i] <= 4 || list[i] == 8 || list[i] == 16)
                     test_offset_arrays(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                                        o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
+                if (list[i] == 2 || list[i] == 4)
+                    test_merge_staged(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
+                                      o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
             }
         printf("bs=%d: ok (%ld runs so far)\n", list[i], runs);
         fflush(stdout);

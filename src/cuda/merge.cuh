@@ -1,0 +1,300 @@
+/* The lane-sequential merge path's steps (CUB's merge-based CSR SpMV at
+ * warp scale, a block as the item), shared by k_mergeseq (k_balanced.cu),
+ * which reads a unit from global memory, and k_mergestaged
+ * (k_mergestaged.cu), which finds it copied into shared memory. */
+#ifndef BSRMV_CUDA_MERGE_CUH
+#define BSRMV_CUDA_MERGE_CUH
+
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+/* Whether a unit ending at (re, je) carries row re into the next unit:
+ * re is a row (re < rows) and some of its blocks, from its first block
+ * `tail`, lie in the unit, which begins at block j.  Any origin will do
+ * as long as all four are counted from it. */
+__device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, int64_t j,
+                                        int64_t je)
+{
+    return re < rows && je > (tail > j ? tail : j);
+}
+
+/* val of a unit: global memory (ldv, ldv_vec) or shared memory (SMEM) */
+template <bool SMEM, typename T> __device__ __forceinline__ T val_one(const T *p)
+{
+    if constexpr (SMEM)
+        return *p;
+    else
+        return ldv(p);
+}
+template <bool SMEM, typename T, int N> __device__ __forceinline__ void val_vec(const T *p, T (&v)[N])
+{
+    if constexpr (SMEM) {
+        /* N values at p, aligned to the load width, in 16-byte loads (8
+         * for float N 2) */
+        if constexpr (sizeof(T) == 8) {
+#pragma unroll
+            for (int i = 0; i < N; i += 2) {
+                const double2 q = *(const double2 *)(p + i);
+                v[i] = q.x;
+                v[i + 1] = q.y;
+            }
+        } else if constexpr (N == 2) {
+            const float2 q = *(const float2 *)p;
+            v[0] = q.x;
+            v[1] = q.y;
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i += 4) {
+                const float4 q = *(const float4 *)(p + i);
+                v[i] = q.x;
+                v[i + 1] = q.y;
+                v[i + 2] = q.z;
+                v[i + 3] = q.w;
+            }
+        }
+    } else {
+        ldv_vec(p, v);
+    }
+}
+
+/* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
+ * (unit_products) and stages the unit's col_idx in shared memory for it:
+ * column-major blocks, and row-major ones whose rows are 16 bytes or more
+ * (float bs 2, 8-byte rows: 0.78-0.98x the by-block gather, H200) */
+__host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs, int ts)
+{
+    return (bs == 2 || bs == 4) && (order == COL || bs * ts >= 16);
+}
+
+/* Bytes of shared memory per warp of k_mergeseq: the block products, the
+ * unit's row_ptr (as int offsets) and, with pieces, the unit's col_idx.
+ * Finished rows go straight to y, so no y slice: the smaller the warp's
+ * share, the more warps hide the gather's latency (occupancy was bound by
+ * shared memory). */
+__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
+                                                               size_t ts, bool pieces)
+{
+    const size_t b = ts * bs * (size_t)blocks + (size_t)(rows + 1) * 4 +
+                     (pieces ? (size_t)blocks * 4 : 0);
+    return (b + 7) / 8 * 8;
+}
+
+/* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
+ * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
+ * the unit's first block, col(k) the block column of its block k.
+ *  - pieces (mergeseq_pieces), val (row-major: and x) 16-byte aligned:
+ *    lane = line of a block (a column of a column-major block, a row of a
+ *    row-major one), read by vector loads (ldv_vec), so that every load of
+ *    the warp covers whole 32-byte sectors (ncu, bs 2: a lane per row of a
+ *    column-major block reads half a sector per load, each sector twice,
+ *    and the warp's L2 requests for val double; a row-major block read so
+ *    strides bs values between lanes).  Column-major: one x value per
+ *    lane, lanes_to_rows adds the columns; row-major: the lane's row of
+ *    the block against bs values of x, no reduction (H200, power-law,
+ *    against the by-block gather at the default units: double bs 4
+ *    1.27x, float bs 4 1.55x, double bs 2 1.06x).  Half a line per lane
+ *    (16-byte loads, twice the steps) ran at 0.65-1.0x a whole one at
+ *    double bs 4 in both orders, the lower the longer the unit;
+ *  - otherwise lane = row of a block (by-block): consecutive lanes read
+ *    consecutive values of a column-major block, one value per load.
+ * SMEM: val points into shared memory (k_mergestaged.cu), at the same
+ * offset modulo 16 bytes as in global memory. */
+template <typename T, int ORD, int BS, bool SMEM = false, typename C>
+__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, C col,
+                                              T *prod, int lane)
+{
+    /* from shared memory (SMEM) only the x loads go to memory: twice as
+     * many of them in flight */
+    constexpr int BS2 = BS * BS, U = SMEM ? 8 : 4;
+    const int nt = nb * BS;
+    if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
+        if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
+            const int c = lane % BS; /* the lane's line */
+            for (int t0 = 0; t0 < nt; t0 += U * 32) {
+                T p[U][ORD == COL ? BS : 1];
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    const int t = t0 + q * 32 + lane;
+#pragma unroll
+                    for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
+                        p[q][r] = T(0);
+                    if (t < nt) {
+                        const int k = t / BS;
+                        T v[BS];
+                        val_vec<SMEM>(val + (int64_t)k * BS2 + c * BS, v);
+                        if constexpr (ORD == COL) {
+                            const T xc = ld(a.x + (int64_t)col(k) * BS + c);
+#pragma unroll
+                            for (int r = 0; r < BS; ++r)
+                                p[q][r] = v[r] * xc;
+                        } else {
+                            T xv[BS];
+                            ldv_vec<true>(a.x + (int64_t)col(k) * BS, xv);
+#pragma unroll
+                            for (int i = 0; i < BS; ++i)
+                                p[q][0] += v[i] * xv[i];
+                        }
+                    }
+                }
+#pragma unroll
+                for (int q = 0; q < U; ++q) {
+                    const int t = t0 + q * 32 + lane;
+                    T sum;
+                    if constexpr (ORD == COL)
+                        sum = lanes_to_rows<T, BS, BS>(p[q], c);
+                    else
+                        sum = p[q][0];
+                    if (t < nt)
+                        prod[t] = sum;
+                }
+            }
+            return;
+        }
+    }
+    constexpr int G = 32 - 32 % BS;
+    const int br = lane % BS;
+    for (int t0 = 0; t0 < nt; t0 += U * G) {
+        T p[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            const int t = t0 + q * G + lane;
+            p[q] = T(0);
+            if (lane < G && t < nt) {
+                const int k = t / BS;
+                const T *v = val + (int64_t)k * BS2;
+                const T *xp = a.x + (int64_t)col(k) * BS;
+#pragma unroll
+                for (int c = 0; c < BS; ++c)
+                    p[q] += val_one<SMEM>(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            const int t = t0 + q * G + lane;
+            if (lane < G && t < nt)
+                prod[t] = p[q];
+        }
+    }
+}
+
+/* Steps 2-3 of k_mergeseq for unit rows r0.. (nr rows touched, na of them
+ * ending here, nb blocks; rp = row_ptr offsets, prod = block products). */
+template <typename T, int BS>
+__device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t r0, int64_t slot,
+                                           int nr, int na, int nb, const int *rp, const T *prod,
+                                           int lane)
+{
+    /* row i of the unit is done: a head (row 0 begun in an earlier unit)
+     * goes to the unit's first slot, any other row to y */
+    const bool head = na > 0 && rp[0] < 0;
+    auto finish = [&](int i, const T (&v)[BS]) {
+#pragma unroll
+        for (int r = 0; r < BS; ++r) {
+            if (i == 0 && head)
+                pieces[slot * BS + r] = v[r];
+            else
+                store_y(a, (r0 + i) * BS + r, v[r]);
+        }
+    };
+    /* the lane's stretch of the unit's path: row end i comes before
+     * block k when row i's blocks all lie before k */
+    const int len = na + nb, per = (len + 31) / 32;
+    auto search = [&](int d, int &i, int &k) {
+        int lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (rp[mid + 1] <= d - mid - 1)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+        k = d - lo;
+    };
+    int i, k;
+    search(min(len, lane * per), i, k);
+    /* the stretch ends where the next lane's begins */
+    int ie = __shfl_down_sync(BSRMV_FULL_MASK, i, 1), ke = __shfl_down_sync(BSRMV_FULL_MASK, k, 1);
+    if (lane == 31) {
+        ie = na;
+        ke = nb;
+    }
+    const int first = i;
+    int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
+    bool headed = false; /* finished its first row (which may be cut) */
+    T acc[BS], own[BS];
+#pragma unroll
+    for (int r = 0; r < BS; ++r)
+        acc[r] = own[r] = T(0);
+    while (i < ie || k < ke) {
+        if (i < ie && (k >= ke || nxt <= k)) {
+            if (i == first) {
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    own[r] = acc[r];
+                headed = true;
+            } else { /* began in this stretch, so not the unit's head */
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    store_y(a, (r0 + i) * BS + r, acc[r]);
+            }
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                acc[r] = T(0);
+            if (++i < ie)
+                nxt = rp[i + 1];
+        } else {
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                acc[r] += prod[k * BS + r];
+            ++k;
+        }
+    }
+    /* acc is the lane's tail, of row ie (unfinished here); the lanes'
+     * tails of one row are neighbours (ie never decreases), so a
+     * segmented inclusive scan over the lanes gives each lane the sum of
+     * its row's tails up to it, in a fixed order */
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const bool same = __shfl_up_sync(BSRMV_FULL_MASK, ie, d) == ie && lane >= d;
+#pragma unroll
+        for (int r = 0; r < BS; ++r) {
+            const T o = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], d);
+            if (same)
+                acc[r] += o;
+        }
+    }
+    /* a headed lane's first row is the previous lane's tail row */
+    T prev[BS];
+#pragma unroll
+    for (int r = 0; r < BS; ++r)
+        prev[r] = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], 1);
+    if (headed) {
+        if (lane > 0)
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+                own[r] += prev[r];
+        finish(first, own);
+    }
+    /* the carry (row na, unfinished) has no finisher here: lane 31 holds
+     * it if some of its blocks lie in this unit */
+    if (lane == 31 && carries(na, nr, rp[nr - 1], 0, nb)) { /* unit-relative */
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+            pieces[(slot + head) * BS + r] = acc[r];
+    }
+}
+
+/* k_mergestaged.cu: the lane-sequential merge path over units copied
+ * into shared memory ahead of compute (sm_90).  l.rows is the number of
+ * unit buffers per warp (2 or 3). */
+template <typename T, int ORD, int BS>
+cudaError_t run_mergestaged(const Args<T> &a, const Launch &l, cudaStream_t s);
+/* Whether configuration l of the staged merge path exists for block size
+ * bs and value size ts on l's device, its units bounded by l.param items. */
+bool mergestaged_fits(const Launch &l, int bs, size_t ts);
+
+} // namespace bsrmv_cuda
+
+#endif
