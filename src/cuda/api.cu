@@ -238,11 +238,12 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
     const int seq_unit = 32 * (bs <= 4 ? 8 : 2);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
-    /* the same with 2 or 3 unit buffers per warp filled by the copy engine
-     * (sm_90, bs 2 and 4) */
-    for (int r : {2, 3})
+    /* the same with 2-4 unit buffers per warp filled by the copy engine
+     * (sm_90, bs 2 and 4), a warp per thread block (shared memory per
+     * warp is large: whole warps fill an SM without a remainder) */
+    for (int r : {2, 3, 4})
         for (int f : {1, 2, 4})
-            add(BSRMV_GPU_MERGE_PATH, 1, r, 256, seq_unit * f / 4);
+            add(BSRMV_GPU_MERGE_PATH, 1, r, 32, seq_unit * f / 4);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 4);
     for (int g : {8, 32})

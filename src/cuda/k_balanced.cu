@@ -457,11 +457,12 @@ k_mergeseq(const Args<T> a, const Schedule sc)
                 }
             }
             __syncwarp();
-            unit_products<T, ORD, BS>(a, nb, a.val + j * BS2, [&](int k) { return cs[k]; }, prod,
-                                      lane);
-        } else {
             unit_products<T, ORD, BS>(a, nb, a.val + j * BS2,
-                                      [&](int k) { return ldc(a.col_idx + j + k); }, prod, lane);
+                                      [&](int k) { return a.x + (int64_t)cs[k] * BS; }, prod, lane);
+        } else {
+            unit_products<T, ORD, BS>(
+                a, nb, a.val + j * BS2,
+                [&](int k) { return a.x + (int64_t)ldc(a.col_idx + j + k) * BS; }, prod, lane);
         }
         __syncwarp();
         unit_merge<T, BS>(a, pieces, r0, slot, nr, na, nb, rp, prod, lane);

@@ -3,35 +3,47 @@
  * its units with NBUF unit buffers in shared memory, and the copy engine
  * brings a unit's arrays -- its blocks' val and col_idx and its rows'
  * row_ptr, three contiguous ranges -- while the warp computes the units
- * before it (cp.async.bulk, bulk.cuh).
+ * before it (cp.async.bulk, bulk.cuh).  Once a unit's copy is in, the
+ * lanes gather its x lines into shared memory by cp.async, a unit ahead
+ * of compute, so that computing a unit waits for no memory.
  *
  * Why: k_mergeseq reads a unit's row_ptr, then its col_idx, then val and
  * x, each a memory latency after the other, and only then merges; with
  * short power-law rows at bs 2-4 it reached 59-66% of the read bandwidth
  * on an H100 while a gather of the same bytes without rows reached 80-97%
- * (docs/GPU.md, "Irregular matrices").  Here only x is loaded by the
- * lanes, from addresses already in shared memory, and a unit's bytes are
- * in flight during the NBUF - 1 units before it.
+ * (docs/GPU.md, "Irregular matrices").  Copying the unit ahead but still
+ * loading x in the step that computes ran slower than k_mergeseq (H100,
+ * power-law double bs 2: 1213-1368 GB/s against 1798-1905, bs 4:
+ * 1289-1769 against 1615-2029): a warp then holds two units of shared
+ * memory through an x latency, and too few warps fit an SM.
  *
- * Per unit: wait for its buffer, convert its row_ptr to offsets, compute
- * the block products (unit_products, val from shared memory), hand the
- * buffer back to the copy engine with the unit NBUF ahead, then merge
- * (unit_merge).  The partial sums of rows cut by unit boundaries go to
- * the schedule's slots; k_balanced.cu's fix-up adds them. */
+ * Unit i of a warp: wait for unit i+1's copy and start its x gather; wait
+ * for unit i's x; compute its block products in place of its x lines
+ * (unit_products); hand its buffer back to the copy engine with the unit
+ * NBUF ahead; merge (unit_merge).  The partial sums of rows cut by unit
+ * boundaries go to the schedule's slots; k_balanced.cu's fix-up adds
+ * them. */
+
 #include "bulk.cuh"
 #include "merge.cuh"
 
 namespace bsrmv_cuda {
 
-constexpr int MS_MAX_WARPS = 8;
-
-/* Bytes of a warp's share of shared memory: NBUF unit buffers (val,
- * col_idx, row_ptr), then the block products and the row offsets. */
+/* Bytes of a warp's share of shared memory: its NBUF barriers and unit
+ * records, NBUF unit buffers (val, col_idx, row_ptr), two buffers of x
+ * lines (then block products), the row offsets.  Shares are whole per
+ * warp, so that thread blocks of a warp or two fill an SM's shared memory
+ * without a remainder. */
 struct MsGeom {
-    int vcap, ccap, rcap; /* one unit buffer's parts */
-    int pcap;             /* block products          */
-    int warp_bytes;       /* all of a warp's share   */
+    int head;             /* barriers and unit records  */
+    int vcap, ccap, rcap; /* one unit buffer's parts    */
+    int pcap;             /* one x / products buffer    */
+    int warp_bytes;       /* all of a warp's share      */
 };
+
+/* a barrier and a unit record (unit_row, unit_blk, end_row, end_blk,
+ * slot) per buffer */
+constexpr int MS_HEAD_PER_BUF = 8 + 5 * 8;
 
 /* For units touching at most `rows` block rows and `blocks` blocks; false
  * where a warp's share would not fit `optin` bytes. */
@@ -41,12 +53,11 @@ static bool ms_geom(int64_t rows, int64_t blocks, int bs, size_t ts, int nbuf, s
     const int64_t vcap = span_cap(blocks * bs * bs * (int64_t)ts), ccap = span_cap(blocks * 4);
     const int64_t rcap = span_cap((rows + 1) * 8);
     const int64_t pcap = (blocks * bs * (int64_t)ts + 15) & ~(int64_t)15;
-    const int64_t total = nbuf * (vcap + ccap + rcap) + pcap + (((rows + 1) * 4 + 15) & ~(int64_t)15);
-    /* the static barriers and unit records count against the opt-in limit */
-    const int64_t stat = (int64_t)MS_MAX_WARPS * nbuf * (8 + 5 * 8);
-    if (blocks < 0 || rows < 0 || total + stat > (int64_t)optin)
+    const int64_t head = (nbuf * MS_HEAD_PER_BUF + 15) & ~15;
+    const int64_t total = head + nbuf * (vcap + ccap + rcap) + 2 * pcap + (((rows + 1) * 4 + 15) & ~(int64_t)15);
+    if (blocks < 0 || rows < 0 || total > (int64_t)optin)
         return false;
-    *g = MsGeom{(int)vcap, (int)ccap, (int)rcap, (int)pcap, (int)total};
+    *g = MsGeom{(int)head, (int)vcap, (int)ccap, (int)rcap, (int)pcap, (int)total};
     return true;
 }
 
@@ -56,20 +67,19 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int64_t VB = BS * BS * (int64_t)sizeof(T); /* bytes of a block */
     extern __shared__ __align__(16) unsigned char sm[];
-    __shared__ uint64_t bars[MS_MAX_WARPS][NBUF];
-    /* the unit in each buffer: unit_row, unit_blk, end_row, end_blk, slot */
-    __shared__ int64_t units[MS_MAX_WARPS][NBUF][5];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, wpb = blockDim.x >> 5;
-    unsigned char *const mine = sm + (size_t)wib * g.warp_bytes;
+    unsigned char *const share = sm + (size_t)wib * g.warp_bytes;
+    uint64_t *const bar = (uint64_t *)share;
+    int64_t(*const unit)[5] = (int64_t(*)[5])(share + NBUF * 8);
+    unsigned char *const mine = share + g.head; /* the unit buffers */
     const size_t bufb = (size_t)g.vcap + g.ccap + g.rcap;
-    T *const prod = (T *)(mine + NBUF * bufb);
-    int *const rpi = (int *)((unsigned char *)prod + g.pcap);
-    uint64_t *const bar = bars[wib];
-    int64_t(*const unit)[5] = units[wib];
+    T *const xp0 = (T *)(mine + NBUF * bufb);
+    int *const rpi = (int *)((unsigned char *)xp0 + 2 * (size_t)g.pcap);
     const int64_t nnzb = ld(a.row_ptr + a.mb);
     const int64_t vtot = nnzb * VB, ctot = nnzb * 4, rtot = (a.mb + 1) * 8;
     const int64_t nw = (int64_t)gridDim.x * wpb;
     const int64_t first = (int64_t)blockIdx.x * wpb + wib;
+    auto xbuf = [&](int i) { return (T *)((unsigned char *)xp0 + (size_t)(i & 1) * g.pcap); };
 
     /* unit m's ranges: its blocks' val and col_idx, row_ptr of its rows
      * (r0 .. the last row it touches, and that row's end) */
@@ -99,8 +109,42 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
         bulk_span(p + g.vcap, a.col_idx, c, &bar[b]);
         bulk_span(p + g.vcap + g.ccap, a.row_ptr, r, &bar[b]);
     };
+    /* Unit i: once its copy is in buffer i % NBUF, the arrays' last bytes
+     * if it has them (the last unit only), then its x lines into
+     * xbuf(i), a value per lane and cp.async (no registers held, so they
+     * fly while unit i-1 is computed).  Returns whether lanes wrote the
+     * buffer (tails). */
+    auto arrive = [&](int i) -> bool {
+        const int b = i % NBUF;
+        bar_wait(&bar[b], (uint32_t)(i / NBUF) & 1);
+        int64_t m[5];
+#pragma unroll
+        for (int q = 0; q < 5; ++q)
+            m[q] = unit[b][q];
+        Span v, c, r;
+        spans(m, v, c, r);
+        unsigned char *const p = mine + b * bufb;
+        const int64_t last = m[2] < a.mb ? m[2] : a.mb - 1;
+        const bool tv = span_tail(p, a.val, v, m[3] * VB, lane, 32);
+        const bool tc = span_tail(p + g.vcap, a.col_idx, c, m[3] * 4, lane, 32);
+        const bool tails = span_tail(p + g.vcap + g.ccap, a.row_ptr, r, (last + 2) * 8, lane, 32) || tv || tc;
+        if (tails)
+            __syncwarp();
+        const int32_t *const cs = (const int32_t *)(p + g.vcap + (m[1] * 4 - c.lo));
+        T *const xs = xbuf(i);
+        const int nx = (int)(m[3] - m[1]) * BS;
+#pragma unroll 4
+        for (int t = lane; t < nx; t += 32) {
+            const int k = t / BS;
+            const T *src = a.x + (int64_t)cs[k] * BS + (t - k * BS);
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)) : "memory");
+        }
+        return tails;
+    };
+    auto commit = [] { asm volatile("cp.async.commit_group;" ::: "memory"); };
 
-    int64_t next[5] = {};                 /* lane 0: the unit of the next refill */
+    int64_t next[5] = {};               /* lane 0: the unit of the next refill */
     int64_t refill = first + NBUF * nw; /* its index */
     if (lane == 0) {
         bars_init(bar, NBUF);
@@ -114,11 +158,18 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
             load_unit(refill, next);
     }
     __syncwarp();
+    bool tails = first < sc.nunits && arrive(0);
+    commit();
 
     int i = 0; /* units of this warp: int, so that % NBUF is cheap */
     for (int64_t u = first; u < sc.nunits; u += nw, ++i) { /* uniform per warp */
+        /* unit i+1's gather starts (an empty group past the last unit, so
+         * that wait_group 1 always means unit i) */
+        const bool tails_next = u + nw < sc.nunits && arrive(i + 1);
+        commit();
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+        __syncwarp(); /* every lane's part of unit i's x is in */
         const int b = i % NBUF;
-        bar_wait(&bar[b], (uint32_t)(i / NBUF) & 1);
         int64_t m[5];
 #pragma unroll
         for (int q = 0; q < 5; ++q)
@@ -130,13 +181,7 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
         const int nr = (int)((re < a.mb ? re : a.mb - 1) - r0 + 1); /* rows r0..re */
         const int na = (int)(re - r0);                              /* rows ending here */
         const int nb = (int)(m[3] - j);
-        /* only the last units of the arrays have tails */
-        const bool tv = span_tail(p, a.val, v, m[3] * VB, lane, 32);
-        const bool tc = span_tail(p + g.vcap, a.col_idx, c, m[3] * 4, lane, 32);
-        if (span_tail(p + g.vcap + g.ccap, a.row_ptr, r, (r0 + nr + 1) * 8, lane, 32) || tv || tc)
-            __syncwarp();
         const T *const vs = (const T *)(p + (j * VB - v.lo));
-        const int32_t *const cs = (const int32_t *)(p + g.vcap + (j * 4 - c.lo));
         const int64_t *const rs = (const int64_t *)(p + g.vcap + g.ccap + (r0 * 8 - r.lo));
         /* row_ptr relative to the unit's first block, clamped to [-1, nb]
          * (as k_mergeseq) */
@@ -144,10 +189,12 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
             const int64_t o = rs[t] - j;
             rpi[t] = (int)(o < 0 ? -1 : o > nb ? nb : o);
         }
-        unit_products<T, ORD, BS, true>(a, nb, vs, [&](int k) { return cs[k]; }, prod, lane);
-        /* the lanes are done with buffer b: it takes the unit NBUF ahead
-         * while this one is merged */
-        fence_to_async();
+        T *const xs = xbuf(i);
+        unit_products<T, ORD, BS, true>(a, nb, vs, [&](int k) { return xs + k * BS; }, xs, lane);
+        /* buffer b is read; threads' writes to it (tails) must be ordered
+         * before the copy engine's */
+        if (tails)
+            fence_to_async();
         __syncwarp();
         if (lane == 0 && refill < sc.nunits) {
             issue(b, next);
@@ -155,8 +202,9 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
             if (refill < sc.nunits)
                 load_unit(refill, next);
         }
-        unit_merge<T, BS>(a, (T *)sc.pieces, r0, m[4], nr, na, nb, rpi, prod, lane);
-        __syncwarp(); /* prod and rpi are the next unit's */
+        unit_merge<T, BS>(a, (T *)sc.pieces, r0, m[4], nr, na, nb, rpi, xs, lane);
+        __syncwarp(); /* rpi and xbuf(i) are unit i+1's and i+2's */
+        tails = tails_next;
     }
 #else
     __trap(); /* not offered below sm_90 (mergestaged_fits) */
@@ -167,8 +215,8 @@ bool mergestaged_fits(const Launch &l, int bs, size_t ts)
 {
     MsGeom g;
     /* a unit of param items touches at most param + 1 rows */
-    return l.cc >= 90 && (l.rows == 2 || l.rows == 3) && l.threads % 32 == 0 && l.threads >= 32 &&
-           l.threads <= 32 * MS_MAX_WARPS && l.param >= 1 &&
+    return l.cc >= 90 && l.rows >= 2 && l.rows <= 4 && l.threads % 32 == 0 && l.threads >= 32 &&
+           l.threads <= 256 && l.param >= 1 &&
            ms_geom((int64_t)l.param + 1, l.param, bs, ts, l.rows, l.smem_optin, &g);
 }
 
@@ -181,11 +229,12 @@ cudaError_t run_mergestaged(const Args<T> &a, const Launch &l, cudaStream_t s)
         return cudaErrorInvalidConfiguration; /* the launcher checked the bound */
     /* fewer warps per thread block where their shares do not fit */
     int wpb = l.threads / 32;
-    const size_t stat = (size_t)MS_MAX_WARPS * l.rows * (8 + 5 * 8);
-    while (wpb > 1 && (size_t)wpb * g.warp_bytes + stat > l.smem_optin)
+    while (wpb > 1 && (size_t)wpb * g.warp_bytes > l.smem_optin)
         --wpb;
     const size_t smem = (size_t)wpb * g.warp_bytes;
-    auto kern = l.rows == 2 ? k_mergestaged<T, ORD, BS, 2> : k_mergestaged<T, ORD, BS, 3>;
+    auto kern = l.rows == 2   ? k_mergestaged<T, ORD, BS, 2>
+                : l.rows == 3 ? k_mergestaged<T, ORD, BS, 3>
+                              : k_mergestaged<T, ORD, BS, 4>;
     /* persistent: the warps that fit the SMs at once, each through every
      * nw-th unit */
     int per_sm = 1;

@@ -19,15 +19,19 @@ __device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, 
     return re < rows && je > (tail > j ? tail : j);
 }
 
-/* val of a unit: global memory (ldv, ldv_vec) or shared memory (SMEM) */
-template <bool SMEM, typename T> __device__ __forceinline__ T val_one(const T *p)
+/* Loads of a unit's val (X false) or x (X true): from global memory
+ * (ldv / ld, ldv_vec), or from shared memory (SMEM, k_mergestaged.cu). */
+template <bool SMEM, bool X, typename T> __device__ __forceinline__ T load_one(const T *p)
 {
     if constexpr (SMEM)
         return *p;
+    else if constexpr (X)
+        return ld(p);
     else
         return ldv(p);
 }
-template <bool SMEM, typename T, int N> __device__ __forceinline__ void val_vec(const T *p, T (&v)[N])
+template <bool SMEM, bool X, typename T, int N>
+__device__ __forceinline__ void load_vec(const T *p, T (&v)[N])
 {
     if constexpr (SMEM) {
         /* N values at p, aligned to the load width, in 16-byte loads (8
@@ -54,7 +58,7 @@ template <bool SMEM, typename T, int N> __device__ __forceinline__ void val_vec(
             }
         }
     } else {
-        ldv_vec(p, v);
+        ldv_vec<X>(p, v);
     }
 }
 
@@ -82,7 +86,7 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
 
 /* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
  * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
- * the unit's first block, col(k) the block column of its block k.
+ * the unit's first block.
  *  - pieces (mergeseq_pieces), val (row-major: and x) 16-byte aligned:
  *    lane = line of a block (a column of a column-major block, a row of a
  *    row-major one), read by vector loads (ldv_vec), so that every load of
@@ -98,18 +102,19 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
  *    double bs 4 in both orders, the lower the longer the unit;
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load.
- * SMEM: val points into shared memory (k_mergestaged.cu), at the same
- * offset modulo 16 bytes as in global memory. */
-template <typename T, int ORD, int BS, bool SMEM = false, typename C>
-__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, C col,
+ * xline(k) is block k's bs values of x.  SMEM (k_mergestaged.cu): val
+ * and x lines in shared memory, val at the same offset modulo 16 bytes as
+ * in global memory, x lines contiguous in block order and aligned; prod
+ * may then be the x lines themselves (each product replaces its line's
+ * value once the warp has read the line). */
+template <typename T, int ORD, int BS, bool SMEM = false, typename XL>
+__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, XL xline,
                                               T *prod, int lane)
 {
-    /* from shared memory (SMEM) only the x loads go to memory: twice as
-     * many of them in flight */
-    constexpr int BS2 = BS * BS, U = SMEM ? 8 : 4;
+    constexpr int BS2 = BS * BS, U = 4;
     const int nt = nb * BS;
     if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
-        if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
+        if ((((uintptr_t)a.val | (ORD == COL || SMEM ? 0 : (uintptr_t)a.x)) & 15) == 0) {
             const int c = lane % BS; /* the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
                 T p[U][ORD == COL ? BS : 1];
@@ -122,21 +127,23 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
-                        val_vec<SMEM>(val + (int64_t)k * BS2 + c * BS, v);
+                        load_vec<SMEM, false>(val + (int64_t)k * BS2 + c * BS, v);
                         if constexpr (ORD == COL) {
-                            const T xc = ld(a.x + (int64_t)col(k) * BS + c);
+                            const T xc = load_one<SMEM, true>(xline(k) + c);
 #pragma unroll
                             for (int r = 0; r < BS; ++r)
                                 p[q][r] = v[r] * xc;
                         } else {
                             T xv[BS];
-                            ldv_vec<true>(a.x + (int64_t)col(k) * BS, xv);
+                            load_vec<SMEM, true>(xline(k), xv);
 #pragma unroll
                             for (int i = 0; i < BS; ++i)
                                 p[q][0] += v[i] * xv[i];
                         }
                     }
                 }
+                if constexpr (SMEM)
+                    __syncwarp(); /* the batch's lines are read before prod replaces them */
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
@@ -163,12 +170,15 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
             if (lane < G && t < nt) {
                 const int k = t / BS;
                 const T *v = val + (int64_t)k * BS2;
-                const T *xp = a.x + (int64_t)col(k) * BS;
+                const T *xp = xline(k);
 #pragma unroll
                 for (int c = 0; c < BS; ++c)
-                    p[q] += val_one<SMEM>(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+                    p[q] += load_one<SMEM, false>(v + (ORD == COL ? c * BS + br : br * BS + c)) *
+                            load_one<SMEM, true>(xp + c);
             }
         }
+        if constexpr (SMEM)
+            __syncwarp();
 #pragma unroll
         for (int q = 0; q < U; ++q) {
             const int t = t0 + q * G + lane;

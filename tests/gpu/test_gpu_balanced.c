@@ -106,10 +106,11 @@ static void check_all(const bsrmv_matrix *A, const char *shape, uint64_t seed)
         for (int g = 0; g < 5; ++g)
             for (int u = 0; u < 6; ++u)
                 /* rows 2-3: the staged lane-sequential merge path (sm_90) */
-                for (int r = 1; r <= (kinds[k] == BSRMV_GPU_MERGE_PATH && groups[g] == 1 ? 3 : 1); ++r) {
+                for (int r = 1; r <= (kinds[k] == BSRMV_GPU_MERGE_PATH && groups[g] == 1 ? 4 : 1); ++r) {
                     if (quick && (u + r) % 2 == 0)
                         continue;
-                    bsrmv_gpu_config cfg = {kinds[k], groups[g], r, 256, units[u]};
+                    /* the staged one with 2 warps per thread block */
+                    bsrmv_gpu_config cfg = {kinds[k], groups[g], r, r > 1 ? 64 : 256, units[u]};
                     if (bsrmv_gpu_matrix_set_config(dA, &cfg) == BSRMV_ERR_UNSUPPORTED)
                         continue; /* this group width is not built for this bs */
                     check_config(&c, dA, &cfg, shape);
@@ -252,8 +253,8 @@ static void test_merge_staged(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed
     TU_OK(bsrmv_gpu_matrix_upload(&dA, P, 0, NULL));
     static const int units[] = {8, 256};
     for (int u = quick; u < 2; ++u)
-        for (int r = 2; r <= 3; ++r) {
-            bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, r, 256, quick ? 8 : units[u]};
+        for (int r = 2; r <= 4; ++r) {
+            bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, r, r == 3 ? 256 : 32, quick ? 8 : units[u]};
             check_config(&c, dA, &cfg, "powerlaw-sm-sized");
         }
     bsrmv_gpu_matrix_destroy(dA);
