@@ -1,7 +1,7 @@
 /* The lane-sequential merge path's steps (CUB's merge-based CSR SpMV at
- * warp scale, a block as the item), shared by k_mergeseq (k_balanced.cu),
- * which reads a unit from global memory, and k_mergestaged
- * (k_mergestaged.cu), which finds it copied into shared memory. */
+ * warp scale, a block as the item), shared by k_mergeseq (k_balanced.cu)
+ * and k_mergestaged (k_mergestaged.cu), which finds a unit's col_idx and
+ * row_ptr copied into shared memory ahead. */
 #ifndef BSRMV_CUDA_MERGE_CUH
 #define BSRMV_CUDA_MERGE_CUH
 
@@ -17,49 +17,6 @@ __device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, 
                                         int64_t je)
 {
     return re < rows && je > (tail > j ? tail : j);
-}
-
-/* Loads of a unit's val (X false) or x (X true): from global memory
- * (ldv / ld, ldv_vec), or from shared memory (SMEM, k_mergestaged.cu). */
-template <bool SMEM, bool X, typename T> __device__ __forceinline__ T load_one(const T *p)
-{
-    if constexpr (SMEM)
-        return *p;
-    else if constexpr (X)
-        return ld(p);
-    else
-        return ldv(p);
-}
-template <bool SMEM, bool X, typename T, int N>
-__device__ __forceinline__ void load_vec(const T *p, T (&v)[N])
-{
-    if constexpr (SMEM) {
-        /* N values at p, aligned to the load width, in 16-byte loads (8
-         * for float N 2) */
-        if constexpr (sizeof(T) == 8) {
-#pragma unroll
-            for (int i = 0; i < N; i += 2) {
-                const double2 q = *(const double2 *)(p + i);
-                v[i] = q.x;
-                v[i + 1] = q.y;
-            }
-        } else if constexpr (N == 2) {
-            const float2 q = *(const float2 *)p;
-            v[0] = q.x;
-            v[1] = q.y;
-        } else {
-#pragma unroll
-            for (int i = 0; i < N; i += 4) {
-                const float4 q = *(const float4 *)(p + i);
-                v[i] = q.x;
-                v[i + 1] = q.y;
-                v[i + 2] = q.z;
-                v[i + 3] = q.w;
-            }
-        }
-    } else {
-        ldv_vec<X>(p, v);
-    }
 }
 
 /* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
@@ -102,19 +59,15 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
  *    double bs 4 in both orders, the lower the longer the unit;
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load.
- * xline(k) is block k's bs values of x.  SMEM (k_mergestaged.cu): val
- * and x lines in shared memory, val at the same offset modulo 16 bytes as
- * in global memory, x lines contiguous in block order and aligned; prod
- * may then be the x lines themselves (each product replaces its line's
- * value once the warp has read the line). */
-template <typename T, int ORD, int BS, bool SMEM = false, typename XL>
+ * xline(k) points to block k's bs values of x. */
+template <typename T, int ORD, int BS, typename XL>
 __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, XL xline,
                                               T *prod, int lane)
 {
     constexpr int BS2 = BS * BS, U = 4;
     const int nt = nb * BS;
     if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
-        if ((((uintptr_t)a.val | (ORD == COL || SMEM ? 0 : (uintptr_t)a.x)) & 15) == 0) {
+        if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
             const int c = lane % BS; /* the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
                 T p[U][ORD == COL ? BS : 1];
@@ -127,23 +80,21 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
-                        load_vec<SMEM, false>(val + (int64_t)k * BS2 + c * BS, v);
+                        ldv_vec(val + (int64_t)k * BS2 + c * BS, v);
                         if constexpr (ORD == COL) {
-                            const T xc = load_one<SMEM, true>(xline(k) + c);
+                            const T xc = ld(xline(k) + c);
 #pragma unroll
                             for (int r = 0; r < BS; ++r)
                                 p[q][r] = v[r] * xc;
                         } else {
                             T xv[BS];
-                            load_vec<SMEM, true>(xline(k), xv);
+                            ldv_vec<true>(xline(k), xv);
 #pragma unroll
                             for (int i = 0; i < BS; ++i)
                                 p[q][0] += v[i] * xv[i];
                         }
                     }
                 }
-                if constexpr (SMEM)
-                    __syncwarp(); /* the batch's lines are read before prod replaces them */
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
@@ -173,12 +124,9 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                 const T *xp = xline(k);
 #pragma unroll
                 for (int c = 0; c < BS; ++c)
-                    p[q] += load_one<SMEM, false>(v + (ORD == COL ? c * BS + br : br * BS + c)) *
-                            load_one<SMEM, true>(xp + c);
+                    p[q] += ldv(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
             }
         }
-        if constexpr (SMEM)
-            __syncwarp();
 #pragma unroll
         for (int q = 0; q < U; ++q) {
             const int t = t0 + q * G + lane;
