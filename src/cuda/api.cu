@@ -423,7 +423,7 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * Its buffers are sized by the longest row; the rule keeps it to rows
  * within 2x of the mean (measured: the grids, 27 against 25.6-26.2), where
  * stages are mostly full. */
-static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
+static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = true)
 {
     const int bs = m->bs;
     const bool row = m->order == BSRMV_ROW_MAJOR;
@@ -461,7 +461,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
      * its buffers, sized by the longest row, are mostly full */
     const int stg_g = dbl ? 8 : bs == 12 ? 4 : 2;
     const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, stg_g, 1, dbl ? 256 : 128, 3};
-    const bool use_staged = (dbl ? bs == 2 : bs == 3 || bs == 7 || bs == 12) &&
+    const bool use_staged = staged_ok && (dbl ? bs == 2 : bs == 3 || bs == 7 || bs == 12) &&
                             (double)m->len_max <= 2.0 * m->len_mean && cfg_built(m, staged);
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
@@ -515,14 +515,13 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m)
 }
 
 /* The plain kernel of the segmented scheme's short rows: the rule's choice
- * where it can skip the long rows (not the flat-stream mode, which streams
- * runs of rows, nor row-per-thread, nor staged, whose buffers are sized by
- * the longest row). */
+ * where it can skip the long rows -- without staged, whose buffers are
+ * sized by the longest row, the rule's next choice -- but not the
+ * flat-stream mode, which streams runs of rows, nor row-per-thread. */
 static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 {
-    bsrmv_gpu_config c = plain_rule(m);
-    if ((c.kernel == BSRMV_GPU_BY_COLUMN && c.param > 0) || c.kernel == BSRMV_GPU_ROW_PER_THREAD ||
-        c.kernel == BSRMV_GPU_STAGED)
+    bsrmv_gpu_config c = plain_rule(m, false);
+    if ((c.kernel == BSRMV_GPU_BY_COLUMN && c.param > 0) || c.kernel == BSRMV_GPU_ROW_PER_THREAD)
         c = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
     return c;
 }
@@ -530,17 +529,24 @@ static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
 {
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
-     * lane-sequential merge path at bs 2-4 (units of 4-8 items per lane), the
+     * lane-sequential merge path at bs 2-4 (units of 4 items per lane), the
      * merge-path flat stream at bs 1 and 5-7, fragments above: the stream at
      * bs 8-15 with half-size units (H200, bs 8: 3119 GB/s against 2892 with
      * the full size, which leaves the last wave of warps half empty), the
-     * row walk from 16 on */
+     * row walk from 16 on.
+     * Session 19 (H100, three runs): at bs 2 units of 128 items ran at
+     * 1.05-1.06x 256 in both orders; at bs 4 the staged variant (each
+     * unit's col_idx and row_ptr copied ahead, 3 buffers) at 1.06-1.07x
+     * (double) and 1.08x (float) the unstaged one, which it trails at bs 2
+     * (0.93-0.96x). */
     const int bs = m->bs, unit = balanced_unit(bs);
+    const bsrmv_gpu_config staged = {BSRMV_GPU_MERGE_PATH, 1, 3, 32, 128};
     if (irregular(m) && bs <= 32)
         return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit}
                : bs == 1 || bs > 4
                    ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
-                   : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 256 : 128};
+               : bs == 4 && cfg_built(m, staged) ? staged
+                                                 : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
     return plain_rule(m);
 }
 
