@@ -534,19 +534,22 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
      * bs 8-15 with half-size units (H200, bs 8: 3119 GB/s against 2892 with
      * the full size, which leaves the last wave of warps half empty), the
      * row walk from 16 on.
-     * Session 19 (H100, three runs): at bs 2 units of 128 items ran at
-     * 1.05-1.06x 256 in both orders; at bs 4 the staged variant (each
-     * unit's col_idx and row_ptr copied ahead, 3 buffers) at 1.06-1.07x
-     * (double) and 1.08x (float) the unstaged one, which it trails at bs 2
-     * (0.93-0.96x). */
+     * Session 19 (H100, four runs): at bs 2 units of 128 items ran at
+     * 1.05-1.06x 256 in both orders (the arrow: 0.95x); at bs 4 the staged
+     * variant (each unit's col_idx and row_ptr copied ahead, 3 buffers) at
+     * 1.05-1.07x the unstaged one in double and 1.08x in float
+     * column-major blocks, but 0.92x in float row-major ones (16-byte x
+     * loads there), and 0.93-0.96x at bs 2. */
     const int bs = m->bs, unit = balanced_unit(bs);
     const bsrmv_gpu_config staged = {BSRMV_GPU_MERGE_PATH, 1, 3, 32, 128};
+    const bool use_staged = bs == 4 && (m->type == BSRMV_DOUBLE || m->order == BSRMV_COL_MAJOR) &&
+                            cfg_built(m, staged);
     if (irregular(m) && bs <= 32)
         return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit}
                : bs == 1 || bs > 4
                    ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
-               : bs == 4 && cfg_built(m, staged) ? staged
-                                                 : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
+               : use_staged ? staged
+                            : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
     return plain_rule(m);
 }
 
