@@ -437,8 +437,12 @@ typedef enum bsrmv_gpu_kernel {
  *           32 / (lcm(bs*bs, 16/sizeof value) * sizeof value / 16);
  *           STAGED: stages the gather of x runs ahead of compute, 1 or 2;
  *           a stage is threads / (group*bs) block rows; MERGE_PATH group
- *           1 at bs 2 and 4: 2 to 4 = unit buffers per warp that the copy
- *           engine fills ahead of compute, sm_90 and later; 1 = none)
+ *           1: 2 to 4 = unit buffers per warp that the copy engine fills
+ *           with the units' col_idx and row_ptr ahead of compute, bs 2 and
+ *           4 on sm_90 and later only (elsewhere UNSUPPORTED), a unit
+ *           size that does not fit shared memory UNSUPPORTED too;
+ *           col_idx or row_ptr not 16-byte aligned (wrapped arrays): runs
+ *           as rows 1; 1 = none)
  *  threads: threads per thread block (all but K2, K3)
  *  param:   ROW_PER_THREAD: blocks of x staged per step; K2: thread arrays
  *           per thread block; K3: row slices per block row (a thread block

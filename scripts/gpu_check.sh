@@ -6,7 +6,8 @@
 #   BENCH_TYPES, BENCH_ORDERS  its types (default double,float) and block
 #               orders (default both: col, row)
 #   SAN_TOOLS   sanitizer tools (default "memcheck racecheck")
-#   TESTS       a ctest -R regex of the GPU tests to run (default: all)
+#   TESTS       a ctest -R regex of the GPU tests to run (default: all; the
+#               build-carry/ fallback runs test_gpu alone)
 #   SKIP_SAN=1  skip compute-sanitizer;  SKIP_TUNE=1 skip the runtime-bs tune run
 #   TUNE_RT_BS  its block sizes (default 9,10,11,13,17,20,33,48,64,100)
 #   SKIP_GRID=1 skip the grid benchmark;  SKIP_IRREG=1 skip the power-law/arrow one

@@ -541,16 +541,16 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
      * column-major blocks, but 0.92x in float row-major ones (16-byte x
      * loads there), and 0.93-0.96x at bs 2. */
     const int bs = m->bs, unit = balanced_unit(bs);
+    if (!irregular(m) || bs > 32)
+        return plain_rule(m);
     const bsrmv_gpu_config staged = {BSRMV_GPU_MERGE_PATH, 1, 3, 32, 128};
-    const bool use_staged = bs == 4 && (m->type == BSRMV_DOUBLE || m->order == BSRMV_COL_MAJOR) &&
-                            cfg_built(m, staged);
-    if (irregular(m) && bs <= 32)
-        return bs >= 8   ? bsrmv_gpu_config{BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit}
-               : bs == 1 || bs > 4
-                   ? bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)}
-               : use_staged ? staged
-                            : bsrmv_gpu_config{BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
-    return plain_rule(m);
+    if (bs >= 8)
+        return {BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit};
+    if (bs == 1 || bs > 4)
+        return {BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)};
+    if (bs == 4 && (m->type == BSRMV_DOUBLE || m->order == BSRMV_COL_MAJOR) && cfg_built(m, staged))
+        return staged;
+    return {BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
 }
 
 static void free_schedule(bsrmv_gpu_matrix *m)

@@ -51,8 +51,9 @@ __device__ __forceinline__ void bar_wait(uint64_t *bar, uint32_t parity)
                  : "memory");
 }
 
-/* Shared memory that threads have read or written is next written by the
- * copy engine (another proxy): order the two. */
+/* Shared memory that threads have written is next written by the copy
+ * engine (another proxy): each writing thread orders the two before the
+ * barrier that precedes the copy. */
 __device__ __forceinline__ void fence_to_async()
 {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -93,31 +94,36 @@ __device__ __forceinline__ bool span_tail(unsigned char *dst, const E *base, con
     return true;
 }
 
-/* Copy span s of the array at base into dst (completing on bar); returns
- * the bytes the copy brings. */
-__device__ __forceinline__ uint32_t bulk_span(void *dst, const void *base, const Span &s, uint64_t *bar)
+/* Copy span s of the array at base into dst, completing on bar. */
+__device__ __forceinline__ void bulk_span(void *dst, const void *base, const Span &s, uint64_t *bar)
 {
-    const uint32_t n = (uint32_t)(s.hi > s.lo ? s.hi - s.lo : 0);
-    if (n)
-        bulk_copy(dst, (const char *)base + s.lo, n, bar);
-    return n;
+    if (s.hi > s.lo)
+        bulk_copy(dst, (const char *)base + s.lo, (uint32_t)(s.hi - s.lo), bar);
 }
 #endif
+
+__host__ __device__ __forceinline__ int64_t up16(int64_t bytes)
+{
+    return (bytes + 15) & ~(int64_t)15;
+}
 
 /* Shared-memory bytes of a buffer for `bytes` of an array copied by
  * span_of: a 16-byte multiple, + 16 for the rounding out at both ends. */
 __host__ __device__ __forceinline__ int64_t span_cap(int64_t bytes)
 {
-    return ((bytes + 15) & ~(int64_t)15) + 16;
+    return up16(bytes) + 16;
 }
 
 /* Thread blocks of `kern` that an SM holds at once with `threads` threads
  * and `smem` bytes of dynamic shared memory (the occupancy query, after
  * opting in to more than 48 KB).  Both are driver calls, so the answer is
  * remembered per host thread for the last kernel, device and shape: a
- * solver's SpMV calls skip them. */
+ * solver's SpMV calls skip them.  The opt-in is the device's whole
+ * `optin`, the same from every thread: it is the kernel's, shared by all
+ * host threads, and one asking for less would lower it under another
+ * thread's remembered launches. */
 template <typename K>
-static cudaError_t blocks_per_sm(K kern, int threads, size_t smem, int *n)
+static cudaError_t blocks_per_sm(K kern, int threads, size_t smem, size_t optin, int *n)
 {
     struct Fit {
         const void *kern;
@@ -132,7 +138,8 @@ static cudaError_t blocks_per_sm(K kern, int threads, size_t smem, int *n)
         return e;
     if (last.kern != (const void *)kern || last.dev != dev || last.threads != threads || last.smem != smem) {
         if (smem > 48 * 1024 &&
-            (e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) != cudaSuccess)
+            (e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)(optin > smem ? optin : smem))) != cudaSuccess)
             return e;
         int got = 0;
         if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kern, threads, smem)) != cudaSuccess)

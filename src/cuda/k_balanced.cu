@@ -385,6 +385,19 @@ k_mergeflat(const Args<T> a, const Schedule sc)
     }
 }
 
+/* Bytes of shared memory per warp of k_mergeseq: the block products, the
+ * unit's row_ptr (as int offsets) and, with pieces, the unit's col_idx.
+ * Finished rows go straight to y, so no y slice: the smaller the warp's
+ * share, the more warps hide the gather's latency (occupancy was bound by
+ * shared memory). */
+__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
+                                                               size_t ts, bool pieces)
+{
+    const size_t b = ts * bs * (size_t)blocks + (size_t)(rows + 1) * 4 +
+                     (pieces ? (size_t)blocks * 4 : 0);
+    return (b + 7) / 8 * 8;
+}
+
 /* Merge-path units, lane-sequential: CUB's merge-based CSR SpMV (Merrill &
  * Garland) at the scale of a warp, with a bs x bs block as the item.
  *  1. Gather: the unit's block products go to shared memory
@@ -596,14 +609,18 @@ static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
                      a, l, s);
 }
 
-/* rows > 1: units copied into shared memory ahead, rows buffers per warp
- * (k_mergestaged.cu), where val, col_idx and row_ptr are 16-byte aligned
- * as the copies need (wrapped arrays may not be: then k_mergeseq) */
+/* rows > 1: the units' col_idx and row_ptr copied into shared memory
+ * ahead, rows buffers per warp (k_mergestaged.cu), where both arrays are
+ * 16-byte aligned as the copies need; wrapped arrays may not be: then
+ * k_mergeseq, with its own thread-block size */
 template <typename T, int ORD, int BS>
 static cudaError_t run_seq_staged(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
-    if (((uintptr_t)a.val | (uintptr_t)a.col_idx | (uintptr_t)a.row_ptr) & 15)
-        return run_seq<T, ORD, BS>(a, l, s);
+    if (((uintptr_t)a.col_idx | (uintptr_t)a.row_ptr) & 15) {
+        Launch c = l;
+        c.threads = 256;
+        return run_seq<T, ORD, BS>(a, c, s);
+    }
     const cudaError_t e = run_mergestaged<T, ORD, BS>(a, l, s);
     return e != cudaSuccess ? e : fixup(a, *l.sched, s);
 }

@@ -46,7 +46,6 @@ constexpr int MS_HEAD_PER_BUF = 8 + 5 * 8;
 static bool ms_geom(int64_t rows, int64_t blocks, int bs, size_t ts, int nbuf, size_t optin,
                     MsGeom *g)
 {
-    auto up16 = [](int64_t b) { return (b + 15) & ~(int64_t)15; };
     const int64_t ccap = span_cap(blocks * 4), rcap = span_cap((rows + 1) * 8);
     const int64_t pcap = up16(blocks * bs * (int64_t)ts), head = up16(nbuf * MS_HEAD_PER_BUF);
     const int64_t total = head + nbuf * (ccap + rcap) + pcap + up16((rows + 1) * 4);
@@ -130,7 +129,8 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
         const int nr = (int)((re < a.mb ? re : a.mb - 1) - r0 + 1); /* rows r0..re */
         const int na = (int)(re - r0);                              /* rows ending here */
         const int nb = (int)(m[3] - j);
-        /* the arrays' last bytes (the last unit only) */
+        /* the arrays' last bytes (units that reach an array's last 16
+         * bytes: trailing empty rows too) */
         const bool tc = span_tail(p, a.col_idx, c, m[3] * 4, lane, 32);
         const bool tails = span_tail(p + g.ccap, a.row_ptr, r, (r0 + nr + 1) * 8, lane, 32) || tc;
         if (tails)
@@ -169,8 +169,7 @@ bool mergestaged_fits(const Launch &l, int bs, size_t ts)
 {
     MsGeom g;
     /* a unit of param items touches at most param + 1 rows */
-    return l.cc >= 90 && l.rows >= 2 && l.rows <= 4 && l.threads % 32 == 0 && l.threads >= 32 &&
-           l.threads <= 256 && l.param >= 1 &&
+    return l.cc >= 90 && l.rows >= 2 && l.rows <= 4 && l.param >= 1 &&
            ms_geom((int64_t)l.param + 1, l.param, bs, ts, l.rows, l.smem_optin, &g);
 }
 
@@ -192,7 +191,7 @@ cudaError_t run_mergestaged(const Args<T> &a, const Launch &l, cudaStream_t s)
     /* persistent: the warps that fit the SMs at once, each through every
      * nw-th unit */
     int per_sm = 1;
-    const cudaError_t e = blocks_per_sm(kern, wpb * 32, smem, &per_sm);
+    const cudaError_t e = blocks_per_sm(kern, wpb * 32, smem, l.smem_optin, &per_sm);
     if (e != cudaSuccess)
         return e;
     int64_t grid = (int64_t)per_sm * (l.sms > 0 ? l.sms : 1);

@@ -66,9 +66,6 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     /* thread 0 fills buffer b with the stage of blocks [b0, b1) */
     auto issue = [&](int b, int64_t b0, int64_t b1) {
         const Span v = span_of(b0 * VB, b1 * VB, vtot), c = span_of(b0 * 4, b1 * 4, ctot);
-        /* the buffer was last written by threads (tails) or read: order that
-         * before the copy engine writes it */
-        fence_to_async();
         bar_expect(&bar[b], (uint32_t)(v.hi - v.lo + c.hi - c.lo));
         bulk_span(sm + (size_t)b * g.vcap, a.val, v, &bar[b]);
         bulk_span(cbase + (size_t)b * g.ccap, a.col_idx, c, &bar[b]);
@@ -131,10 +128,13 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         const int b = gi % NBUF;
         bar_wait(&bar[b], (uint32_t)(gi / NBUF) & 1);
         const Span v = span_of(q.b0 * VB, q.b1 * VB, vtot), c = span_of(q.b0 * 4, q.b1 * 4, ctot);
-        /* uniform per block */
+        /* uniform per block; the threads' writes (tails) ordered before
+         * the copy engine refills the buffer */
         const bool tv = span_tail(sm + (size_t)b * g.vcap, a.val, v, q.b1 * VB, tid, nt);
-        if (span_tail(cbase + (size_t)b * g.ccap, a.col_idx, c, q.b1 * 4, tid, nt) || tv)
+        if (span_tail(cbase + (size_t)b * g.ccap, a.col_idx, c, q.b1 * 4, tid, nt) || tv) {
+            fence_to_async();
             __syncthreads();
+        }
         const int32_t *cs = (const int32_t *)(cbase + (size_t)b * g.ccap + (q.b0 * 4 - c.lo));
         T *xs = xbuf(gi);
         const int nx = (int)(q.b1 - q.b0) * BS;
@@ -235,7 +235,7 @@ static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, si
     const int64_t len = l.len_max > 0 ? l.len_max : 1;
     const int64_t vcap = span_cap((int64_t)SR * len * bs * bs * (int64_t)tsize);
     const int64_t ccap = span_cap((int64_t)SR * len * 4);
-    const int64_t xcap = ((int64_t)SR * len * bs * (int64_t)tsize + 15) & ~(int64_t)15;
+    const int64_t xcap = up16((int64_t)SR * len * bs * (int64_t)tsize);
     /* x is gathered `rows` stages ahead: rows + 1 x buffers */
     const int64_t total = l.param * (vcap + ccap) + (l.rows + 1) * xcap;
     /* the opt-in limit counts the static mbarriers too */
@@ -259,7 +259,7 @@ static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
     /* persistent: as many thread blocks as fit the SMs at once (a second
      * wave would double the time) */
     int per_sm = 1;
-    const cudaError_t e = blocks_per_sm(kern, l.threads, smem, &per_sm);
+    const cudaError_t e = blocks_per_sm(kern, l.threads, smem, l.smem_optin, &per_sm);
     if (e != cudaSuccess)
         return e;
     int64_t grid = (int64_t)per_sm * (l.sms > 0 ? l.sms : 1);

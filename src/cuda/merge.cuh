@@ -28,19 +28,6 @@ __host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, in
     return (bs == 2 || bs == 4) && (order == COL || bs * ts >= 16);
 }
 
-/* Bytes of shared memory per warp of k_mergeseq: the block products, the
- * unit's row_ptr (as int offsets) and, with pieces, the unit's col_idx.
- * Finished rows go straight to y, so no y slice: the smaller the warp's
- * share, the more warps hide the gather's latency (occupancy was bound by
- * shared memory). */
-__host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blocks, int bs,
-                                                               size_t ts, bool pieces)
-{
-    const size_t b = ts * bs * (size_t)blocks + (size_t)(rows + 1) * 4 +
-                     (pieces ? (size_t)blocks * 4 : 0);
-    return (b + 7) / 8 * 8;
-}
-
 /* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
  * row t % bs of block t / bs), U steps of loads in flight per lane.  val is
  * the unit's first block.
@@ -244,9 +231,9 @@ __device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t 
     }
 }
 
-/* k_mergestaged.cu: the lane-sequential merge path over units copied
- * into shared memory ahead of compute (sm_90).  l.rows is the number of
- * unit buffers per warp (2 or 3). */
+/* k_mergestaged.cu: the lane-sequential merge path with each unit's
+ * col_idx and row_ptr copied into shared memory ahead (sm_90).  l.rows is
+ * the number of unit buffers per warp (2 to 4). */
 template <typename T, int ORD, int BS>
 cudaError_t run_mergestaged(const Args<T> &a, const Launch &l, cudaStream_t s);
 /* Whether configuration l of the staged merge path exists for block size

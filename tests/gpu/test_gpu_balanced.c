@@ -105,7 +105,7 @@ static void check_all(const bsrmv_matrix *A, const char *shape, uint64_t seed)
     for (int k = 0; k < 3; ++k)
         for (int g = 0; g < 5; ++g)
             for (int u = 0; u < 6; ++u)
-                /* rows 2-3: the staged lane-sequential merge path (sm_90) */
+                /* rows 2-4: the staged lane-sequential merge path (sm_90) */
                 for (int r = 1; r <= (kinds[k] == BSRMV_GPU_MERGE_PATH && groups[g] == 1 ? 4 : 1); ++r) {
                     if (quick && (u + r) % 2 == 0)
                         continue;
@@ -214,7 +214,7 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
                 check_config(&c, M, &cfg, shape);
             }
             /* staged: k_mergeseq for the offset arrays; for the offset x,
-             * x loaded a value at a time next to val from shared memory */
+             * x loaded a value at a time (row-major blocks) */
             cfg.rows = 2;
             if (bs <= 4 && bsrmv_gpu_matrix_set_config(M, &cfg) != BSRMV_ERR_UNSUPPORTED)
                 check_config(&c, M, &cfg, shape);
@@ -231,10 +231,13 @@ static void test_offset_arrays(int bs, bsrmv_type t, bsrmv_order o, uint64_t see
     bsrmv_matrix_destroy(P);
 }
 
-/* The staged merge path (sm_90) on a matrix sized by the SM count, so
+/* The staged merge path (sm_90) on matrices sized by the SM count, so
  * that every warp of its persistent grid runs through more units than it
  * has buffers: buffers are refilled, and their barriers go through both
- * parities.  Also the tails: the last unit ends with the arrays. */
+ * parities.  The second matrix is the first with as many empty block rows
+ * again at its end, nnzb not a multiple of 4 and mb even: every unit of
+ * the empty rows reaches the last 16 bytes of col_idx and of row_ptr,
+ * which the lanes load themselves (tails) before the buffer is refilled. */
 static void test_merge_staged(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed)
 {
     int dev = 0, major = 0, sms = 0;
@@ -244,21 +247,42 @@ static void test_merge_staged(int bs, bsrmv_type t, bsrmv_order o, uint64_t seed
              "device attributes");
     if (major < 9)
         return;
-    const int64_t mb = (int64_t)sms * (quick ? 200 : 8000) / bs + 3;
+    const int64_t mb = ((int64_t)sms * (quick ? 200 : 8000) / bs) & ~(int64_t)1;
     bsrmv_matrix *P = NULL;
-    TU_OK(bsrmv_generate_powerlaw(&P, mb, mb, bs, 4.0, 1.8, mb / 20, seed, t, o));
-    gpu_case c;
-    case_init(&c, P, seed + 1);
-    bsrmv_gpu_matrix *dA;
-    TU_OK(bsrmv_gpu_matrix_upload(&dA, P, 0, NULL));
+    bsrmv_matrix_info in;
+    do { /* a seed whose nnzb leaves a col_idx tail */
+        bsrmv_matrix_destroy(P);
+        TU_OK(bsrmv_generate_powerlaw(&P, mb, mb, bs, 4.0, 1.8, mb / 20, seed++, t, o));
+        TU_OK(bsrmv_matrix_get_info(P, &in));
+    } while (in.nnzb % 4 == 0);
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    TU_OK(bsrmv_matrix_arrays(P, &rp, &ci, &v));
+    int64_t *rp2 = malloc((size_t)(2 * mb + 1) * sizeof *rp2);
+    TU_CHECK(rp2 != NULL, "malloc");
+    for (int64_t i = 0; i <= 2 * mb; ++i)
+        rp2[i] = rp[i <= mb ? i : mb];
+    bsrmv_matrix *E = NULL;
+    TU_OK(bsrmv_matrix_create(&E, 2 * mb, mb, bs, in.nnzb, rp2, ci, v, t, o));
+    free(rp2);
     static const int units[] = {8, 256};
-    for (int u = quick; u < 2; ++u)
-        for (int r = 2; r <= 4; ++r) {
-            bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, r, r == 3 ? 256 : 32, quick ? 8 : units[u]};
-            check_config(&c, dA, &cfg, "powerlaw-sm-sized");
-        }
-    bsrmv_gpu_matrix_destroy(dA);
-    case_free(&c);
+    for (int k = 0; k < 2; ++k) {
+        const bsrmv_matrix *A = k ? E : P;
+        gpu_case c;
+        case_init(&c, A, seed + 1);
+        bsrmv_gpu_matrix *dA;
+        TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
+        for (int u = quick; u < 2; ++u)
+            for (int r = 2; r <= 4; ++r) {
+                bsrmv_gpu_config cfg = {BSRMV_GPU_MERGE_PATH, 1, r, r == 3 ? 256 : 32,
+                                        k ? 1 : quick ? 8 : units[u]};
+                check_config(&c, dA, &cfg, k ? "powerlaw-sm-sized+empty-tail" : "powerlaw-sm-sized");
+            }
+        bsrmv_gpu_matrix_destroy(dA);
+        case_free(&c);
+    }
+    bsrmv_matrix_destroy(E);
     bsrmv_matrix_destroy(P);
 }
 
