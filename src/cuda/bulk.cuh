@@ -116,12 +116,13 @@ __host__ __device__ __forceinline__ int64_t span_cap(int64_t bytes)
 
 /* Thread blocks of `kern` that an SM holds at once with `threads` threads
  * and `smem` bytes of dynamic shared memory (the occupancy query, after
- * opting in to more than 48 KB).  Both are driver calls, so the answer is
- * remembered per host thread for the last kernel, device and shape: a
- * solver's SpMV calls skip them.  The opt-in is the device's whole
- * `optin`, the same from every thread: it is the kernel's, shared by all
- * host threads, and one asking for less would lower it under another
- * thread's remembered launches. */
+ * opting in to more than 48 KB).  These are driver calls, so the answer
+ * is remembered per host thread for the last kernel, device and shape: a
+ * solver's SpMV calls skip them.  The opt-in is all that the device's
+ * `optin` leaves beside the kernel's static shared memory, the same from
+ * every thread: it is the kernel's, shared by all host threads, and one
+ * asking for less would lower it under another thread's remembered
+ * launches. */
 template <typename K>
 static cudaError_t blocks_per_sm(K kern, int threads, size_t smem, size_t optin, int *n)
 {
@@ -137,10 +138,15 @@ static cudaError_t blocks_per_sm(K kern, int threads, size_t smem, size_t optin,
     if (e != cudaSuccess)
         return e;
     if (last.kern != (const void *)kern || last.dev != dev || last.threads != threads || last.smem != smem) {
-        if (smem > 48 * 1024 &&
-            (e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)(optin > smem ? optin : smem))) != cudaSuccess)
-            return e;
+        if (smem > 48 * 1024) {
+            cudaFuncAttributes fa;
+            if ((e = cudaFuncGetAttributes(&fa, kern)) != cudaSuccess)
+                return e;
+            const size_t most = optin > fa.sharedSizeBytes ? optin - fa.sharedSizeBytes : 0;
+            if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)(most > smem ? most : smem))) != cudaSuccess)
+                return e;
+        }
         int got = 0;
         if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kern, threads, smem)) != cudaSuccess)
             return e;
