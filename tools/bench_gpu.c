@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXREC 96
+#define MAXREC 128
+#define MAXCFG 96 /* bsrmv candidates timed per case */
 
 struct rec {
     char kernel[96];
@@ -531,9 +532,9 @@ static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, st
     }
     *nc = 0;
     if (o->gpu_kernels == BENCH_GPU_ALL)
-        bsrmv_gpu_candidates(b->dA, cfgs, 64, nc);
-    if (*nc > 64)
-        *nc = 64;
+        bsrmv_gpu_candidates(b->dA, cfgs, MAXCFG, nc);
+    if (*nc > MAXCFG)
+        *nc = MAXCFG;
     double best = 0;
     *best_i = -1;
     for (int i = 0; i <= *nc && *nrec < MAXREC; i++) {
@@ -610,7 +611,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     const size_t ts = bsrmv_type_size(in->type);
     const int reps = o->reps >= 50 ? o->reps : 50;
     struct rec *recs = calloc(MAXREC, sizeof *recs);
-    bsrmv_gpu_config cfgs[64];
+    bsrmv_gpu_config cfgs[MAXCFG];
     int nrec = 0, nc = 0, best_i = -1, rc = 0;
     struct bx b = {0};
     if (!recs) {

@@ -234,9 +234,9 @@ static int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, in
         add(BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit * f / 8);
     /* lane-sequential merge path: a few items per lane (larger units carry
      * more loads per chain of dependent ones, but take more shared memory
-     * per warp; H100 power-law runs: 128-256 best at bs 1-4) */
+     * per warp; H100 power-law runs: 128-256 best at bs 1-4, 192 at bs 2) */
     const int seq_unit = 32 * (bs <= 4 ? 8 : 2);
-    for (int f : {1, 2, 4})
+    for (int f : {1, 2, 3, 4})
         add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
     /* the same with 2-4 unit buffers per warp filled by the copy engine
      * (sm_90, bs 2 and 4), a warp per thread block (shared memory per
@@ -529,7 +529,7 @@ static bsrmv_gpu_config short_rows_config(const bsrmv_gpu_matrix *m)
 static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
 {
     /* irregular rows, from power-law runs on an H100 (docs/GPU.md): the
-     * lane-sequential merge path at bs 2-4 (units of 4 items per lane), the
+     * lane-sequential merge path at bs 2-4 (units of 4-6 items per lane), the
      * merge-path flat stream at bs 1 and 5-7, fragments above: the stream at
      * bs 8-15 with half-size units (H200, bs 8: 3119 GB/s against 2892 with
      * the full size, which leaves the last wave of warps half empty), the
@@ -539,7 +539,10 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
      * variant (each unit's col_idx and row_ptr copied ahead, 3 buffers) at
      * 1.05-1.07x the unstaged one in double and 1.08x in float
      * column-major blocks, but 0.92x in float row-major ones (16-byte x
-     * loads there), and 0.93-0.96x at bs 2. */
+     * loads there), and 0.93-0.96x at bs 2.
+     * Session 20 (H100, three runs): at bs 2 units of 192 items, 1.04-1.05x
+     * 128 on power-law in both orders and 1.09-1.10x on the arrow; 256
+     * and above lose occupancy to shared memory (the products). */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (!irregular(m) || bs > 32)
         return plain_rule(m);
@@ -550,7 +553,7 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
         return {BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)};
     if (bs == 4 && (m->type == BSRMV_DOUBLE || m->order == BSRMV_COL_MAJOR) && cfg_built(m, staged))
         return staged;
-    return {BSRMV_GPU_MERGE_PATH, 1, 1, 256, 128};
+    return {BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 192 : 128};
 }
 
 static void free_schedule(bsrmv_gpu_matrix *m)

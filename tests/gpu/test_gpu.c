@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAXCFG 96 /* candidates tested per matrix */
+
 static int quick;
 static long runs, configs;
 
@@ -197,10 +199,10 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     void *x = f.x, *y0 = f.y0, *y = f.y, *dx = f.dx, *dy = f.dy;
     bsrmv_gpu_matrix *dA = f.dA;
 
-    bsrmv_gpu_config cfgs[64];
+    bsrmv_gpu_config cfgs[MAXCFG];
     int nc = 0;
-    TU_OK(bsrmv_gpu_candidates(dA, cfgs, 64, &nc));
-    TU_CHECK(nc > 0 && nc <= 64, "bs=%d: %d candidates", bs, nc);
+    TU_OK(bsrmv_gpu_candidates(dA, cfgs, MAXCFG, &nc));
+    TU_CHECK(nc > 0 && nc <= MAXCFG, "bs=%d: %d candidates", bs, nc);
     {   /* the flat-stream mode of by_column (param > 0): col-major bs 2..8 only */
         int nflat = 0;
         for (int c = 0; c < nc; ++c)
@@ -397,10 +399,10 @@ static void test_staged(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     staged_tails += ((size_t)f.in.nnzb * bs * bs * ts) % 16 != 0 || ((size_t)f.in.nnzb * 4) % 16 != 0;
     void *x = f.x, *y0 = f.y0, *y = f.y, *dx = f.dx, *dy = f.dy;
     bsrmv_gpu_matrix *dA = f.dA;
-    bsrmv_gpu_config cfgs[64];
+    bsrmv_gpu_config cfgs[MAXCFG];
     int nc = 0, ns = 0;
-    TU_OK(bsrmv_gpu_candidates(dA, cfgs, 64, &nc));
-    TU_CHECK(nc <= 64, "bs=%d: %d candidates", bs, nc);
+    TU_OK(bsrmv_gpu_candidates(dA, cfgs, MAXCFG, &nc));
+    TU_CHECK(nc <= MAXCFG, "bs=%d: %d candidates", bs, nc);
     for (int c = 0; c < nc; ++c) {
         if (cfgs[c].kernel != BSRMV_GPU_STAGED)
             continue;
