@@ -540,8 +540,8 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
      * 1.05-1.07x the unstaged one in double and 1.08x in float
      * column-major blocks, but 0.92x in float row-major ones (16-byte x
      * loads there), and 0.93-0.96x at bs 2.
-     * Session 20 (H100, three runs): at bs 2 units of 192 items, 1.04-1.05x
-     * 128 on power-law in both orders and 1.09-1.10x on the arrow; 256
+     * Session 20 (H100, four runs): at bs 2 units of 192 items, 1.05x 128
+     * on power-law in both orders and 1.06-1.10x on the arrow; 256
      * and above lose occupancy to shared memory (the products). */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (!irregular(m) || bs > 32)
