@@ -541,8 +541,8 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
      * column-major blocks, but 0.92x in float row-major ones (16-byte x
      * loads there), and 0.93-0.96x at bs 2.
      * Session 20 (H100, four runs): at bs 2 units of 192 items, 1.05x 128
-     * on power-law in both orders and 1.06-1.10x on the arrow; 256
-     * and above lose occupancy to shared memory (the products). */
+     * on power-law in both orders and 1.06-1.10x on the arrow (256:
+     * 0.94-0.95x 128). */
     const int bs = m->bs, unit = balanced_unit(bs);
     if (!irregular(m) || bs > 32)
         return plain_rule(m);
