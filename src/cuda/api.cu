@@ -546,11 +546,11 @@ static bsrmv_gpu_config default_rule(const bsrmv_gpu_matrix *m)
     const int bs = m->bs, unit = balanced_unit(bs);
     if (!irregular(m) || bs > 32)
         return plain_rule(m);
-    const bsrmv_gpu_config staged = {BSRMV_GPU_MERGE_PATH, 1, 3, 32, 128};
     if (bs >= 8)
         return {BSRMV_GPU_FRAGMENT, 32, 1, 256, bs < 16 ? unit / 2 : unit};
     if (bs == 1 || bs > 4)
         return {BSRMV_GPU_MERGE_PATH, 32, 1, 256, unit / (bs == 1 ? 8 : 4)};
+    const bsrmv_gpu_config staged = {BSRMV_GPU_MERGE_PATH, 1, 3, 32, 128};
     if (bs == 4 && (m->type == BSRMV_DOUBLE || m->order == BSRMV_COL_MAJOR) && cfg_built(m, staged))
         return staged;
     return {BSRMV_GPU_MERGE_PATH, 1, 1, 256, bs == 2 ? 192 : 128};
