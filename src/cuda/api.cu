@@ -431,15 +431,15 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
     const bsrmv_gpu_config bycol32 = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
     const bsrmv_gpu_config byblock = {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     /* Peak DRAM bandwidth per SM: an H200 has 37 GB/s, an H100 25.  At
-     * double bs 2 the wide kernel wants 4 block rows per warp on the
-     * former (H200: 1.07x 2 rows) and 2 on the latter (H100: 1.13x 4
-     * rows; session 11); at float bs 4 2 rows on the former (H200, both
-     * orders: a warp per row ran at 93.0-98.3% of it in the 4 runs of
-     * sessions 11-14 that picked it) and one on the latter (H100:
-     * 1.04-1.05x 2 rows) */
+     * float bs 4 the wide kernel wants 2 block rows per warp on the former
+     * (H200, both orders: a warp per row ran at 93.0-98.3% of it in the 4
+     * runs of sessions 11-14 that picked it) and one on the latter (H100:
+     * 1.04-1.05x 2 rows).  At bs 2 it takes 4 rows everywhere: with its
+     * L2 priorities (session 21) double bs 2 ran at 1.02-1.04x 2 rows on
+     * the H100, which before had wanted 2 (1.13x 4 rows, session 11) */
     const bool slow_mem = m->dram_gbps > 0 && m->sms > 0 && m->dram_gbps / m->sms < 30;
     /* a warp per block row, but for bs 2, and float bs 4 where memory per SM is fast */
-    const int wide_g = bs == 2 ? (dbl && slow_mem ? 16 : 8) : bs == 4 && !dbl && !slow_mem ? 16 : 32;
+    const int wide_g = bs == 2 ? 8 : bs == 4 && !dbl && !slow_mem ? 16 : 32;
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
     /* where wide is the pick among the sizes it has: every row-major one
      * but double bs 4 (by-block), and these column-major ones */
@@ -457,11 +457,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
     const int k3_rows = row ? (bs <= 32 ? bs : 8) : dbl && bs < 128 ? 40 : 64;
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
-    /* staged (sm_90): float bs 3, 7 and 12, double bs 2, both orders, where
-     * its buffers, sized by the longest row, are mostly full */
-    const int stg_g = dbl ? 8 : bs == 12 ? 4 : 2;
-    const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, stg_g, 1, dbl ? 256 : 128, 3};
-    const bool use_staged = staged_ok && (dbl ? bs == 2 : bs == 3 || bs == 7 || bs == 12) &&
+    /* staged (sm_90): float bs 3, 7 and 12, both orders, where its buffers,
+     * sized by the longest row, are mostly full.  Double bs 2 went back to
+     * wide when its loads got L2 priorities (session 21: wide g8 1.05-1.10x
+     * staged) */
+    const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, bs == 12 ? 4 : 2, 1, 128, 3};
+    const bool use_staged = staged_ok && !dbl && (bs == 3 || bs == 7 || bs == 12) &&
                             (double)m->len_max <= 2.0 * m->len_mean && cfg_built(m, staged);
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
@@ -469,9 +470,9 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
         c = staged;
     else if (use_wide && cfg_built(m, wide)) /* BSRMV_WIDE_LIST's sizes */
         c = wide;
-    else if (bs == 3)
+    else if (bs == 3 && !dbl)
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
-    else if (bs == 4 || bs == 5) /* bs 4: double */
+    else if (bs <= 5) /* double bs 3 (by-block 1.04-1.06x K1 in session 21), bs 4: double */
         c = byblock;
     else if (bs == 6 && !dbl) /* 3 block rows per warp, the most bs 6 float has */
         c = {BSRMV_GPU_VEC_STREAM, 32, 3, 128, 0};

@@ -18,12 +18,21 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
 }
 
 /* [dst, dst+bytes) <- [src, src+bytes), completing `bytes` on bar; all
- * three 16-byte aligned, bytes a multiple of 16. */
+ * three 16-byte aligned, bytes a multiple of 16; H: the L2 priority of the
+ * source lines (common.cuh, "Loads"). */
+template <L2h H = L2h::normal>
 __device__ __forceinline__ void bulk_copy(void *dst, const void *src, uint32_t bytes, uint64_t *bar)
 {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar))
-                 : "memory");
+    if constexpr (H == L2h::normal)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar))
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+                     " [%0], [%1], %2, [%3], %4;"
+                     :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)),
+                        "l"(l2_policy<H>())
+                     : "memory");
 }
 
 /* n barriers of one arrival each, visible to the copy engine on return */
@@ -95,10 +104,11 @@ __device__ __forceinline__ bool span_tail(unsigned char *dst, const E *base, con
 }
 
 /* Copy span s of the array at base into dst, completing on bar. */
+template <L2h H = L2h::normal>
 __device__ __forceinline__ void bulk_span(void *dst, const void *base, const Span &s, uint64_t *bar)
 {
     if (s.hi > s.lo)
-        bulk_copy(dst, (const char *)base + s.lo, (uint32_t)(s.hi - s.lo), bar);
+        bulk_copy<H>(dst, (const char *)base + s.lo, (uint32_t)(s.hi - s.lo), bar);
 }
 #endif
 

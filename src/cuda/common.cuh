@@ -114,13 +114,34 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  * kernel on the H100 (docs/GPU.md, "Load hints").  val is read once and is
  * not kept in L1 (leaving L1 to x and col_idx) unless the kernel asks
  * (KEEP_L1): by-column groups narrower than 16 lanes, whose 64-byte reads
- * lost 20% without L1.  Marking val evict-first in L2 (createpolicy) was
- * measured too and lost 1-5%. */
+ * lost 20% without L1.
+ *
+ * H, the L2 eviction priority of the load (createpolicy + .L2::cache_hint):
+ * a kernel that passes L2h::first for val and col_idx and L2h::last for x
+ * keeps x and the y it writes in L2 while the matrix streams past (DRAM
+ * writes of y fell from 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That
+ * lifted the staged kernel 2-3%, the wide kernel at bs 2 7-15% and the flat
+ * merge path at bs 1 4-5%, and cost by-block, by-column, the vector stream
+ * and the wide kernel at bs >= 4 2-7% (session 21), so each kernel chooses. */
+enum class L2h { normal, first, last };
+template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
+{
+    uint64_t r;
+    if constexpr (H == L2h::last)
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(r));
+    else
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
+    return r;
+}
 #define BSRMV_LD1_(name, T, suf, cons, l1)                                     \
-    __device__ __forceinline__ T name(const T *p)                              \
+    template <L2h H> __device__ __forceinline__ T name(const T *p)             \
     {                                                                          \
         T r;                                                                   \
-        asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
+        if constexpr (H == L2h::normal)                                        \
+            asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
+        else                                                                   \
+            asm("ld.global.nc" l1 ".L2::cache_hint.L2::256B." suf " %0, [%1], %2;" \
+                : cons(r) : "l"(p), "l"(l2_policy<H>()));                      \
         return r;                                                              \
     }
 #define BSRMV_LDT_(T, suf, cons)                                               \
@@ -132,14 +153,21 @@ BSRMV_LDT_(int32_t, "s32", "=r")
 BSRMV_LDT_(int64_t, "s64", "=l")
 #undef BSRMV_LDT_
 #undef BSRMV_LD1_
-template <typename T> __device__ __forceinline__ T ld(const T *p) { return ld_l1_(p); }
-__device__ __forceinline__ int32_t ldc(const int32_t *p) { return ld_l1_(p); }
-template <bool KEEP_L1 = false, typename T> __device__ __forceinline__ T ldv(const T *p)
+template <L2h H = L2h::normal, typename T> __device__ __forceinline__ T ld(const T *p)
+{
+    return ld_l1_<H>(p);
+}
+template <L2h H = L2h::normal> __device__ __forceinline__ int32_t ldc(const int32_t *p)
+{
+    return ld_l1_<H>(p);
+}
+template <bool KEEP_L1 = false, L2h H = L2h::normal, typename T>
+__device__ __forceinline__ T ldv(const T *p)
 {
     if constexpr (KEEP_L1)
-        return ld_l1_(p);
+        return ld_l1_<H>(p);
     else
-        return ld_nl1_(p);
+        return ld_nl1_<H>(p);
 }
 
 /* N consecutive values at p in 16-byte loads (8 bytes for float N == 2,
@@ -149,41 +177,50 @@ template <bool KEEP_L1 = false, typename T> __device__ __forceinline__ T ldv(con
  * nothing is read and v is zero: the loads are predicated, not branched
  * around -- with a branch per step the compiler kept each step's loads and
  * FMAs together and ran the steps one after another (k_wide). */
-template <bool KEEP_L1 = false, typename T, int N>
+template <bool KEEP_L1 = false, L2h H = L2h::normal, typename T, int N>
 __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
 {
+    /* pr, pi: operand numbers of the predicate and the policy */
 #define BSRMV_LDV_(l1, pr, ops, ...)                                            \
     asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1 ".L2::256B." ops ";}" \
         : __VA_ARGS__)
-#define BSRMV_LDV_BOTH_(...)                                                   \
-    if constexpr (KEEP_L1)                                                     \
-        BSRMV_LDV_("", __VA_ARGS__);                                           \
+#define BSRMV_LDVP_(l1, pr, pi, ops, ...)                                      \
+    asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1                      \
+        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_policy<H>()))
+#define BSRMV_LDV_ALL_(pr, pi, ops, ...)                                       \
+    if constexpr (H != L2h::normal && KEEP_L1)                                 \
+        BSRMV_LDVP_("", pr, pi, ops, __VA_ARGS__);                             \
+    else if constexpr (H != L2h::normal)                                       \
+        BSRMV_LDVP_(".L1::no_allocate", pr, pi, ops, __VA_ARGS__);             \
+    else if constexpr (KEEP_L1)                                                \
+        BSRMV_LDV_("", pr, ops, __VA_ARGS__);                                  \
     else                                                                       \
-        BSRMV_LDV_(".L1::no_allocate", __VA_ARGS__);
+        BSRMV_LDV_(".L1::no_allocate", pr, ops, __VA_ARGS__);
     const int pr = pred;
 #pragma unroll
     for (int i = 0; i < N; ++i)
         v[i] = T(0);
     if constexpr (N == 1 && sizeof(T) == 8) {
-        BSRMV_LDV_BOTH_("2", "f64 %0, [%1]", "+d"(v[0]) : "l"(p), "r"(pr))
+        BSRMV_LDV_ALL_("2", "3", "f64 %0, [%1]", "+d"(v[0]) : "l"(p), "r"(pr))
     } else if constexpr (N == 1) {
-        BSRMV_LDV_BOTH_("2", "f32 %0, [%1]", "+f"(v[0]) : "l"(p), "r"(pr))
+        BSRMV_LDV_ALL_("2", "3", "f32 %0, [%1]", "+f"(v[0]) : "l"(p), "r"(pr))
     } else if constexpr (sizeof(T) == 8) {
 #pragma unroll
         for (int i = 0; i < N; i += 2) {
-            BSRMV_LDV_BOTH_("3", "v2.f64 {%0, %1}, [%2]", "+d"(v[i]), "+d"(v[i + 1]) : "l"(p + i),
-                            "r"(pr))
+            BSRMV_LDV_ALL_("3", "4", "v2.f64 {%0, %1}, [%2]", "+d"(v[i]), "+d"(v[i + 1])
+                           : "l"(p + i), "r"(pr))
         }
     } else if constexpr (N == 2) {
-        BSRMV_LDV_BOTH_("3", "v2.f32 {%0, %1}, [%2]", "+f"(v[0]), "+f"(v[1]) : "l"(p), "r"(pr))
+        BSRMV_LDV_ALL_("3", "4", "v2.f32 {%0, %1}, [%2]", "+f"(v[0]), "+f"(v[1]) : "l"(p), "r"(pr))
     } else {
 #pragma unroll
         for (int i = 0; i < N; i += 4) {
-            BSRMV_LDV_BOTH_("5", "v4.f32 {%0, %1, %2, %3}, [%4]", "+f"(v[i]), "+f"(v[i + 1]),
-                            "+f"(v[i + 2]), "+f"(v[i + 3]) : "l"(p + i), "r"(pr))
+            BSRMV_LDV_ALL_("5", "6", "v4.f32 {%0, %1, %2, %3}, [%4]", "+f"(v[i]), "+f"(v[i + 1]),
+                           "+f"(v[i + 2]), "+f"(v[i + 3]) : "l"(p + i), "r"(pr))
         }
     }
-#undef BSRMV_LDV_BOTH_
+#undef BSRMV_LDV_ALL_
+#undef BSRMV_LDVP_
 #undef BSRMV_LDV_
 }
 

@@ -67,8 +67,8 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
     auto issue = [&](int b, int64_t b0, int64_t b1) {
         const Span v = span_of(b0 * VB, b1 * VB, vtot), c = span_of(b0 * 4, b1 * 4, ctot);
         bar_expect(&bar[b], (uint32_t)(v.hi - v.lo + c.hi - c.lo));
-        bulk_span(sm + (size_t)b * g.vcap, a.val, v, &bar[b]);
-        bulk_span(cbase + (size_t)b * g.ccap, a.col_idx, c, &bar[b]);
+        bulk_span<L2h::first>(sm + (size_t)b * g.vcap, a.val, v, &bar[b]);
+        bulk_span<L2h::first>(cbase + (size_t)b * g.ccap, a.col_idx, c, &bar[b]);
     };
     auto rows_of = [&](int64_t st, int64_t &r0, int64_t &r1) {
         r0 = st * g.SR;
@@ -142,8 +142,9 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         for (int t = tid; t < nx; t += nt) {
             const int j = t / BS;
             const T *src = a.x + (int64_t)cs[j] * BS + (t - j * BS);
-            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)) : "memory");
+            asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;"
+                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)),
+                            "l"(l2_policy<L2h::last>()) : "memory");
         }
         js[GL] = (int)(q.s - q.b0);
         je[GL] = (int)(q.e - q.b0);

@@ -88,6 +88,9 @@ struct WideLane {
                                         T (&acc)[NACC]) const
     {
         constexpr int64_t BS2 = (int64_t)BS * BS;
+        /* L2 priorities (common.cuh): at bs 2 the matrix streams evict-first
+         * and x stays (session 21: 1.07-1.15x); at bs 4 and above that lost 2% */
+        constexpr L2h HM = BS == 2 ? L2h::first : L2h::normal, HX = BS == 2 ? L2h::last : L2h::normal;
         for (int64_t b = s + lb; b - lb < e; b += U * BPS) {
             int32_t col[U];
             T v[U][LPL][VEC], xv[U][ORD == ROW ? VEC : LPL];
@@ -96,7 +99,7 @@ struct WideLane {
             for (int u = 0; u < U; ++u) {
                 const bool in = b + u * BPS < e;
                 n += in;
-                col[u] = in ? ldc(a.col_idx + b + u * BPS) : 0;
+                col[u] = in ? ldc<HM>(a.col_idx + b + u * BPS) : 0;
             }
             /* val, then x: predicated loads (ldv_vec) */
 #pragma unroll
@@ -104,19 +107,19 @@ struct WideLane {
 #pragma unroll
                 for (int i = 0; i < LPL; ++i) {
                     const int line = lj + NL * i;
-                    ldv_vec(a.val + (b + u * BPS) * BS2 + line * BS + cv * VEC, v[u][i],
-                            u < n && line < BS);
+                    ldv_vec<false, HM>(a.val + (b + u * BPS) * BS2 + line * BS + cv * VEC,
+                                       v[u][i], u < n && line < BS);
                 }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const T *xb = a.x + (int64_t)col[u] * BS;
                 if constexpr (ORD == ROW) {
-                    ldv_vec<true>(xb + cv * VEC, xv[u], u < n);
+                    ldv_vec<true, HX>(xb + cv * VEC, xv[u], u < n);
                 } else {
 #pragma unroll
                     for (int i = 0; i < LPL; ++i) {
                         T x1[1];
-                        ldv_vec<true>(xb + lj + NL * i, x1, u < n && lj + NL * i < BS);
+                        ldv_vec<true, HX>(xb + lj + NL * i, x1, u < n && lj + NL * i < BS);
                         xv[u][i] = x1[0];
                     }
                 }
