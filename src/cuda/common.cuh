@@ -126,9 +126,8 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  * evict-last on top changed nothing measurable, and would leave the
  * caller's vector persisting in L2, so x keeps the normal priority. */
 enum class L2h { normal, first };
-template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
+__device__ __forceinline__ uint64_t l2_evict_first()
 {
-    static_assert(H == L2h::first, "only evict-first has a policy");
     uint64_t r;
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
     return r;
@@ -141,7 +140,7 @@ template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
             asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
         else                                                                   \
             asm("ld.global.nc" l1 ".L2::cache_hint.L2::256B." suf " %0, [%1], %2;" \
-                : cons(r) : "l"(p), "l"(l2_policy<H>()));                      \
+                : cons(r) : "l"(p), "l"(l2_evict_first()));                      \
         return r;                                                              \
     }
 #define BSRMV_LDT_(T, suf, cons)                                               \
@@ -186,7 +185,7 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
         : __VA_ARGS__)
 #define BSRMV_LDVP_(l1, pr, pi, ops, ...)                                      \
     asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1                      \
-        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_policy<H>()))
+        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_evict_first()))
 #define BSRMV_LDV_ALL_(pr, pi, ops, ...)                                       \
     if constexpr (H != L2h::normal && KEEP_L1)                                 \
         BSRMV_LDVP_("", pr, pi, ops, __VA_ARGS__);                             \
