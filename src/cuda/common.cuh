@@ -117,19 +117,20 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  * lost 20% without L1.
  *
  * H, the L2 eviction priority of the load (createpolicy + .L2::cache_hint):
- * a kernel that reads val and col_idx with L2h::first keeps x and the y it
- * writes in L2 while the matrix streams past (DRAM writes of y fell from
- * 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That lifted the staged kernel
- * 0-4%, the wide kernel at bs 2 5-16% and the flat merge path at bs 1 5%,
- * and cost by-block, by-column, K1, K2, the vector stream and the wide
- * kernel at bs >= 4 up to 7% (session 21), so each kernel chooses.  x
- * evict-last on top changed nothing measurable, and would leave the
- * caller's vector persisting in L2, so x keeps the normal priority. */
-enum class L2h { normal, first };
-__device__ __forceinline__ uint64_t l2_evict_first()
+ * a kernel that passes L2h::first for val and col_idx and L2h::last for x
+ * keeps x and the y it writes in L2 while the matrix streams past (DRAM
+ * writes of y fell from 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That
+ * lifted the staged kernel 2-3%, the wide kernel at bs 2 7-15% and the flat
+ * merge path at bs 1 4-5%, and cost by-block, by-column, the vector stream
+ * and the wide kernel at bs >= 4 2-7% (session 21), so each kernel chooses. */
+enum class L2h { normal, first, last };
+template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
 {
     uint64_t r;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
+    if constexpr (H == L2h::last)
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(r));
+    else
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
     return r;
 }
 #define BSRMV_LD1_(name, T, suf, cons, l1)                                     \
@@ -140,7 +141,7 @@ __device__ __forceinline__ uint64_t l2_evict_first()
             asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
         else                                                                   \
             asm("ld.global.nc" l1 ".L2::cache_hint.L2::256B." suf " %0, [%1], %2;" \
-                : cons(r) : "l"(p), "l"(l2_evict_first()));                      \
+                : cons(r) : "l"(p), "l"(l2_policy<H>()));                      \
         return r;                                                              \
     }
 #define BSRMV_LDT_(T, suf, cons)                                               \
@@ -185,7 +186,7 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
         : __VA_ARGS__)
 #define BSRMV_LDVP_(l1, pr, pi, ops, ...)                                      \
     asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1                      \
-        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_evict_first()))
+        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_policy<H>()))
 #define BSRMV_LDV_ALL_(pr, pi, ops, ...)                                       \
     if constexpr (H != L2h::normal && KEEP_L1)                                 \
         BSRMV_LDVP_("", pr, pi, ops, __VA_ARGS__);                             \
