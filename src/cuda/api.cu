@@ -443,7 +443,7 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
     const bsrmv_gpu_config wide = {BSRMV_GPU_WIDE, wide_g, 1, 128, 0};
     /* where wide is the pick among the sizes it has: every row-major one
      * but double bs 4 (by-block), and these column-major ones */
-    const bool use_wide = row ? !(dbl && (bs == 4 || bs == 8)) : bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 8 || bs == 32));
+    const bool use_wide = row ? !(dbl && (bs == 4 || bs == 8)) : bs == 2 || bs == 16 || (!dbl && (bs == 4 || bs == 32));
     bsrmv_gpu_config c = bycol32;
     auto k2 = [&](int ntg) {
         int nta = 256 / (bs * ntg);
@@ -457,12 +457,13 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
     const bool k3_narrow = row && (bs <= 32 || (!dbl && bs < 64));
     const int k3_rows = row ? (bs <= 32 ? bs : 8) : dbl && bs < 128 ? 40 : 64;
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, k3_narrow ? 8 : 32, 1, 0, (bs + k3_rows - 1) / k3_rows};
-    /* staged (sm_90): float bs 3, 7 and 12, both orders, where its buffers,
-     * sized by the longest row, are mostly full.  Double bs 2 went back to
-     * wide when its loads got L2 priorities (session 21: wide g8 1.05-1.10x
-     * staged) */
-    const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, bs == 12 ? 4 : 2, 1, 128, 3};
-    const bool use_staged = staged_ok && !dbl && (bs == 3 || bs == 7 || bs == 12) &&
+    /* staged (sm_90): float bs 3, 6, 7 and 12, both orders, where its
+     * buffers, sized by the longest row, are mostly full.  Double bs 2 went
+     * back to wide when its loads got L2 priorities (session 21: wide g8
+     * 1.05-1.10x staged); float bs 6 came to it from the vector stream
+     * (1.02-1.04x with the priorities, session 21 runs 7-8) */
+    const bsrmv_gpu_config staged = {BSRMV_GPU_STAGED, bs == 6 || bs == 12 ? 4 : 2, 1, 128, 3};
+    const bool use_staged = staged_ok && !dbl && (bs == 3 || bs == 6 || bs == 7 || bs == 12) &&
                             (double)m->len_max <= 2.0 * m->len_mean && cfg_built(m, staged);
     if (bs == 1) /* CSR: the vector kernel, 4 lanes per row */
         c = {BSRMV_GPU_BY_COLUMN, 4, 1, 256, 0};
@@ -474,12 +475,12 @@ static bsrmv_gpu_config plain_rule(const bsrmv_gpu_matrix *m, bool staged_ok = t
         c = {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0};
     else if (bs <= 5) /* double bs 3 (by-block 1.04-1.06x K1 in session 21), bs 4: double */
         c = byblock;
-    else if (bs == 6 && !dbl) /* 3 block rows per warp, the most bs 6 float has */
+    else if (bs == 6 && !dbl) /* without staged: 3 block rows per warp, the most bs 6 float has */
         c = {BSRMV_GPU_VEC_STREAM, 32, 3, 128, 0};
     else if (bs <= 7) /* double bs 6, 7 and row-major float 7: by_column batched
                        * (sessions 8, 11); column-major float 7: K2 (session 11) */
         c = dbl || (row && bs == 7) ? bycol32 : k2(2);
-    else if (bs == 8 && dbl)
+    else if (bs == 8 && (dbl || !row)) /* float column-major too: 1.025-1.035x wide (H100, sessions 17-21) */
         c = {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0};
     else if (bs == 8) /* K2 (2 groups) ahead since the load hints (common.cuh) */
         c = k2(2);

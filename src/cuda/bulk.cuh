@@ -31,7 +31,7 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, uint32_t b
         asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
                      " [%0], [%1], %2, [%3], %4;"
                      :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)),
-                        "l"(l2_policy<H>())
+                        "l"(l2_evict_first())
                      : "memory");
 }
 

@@ -117,20 +117,22 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  * lost 20% without L1.
  *
  * H, the L2 eviction priority of the load (createpolicy + .L2::cache_hint):
- * a kernel that passes L2h::first for val and col_idx and L2h::last for x
- * keeps x and the y it writes in L2 while the matrix streams past (DRAM
- * writes of y fell from 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That
- * lifted the staged kernel 2-3%, the wide kernel at bs 2 7-15% and the flat
- * merge path at bs 1 4-5%, and cost by-block, by-column, the vector stream
- * and the wide kernel at bs >= 4 2-7% (session 21), so each kernel chooses. */
-enum class L2h { normal, first, last };
-template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
+ * a kernel that reads val and col_idx with L2h::first keeps x and the y it
+ * writes in L2 while the matrix streams past (DRAM writes of y fell from
+ * 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That lifted the staged kernel
+ * 0-4%, the wide kernel at bs 2 5-16%, the flat merge path at bs 1 5% and
+ * the staged merge path at bs 4 0-4%, and cost by-block, by-column, K1,
+ * K2, the vector stream and the wide kernel at bs >= 4 up to 7% (sessions
+ * 21-22), so each kernel chooses.  x keeps the normal priority: evict-last
+ * on it changed nothing measurable (session 22: 0.99-1.01x without it),
+ * and its lines outlive the kernel -- up to the L2 set-aside for persisting
+ * accesses -- where they would crowd the caller's next kernels
+ * (scripts/l2_linger.cu). */
+enum class L2h { normal, first };
+__device__ __forceinline__ uint64_t l2_evict_first()
 {
     uint64_t r;
-    if constexpr (H == L2h::last)
-        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(r));
-    else
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
     return r;
 }
 #define BSRMV_LD1_(name, T, suf, cons, l1)                                     \
@@ -141,7 +143,7 @@ template <L2h H> __device__ __forceinline__ uint64_t l2_policy()
             asm("ld.global.nc" l1 ".L2::256B." suf " %0, [%1];" : cons(r) : "l"(p)); \
         else                                                                   \
             asm("ld.global.nc" l1 ".L2::cache_hint.L2::256B." suf " %0, [%1], %2;" \
-                : cons(r) : "l"(p), "l"(l2_policy<H>()));                      \
+                : cons(r) : "l"(p), "l"(l2_evict_first()));                      \
         return r;                                                              \
     }
 #define BSRMV_LDT_(T, suf, cons)                                               \
@@ -186,7 +188,7 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
         : __VA_ARGS__)
 #define BSRMV_LDVP_(l1, pr, pi, ops, ...)                                      \
     asm("{.reg .pred q; setp.ne.b32 q, %" pr ", 0; @q ld.global.nc" l1                      \
-        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_policy<H>()))
+        ".L2::cache_hint.L2::256B." ops ", %" pi ";}" : __VA_ARGS__, "l"(l2_evict_first()))
 #define BSRMV_LDV_ALL_(pr, pi, ops, ...)                                       \
     if constexpr (H != L2h::normal && KEEP_L1)                                 \
         BSRMV_LDVP_("", pr, pi, ops, __VA_ARGS__);                             \

@@ -332,9 +332,9 @@ k_mergeflat(const Args<T> a, const Schedule sc)
          * lane of each block-row segment adds it to the y slice.  Each
          * (row, r) has one such lane per step, so no atomics are needed. */
         constexpr int U = 4;
-        /* L2 priorities (common.cuh): at bs 1 the matrix streams
-         * evict-first and x stays (session 21: 1.045x on power-law) */
-        constexpr L2h HM = BS == 1 ? L2h::first : L2h::normal, HX = BS == 1 ? L2h::last : L2h::normal;
+        /* L2 priority (common.cuh): at bs 1 the matrix streams evict-first
+         * (session 21: 1.046x on power-law) */
+        constexpr L2h HM = BS == 1 ? L2h::first : L2h::normal;
         const int64_t nval = (je - j) * bs2;
         int64_t k = j + lane / bs2;
         int p = lane % bs2, cur = 0;
@@ -350,7 +350,7 @@ k_mergeflat(const Args<T> a, const Schedule sc)
                     const int c = p / bs;
                     const int off = ORD == COL ? p : r * bs + c;
                     v[q] = ldv<false, HM>(a.val + k * bs2 + off) *
-                           ld<HX>(a.x + (int64_t)ldc<HM>(a.col_idx + k) * bs + c);
+                           ld(a.x + (int64_t)ldc<HM>(a.col_idx + k) * bs + c);
                 } else {
                     kk[q] = -1; /* no value */
                 }

@@ -142,9 +142,8 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         for (int t = tid; t < nx; t += nt) {
             const int j = t / BS;
             const T *src = a.x + (int64_t)cs[j] * BS + (t - j * BS);
-            asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;"
-                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)),
-                            "l"(l2_policy<L2h::last>()) : "memory");
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)) : "memory");
         }
         js[GL] = (int)(q.s - q.b0);
         je[GL] = (int)(q.e - q.b0);

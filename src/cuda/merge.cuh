@@ -47,7 +47,7 @@ __host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, in
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load.
  * xline(k) points to block k's bs values of x. */
-template <typename T, int ORD, int BS, typename XL>
+template <typename T, int ORD, int BS, L2h HM = L2h::normal, typename XL>
 __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, XL xline,
                                               T *prod, int lane)
 {
@@ -67,7 +67,7 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
-                        ldv_vec(val + (int64_t)k * BS2 + c * BS, v);
+                        ldv_vec<false, HM>(val + (int64_t)k * BS2 + c * BS, v);
                         if constexpr (ORD == COL) {
                             const T xc = ld(xline(k) + c);
 #pragma unroll
@@ -111,7 +111,7 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
                 const T *xp = xline(k);
 #pragma unroll
                 for (int c = 0; c < BS; ++c)
-                    p[q] += ldv(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+                    p[q] += ldv<false, HM>(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
             }
         }
 #pragma unroll

@@ -88,9 +88,9 @@ struct WideLane {
                                         T (&acc)[NACC]) const
     {
         constexpr int64_t BS2 = (int64_t)BS * BS;
-        /* L2 priorities (common.cuh): at bs 2 the matrix streams evict-first
-         * and x stays (session 21: 1.07-1.15x); at bs 4 and above that lost 2% */
-        constexpr L2h HM = BS == 2 ? L2h::first : L2h::normal, HX = BS == 2 ? L2h::last : L2h::normal;
+        /* L2 priority (common.cuh): at bs 2 the matrix streams evict-first
+         * (session 21: 1.05-1.16x); at bs 4 and above that lost up to 3% */
+        constexpr L2h HM = BS == 2 ? L2h::first : L2h::normal;
         for (int64_t b = s + lb; b - lb < e; b += U * BPS) {
             int32_t col[U];
             T v[U][LPL][VEC], xv[U][ORD == ROW ? VEC : LPL];
@@ -114,12 +114,12 @@ struct WideLane {
             for (int u = 0; u < U; ++u) {
                 const T *xb = a.x + (int64_t)col[u] * BS;
                 if constexpr (ORD == ROW) {
-                    ldv_vec<true, HX>(xb + cv * VEC, xv[u], u < n);
+                    ldv_vec<true>(xb + cv * VEC, xv[u], u < n);
                 } else {
 #pragma unroll
                     for (int i = 0; i < LPL; ++i) {
                         T x1[1];
-                        ldv_vec<true, HX>(xb + lj + NL * i, x1, u < n && lj + NL * i < BS);
+                        ldv_vec<true>(xb + lj + NL * i, x1, u < n && lj + NL * i < BS);
                         xv[u][i] = x1[0];
                     }
                 }
