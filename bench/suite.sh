@@ -417,8 +417,8 @@ measure_gpu() {
         rc=${PIPESTATUS[0]}
         [ "$rc" = 0 ] && { rm -f "$out"; break; }
         FAILED=$((FAILED + 1))
-        # The records of a bs come out together at its end (auto last): the
-        # failed bs is the one after the last complete one.
+        # The records of a bs come out together at its end (the pick's
+        # among them): the failed bs is the one after the last complete one.
         last=$(grep -v '"backend":"stream"' "$out" | grep -o '"bs":[0-9]*' | tail -1 | cut -d: -f2)
         local done_last=0
         [ -n "$last" ] && grep -q "\"bs\":$last,.*\"kernel\":\"auto:" "$out" && done_last=1

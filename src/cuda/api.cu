@@ -368,7 +368,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * The wide kernel (session 9, measured on an H200, 27- and 7-point
  * grids, docs/GPU.md): every row-major size it has (0.98x at double bs 8,
  * 1.18-4.5x elsewhere), column-major double bs 2, 16 (1.06-1.16x; bs 4
- * until session 10) and float bs 2, 4, 8, 16, 32 (1.04-1.3x); K2 stays at
+ * until session 10) and float bs 2, 4, 8, 16, 32 (1.04-1.3x; float bs 8
+ * went to the vector stream in session 22); K2 stays at
  * double bs 8, 12, 24, 32 and float bs 12, 24.
  * By-block and K1 with gather_sum's batch (session 10, H200): K1 with 4
  * block rows per warp at bs 3 (1.13x by-block before, 1.03x after, both
@@ -409,7 +410,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * The vector stream (session 17, H100, 27-point grids of ~300 MB, three
  * runs): float bs 6 with 3 block rows per warp, 1.15-1.19x K2 column-major
  * and 1.30-1.37x K2 row-major; double bs 8 with one, 1.03-1.05x K2
- * (column-major) and wide (row-major).  Elsewhere it trailed:
+ * (column-major) and wide (row-major); float column-major bs 8 with one,
+ * 1.025-1.035x wide (sessions 17-22).  Elsewhere it trailed:
  * at odd bs its pieces straddle blocks and a 27-block row is one or two
  * masked batches (bs 3: 0.7x K1), at bs 2 and 4 0.95-1.0x wide.
  * The staged kernel (session 18, H100, the same grids, runs 6-7): float
@@ -418,7 +420,8 @@ static bool tune_lookup(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *cfg)
  * (1.27-1.32x), float bs 12 with 4 lanes 2578-2689 against K2 / wide
  * 2479-2538 (1.04-1.07x), double bs 2 with 8 lanes and 256 threads
  * 2546-2587 against wide 2416-2500 (1.03-1.05x).  It trailed at float bs
- * 5 (0.94-0.96x by-block), 6 (level with the vector stream), float
+ * 5 (0.94-0.96x by-block), 6 (level with the vector stream; ahead
+ * with the L2 priorities of session 21, 1.02-1.05x in session 22), float
  * row-major bs 2 (0.94x wide) and double bs 6 (level with by-column).
  * Its buffers are sized by the longest row; the rule keeps it to rows
  * within 2x of the mean (measured: the grids, 27 against 25.6-26.2), where

@@ -55,15 +55,14 @@ static bool ms_geom(int64_t rows, int64_t blocks, int bs, size_t ts, int nbuf, s
     return true;
 }
 
-/* L2 priority of val and col_idx (common.cuh): evict-first, so that x
- * stays in L2 while the matrix streams past (session 22, H100, power-law
- * bs 4: 1.01-1.04x double, level in float) */
-constexpr L2h MSH = L2h::first;
-
 template <typename T, int ORD, int BS, int NBUF>
 __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Schedule sc, const MsGeom g)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* L2 priority of val and col_idx (common.cuh): evict-first, so that x
+     * stays in L2 while the matrix streams past (session 22, H100,
+     * power-law bs 4: 1.01-1.04x double, level in float) */
+    constexpr L2h MSH = L2h::first;
     extern __shared__ __align__(16) unsigned char sm[];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, wpb = blockDim.x >> 5;
     unsigned char *const share = sm + (size_t)wib * g.warp_bytes;
@@ -149,7 +148,7 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
             rpi[t] = (int)(o < 0 ? -1 : o > nb ? nb : o);
         }
         unit_products<T, ORD, BS, MSH>(a, nb, a.val + j * BS * BS,
-                                  [&](int k) { return a.x + (int64_t)cs[k] * BS; }, prod, lane);
+                                       [&](int k) { return a.x + (int64_t)cs[k] * BS; }, prod, lane);
         /* buffer b is read: it takes the unit NBUF ahead while this one is
          * merged (threads' writes to it, the tails, ordered before the copy
          * engine's) */
