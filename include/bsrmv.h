@@ -533,16 +533,25 @@ void bsrmv_gpu_free(void *p);
 bsrmv_status bsrmv_gpu_to_device(void *d_dst, const void *src, size_t bytes);
 bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes);
 
+/* Keeps `stream` (NULL: the legacy default stream) busy on the current
+ * device for `us` microseconds, 0 < us <= 1e6: a one-thread kernel that
+ * waits on the GPU's clock.  For benchmarks: queued before a timed
+ * region's first event, it gives the host time to queue the whole region
+ * before the GPU reaches it, so that the region's time leaves out the
+ * host's launch latency, as in a solver's loop, where calls queue back to
+ * back (nvbench's blocking kernel, with a clock instead of a host flag). */
+bsrmv_status bsrmv_gpu_stall(double us, void *stream);
+
 /* Read bandwidth of the current device: a read-only kernel over `bytes`
- * (>= 1 GiB recommended), median of `reps` passes after a warm-up, in
- * 1e9 bytes/s. */
+ * (>= 1 GiB recommended), median of `reps` passes after a warm-up, each
+ * queued behind a stall (bsrmv_gpu_stall), in 1e9 bytes/s. */
 bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
 
 /* Gather bound of dA: *ms = the median time of `reps` passes (after a
- * warm-up) of a kernel that does only the memory work every SpMV of dA
- * does -- read val and col_idx once and load x (d_x, cols values on dA's
- * device) at the columns of every block -- without row_ptr, sums per row or
- * y; the fastest of four variants (a lane per block row or per value, two
+ * warm-up, each behind a stall) of a kernel that does only the memory work
+ * every SpMV of dA does -- read val and col_idx once and load x (d_x, cols
+ * values on dA's device) at the columns of every block -- without row_ptr,
+ * sums per row or y; the fastest of four variants (a lane per block row or per value, two
  * unroll depths each).  The benchmark reports it as GB/s of the SpMV's
  * bytes next to the kernels: what is left between a kernel and it is the
  * cost of the rows.  A measured reference, not a proof: a tuned SpMV kernel

@@ -5,7 +5,8 @@
 #   VARIANTS="name:FLAGS name@DIR:FLAGS ..."  (FLAGS comma-separated, e.g.
 #   -DA=1,-DB=2; empty = base; @DIR builds the sources in DIR instead of .,
 #   e.g. a `git archive` of the last commit, to compare a change with the
-#   code before it)
+#   code before it; name=BUILD:ARGS runs variant BUILD's build again with
+#   more bench arguments, comma-separated, e.g. cold=new:--cold-launch)
 #   CASES: one `bsrmv bench` argument string per line (default below)
 #   PROFILE: cases (as CASES) to run once more under ncu with the first
 #   variant's build: per-kernel time, DRAM/L2 bytes, occupancy, stall mix
@@ -13,7 +14,8 @@
 #   so that cuSPARSE's slow paths do not use up the 400 profiled launches;
 #   NCU_EXTRA: more metrics, comma-separated, e.g. l1tex__throughput.avg.pct_of_peak_sustained_active)
 #   PREBUILT=DIR: no builds, one variant "new" run from DIR/bsrmv (e.g. the
-#   build-gpu of scripts/gpu_check.sh in the same device call)
+#   build-gpu of scripts/gpu_check.sh in the same device call), and the
+#   VARIANTS of the form name=new:ARGS
 # Records: $OUT/ab.jsonl (each line gets "variant"); table: scripts/ab_table.py.
 OUT=${OUT:-/tmp/gpu_ab_out}
 mkdir -p "$OUT"
@@ -32,9 +34,12 @@ CASES=${CASES:-"--grid 71 --bs 2
 nvidia-smi -L
 names=()
 t0=$(date +%s)
-builds=$VARIANTS
+builds=""
+for v in $VARIANTS; do case ${v%%:*} in *=*) ;; *) builds="$builds $v" ;; esac; done
 if [ -n "$PREBUILT" ]; then
-  VARIANTS="new:"; builds=""
+  keep="new:"
+  for v in $VARIANTS; do case ${v%%:*} in *=new) keep="$keep $v" ;; esac; done
+  VARIANTS=$keep; builds=""
   rm -rf build-ab-new && ln -s "$(realpath "$PREBUILT")" build-ab-new
 fi
 # the builds run side by side (a CUDA build is a few long nvcc jobs)
@@ -46,12 +51,14 @@ for v in $builds; do
     cmake --build "build-ab-$name" -j "$J" --target bsrmv_cli >>"$OUT/build-$name.log" 2>&1 ) &
 done
 wait
+declare -A bin args
 for v in $VARIANTS; do
-  spec=${v%%:*}; name=${spec%%@*}
-  if [ -x "build-ab-$name/bsrmv" ]; then
-    names+=("$name")
+  spec=${v%%:*}; name=${spec%%@*}; build=$name
+  case $spec in *=*) name=${spec%%=*}; build=${spec#*=}; a=${v#*:}; args[$name]=${a//,/ } ;; esac
+  if [ -x "build-ab-$build/bsrmv" ]; then
+    names+=("$name"); bin[$name]=build-ab-$build/bsrmv
   else
-    echo "== build $name: FAILED"; tail -20 "$OUT/build-$name.log"
+    echo "== build $build: FAILED"; tail -20 "$OUT/build-$build.log"
   fi
 done
 echo "== builds: ${names[*]} ok in $(( $(date +%s) - t0 )) s"
@@ -61,7 +68,7 @@ while IFS= read -r c; do
   [ -z "$c" ] && continue
   for name in "${names[@]}"; do
     # shellcheck disable=SC2086
-    timeout 120 "build-ab-$name/bsrmv" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --json \
+    timeout 120 "${bin[$name]}" bench $c ${args[$name]} --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --json \
       --reps 50 2>>"$OUT/ab.log" | sed "s/^{/{\"variant\":\"$name\",/" >>"$OUT/ab.jsonl"
   done
 done <<<"$CASES"
@@ -82,7 +89,7 @@ if [ -n "$PROFILE" ] && command -v ncu >/dev/null && [ ${#names[@]} -gt 0 ]; the
     # shellcheck disable=SC2086
     timeout 240 ncu --clock-control none --csv --print-units base --metrics "$M" -c 400 \
       ${NCU_KERNELS:+-k "regex:$NCU_KERNELS"} \
-      "build-ab-${names[0]}/bsrmv" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --reps 20 >"$OUT/ncu_$n.csv" 2>"$OUT/ncu_$n.log"
+      "${bin[${names[0]}]}" bench $c --gpu --no-cpu --gpu-kernels "${KERNELS:-auto}" --reps 20 >"$OUT/ncu_$n.csv" 2>"$OUT/ncu_$n.log"
     echo "== ncu: $c (rc=$?)"
     python3 scripts/ncu_table.py "$OUT/ncu_$n.csv" 2>&1 | tee -a "$OUT/ab_profile.txt"
   done <<<"$PROFILE"

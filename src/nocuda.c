@@ -90,6 +90,11 @@ bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes)
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_stall(double us, void *stream)
+{
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)
 {
     if (gbps)

@@ -62,6 +62,7 @@ struct bench_options {
     enum bench_gpu_kernels gpu_kernels;
     const char *gpu_kernel_prefixes; /* ALL only: names starting so (a,b,...) */
     int no_cpu;                     /* --no-cpu: GPU run without CPU timing */
+    int cold_launch;                /* GPU calls timed from an idle GPU    */
     int verbose;                    /* per-phase wall times on stderr      */
 };
 

@@ -4,7 +4,8 @@
  * CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR expansion), the device's read
  * bandwidth and the matrix's gather bound (bsrmv_gpu_gather_bound), on the
  * same matrix in the same run.  CUDA events around each call, warm-up,
- * median of >= 50 calls.
+ * median of >= 50 calls; each call queued behind a stall (bsrmv_gpu_stall)
+ * unless --cold-launch, so that its time is the GPU's alone.
  * GB/s always counts the BSR bytes of the case (bsrmv_matrix_spmv_bytes),
  * so every path is compared on the same work. */
 #include "bench_gpu.h"
@@ -29,6 +30,9 @@ struct rec {
 
 static double g_read_gbps;
 static char g_device[128];
+/* Length of the stall each timed call is queued behind; 0: --cold-launch.
+ * Grows where the host took longer than it to queue a call. */
+static double g_stall_us;
 
 int bench_gpu_available(void)
 {
@@ -39,7 +43,13 @@ int bench_gpu_available(void)
 typedef int (*call_fn)(void *ctx);
 
 /* Median time of `reps` calls (after 5 warm-up calls), each between two
- * events on stream s.  Returns 0, or 1 on a failed call. */
+ * events on stream s.  Without a stall the GPU, idle after the last call,
+ * records the first event as soon as the host queues it and then waits for
+ * the host's launch work (a bsrmv call checks its pointers first, cuSPARSE
+ * does its own): microseconds that a solver's loop, queued back to back,
+ * never waits, and 2-5% of a 100-microsecond SpMV.  A sample whose calls
+ * took the host longer to queue than half the stall is taken again behind
+ * a longer stall.  Returns 0, or 1 on a failed call. */
 static int time_calls(call_fn f, void *ctx, int reps, cudaStream_t s, double *ms)
 {
     cudaEvent_t e0, e1;
@@ -51,14 +61,25 @@ static int time_calls(call_fn f, void *ctx, int reps, cudaStream_t s, double *ms
     int rc = 0;
     for (int i = 0; i < 5 && !rc; i++)
         rc = f(ctx);
-    for (int i = 0; i < reps && !rc; i++) {
+    for (int i = 0, retries = 0; i < reps && !rc; i++) {
         float m = 0;
+        const double h0 = bench_now_ms();
+        if (g_stall_us > 0 && bsrmv_gpu_stall(g_stall_us, s) != BSRMV_SUCCESS) {
+            fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+            rc = 1;
+            break;
+        }
         cudaEventRecord(e0, s);
         rc = f(ctx);
         cudaEventRecord(e1, s);
+        const double queued_us = (bench_now_ms() - h0) * 1e3;
         if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&m, e0, e1) != cudaSuccess)
             rc = 1;
         t[i] = m;
+        if (g_stall_us > 0 && queued_us > 0.5 * g_stall_us && g_stall_us < 1e5 && retries++ < 20) {
+            g_stall_us *= 4;
+            i--;
+        }
     }
     if (!rc && cudaDeviceSynchronize() != cudaSuccess)
         rc = 1;
@@ -215,6 +236,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     if (g_read_gbps > 0)
         json_num(&j, "stream_frac", br.gbps / g_read_gbps);
     json_num(&j, "vs_best_cusparse", best_cusparse_ms > 0 ? best_cusparse_ms / r->ms : NAN);
+    json_num(&j, "stall_us", g_stall_us);
     json_end(&j);
     fflush(stdout);
 }
@@ -622,6 +644,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
         return 1;
     }
     const double t0 = bench_now_ms();
+    g_stall_us = o->cold_launch ? 0 : g_stall_us > 0 ? g_stall_us : 100;
     measure_device(o);
     if (!cuda_ok(cudaStreamCreate(&b.s), "cudaStreamCreate"))
         goto fail;

@@ -89,6 +89,9 @@ static void usage(FILE *f)
         "                      of them (e.g. merge_path/g1) and the pick\n"
         "    --no-cpu          GPU records only: no CPU timing, no stream; y is\n"
         "                      still checked against the reference\n"
+        "    --cold-launch     time each GPU call from an idle GPU, the host's\n"
+        "                      launch latency included (default: queued behind a\n"
+        "                      stall, the GPU's time alone)\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
         "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
@@ -332,6 +335,8 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
             o->gpu_kernel_prefixes = strcmp(v, "all") == 0 || strcmp(v, "auto") == 0 ? NULL : v;
         } else if (strcmp(a, "--no-cpu") == 0) {
             o->no_cpu = 1;
+        } else if (strcmp(a, "--cold-launch") == 0) {
+            o->cold_launch = 1;
         } else if (strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
         } else {

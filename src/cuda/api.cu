@@ -1079,7 +1079,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The median time (ms) of `reps` runs of pass(), each between two events on
- * the default stream, after a warm-up run; t: room for reps times. */
+ * the default stream, after a warm-up run; t: room for reps times.  Each
+ * run is queued behind a stall, so that its time is the GPU's alone
+ * (bsrmv_gpu_stall): pass() is one launch, queued in a few microseconds. */
 template <typename F>
 static cudaError_t median_ms(F pass, int reps, double *t, double *ms)
 {
@@ -1091,7 +1093,8 @@ static cudaError_t median_ms(F pass, int reps, double *t, double *ms)
         e = cudaDeviceSynchronize();
     for (int i = 0; i < reps && e == cudaSuccess; ++i) {
         float m = 0;
-        if ((e = cudaEventRecord(e0, 0)) == cudaSuccess && (e = pass()) == cudaSuccess &&
+        if ((e = stall_pass(50, 0)) == cudaSuccess && (e = cudaEventRecord(e0, 0)) == cudaSuccess &&
+            (e = pass()) == cudaSuccess &&
             (e = cudaEventRecord(e1, 0)) == cudaSuccess && (e = cudaEventSynchronize(e1)) == cudaSuccess)
             e = cudaEventElapsedTime(&m, e0, e1);
         t[i] = m;
@@ -1105,6 +1108,15 @@ static cudaError_t median_ms(F pass, int reps, double *t, double *ms)
     if (e1)
         cudaEventDestroy(e1);
     return e;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_stall(double us, void *stream)
+{
+    if (!(us > 0 && us <= 1e6))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "stall of %g us: must be in (0, 1e6]", us);
+    cudaGetLastError();
+    CU_RET(stall_pass(us, (cudaStream_t)stream), "stall kernel");
+    return BSRMV_SUCCESS;
 }
 
 extern "C" bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps)

@@ -435,6 +435,7 @@ BSRMV_DECL_LAUNCHER(launch_balanced)
 template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);
 cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink,
                                 cudaStream_t s);
+cudaError_t stall_pass(double us, cudaStream_t s);
 template <typename T>
 cudaError_t gather_pass(const T *val, const int32_t *col, const T *x, int64_t nnzb, int bs,
                         int order, int variant, int sms, T *sink, cudaStream_t s);

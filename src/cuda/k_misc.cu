@@ -1,6 +1,6 @@
-/* Transpose SpMV (y = alpha*A^T*x + beta*y), the y = beta*y pass, and the
- * two bounds of the benchmark: the read-only bandwidth kernel and the
- * gather bound of a matrix. */
+/* Transpose SpMV (y = alpha*A^T*x + beta*y), the y = beta*y pass, the
+ * two bounds of the benchmark (the read-only bandwidth kernel and the
+ * gather bound of a matrix) and the stall that its timings start behind. */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
@@ -66,37 +66,54 @@ int launch_transpose(const Args<T> &a, int order, const Launch &l, cudaStream_t 
 }
 BSRMV_INSTANTIATE_LAUNCHER(launch_transpose)
 
-/* Reads every byte of buf once with 16-byte loads (four in flight per
- * thread); the xor of everything goes to *sink only if it equals a value
- * the fill never produces, so the loads cannot be dropped. */
+/* Reads every byte of buf once with 16-byte loads: a warp per contiguous
+ * chunk of 32 x RU loads, all in flight before the first use, and as many
+ * thread blocks as the chunks need.  A grid-stride loop (SMs x 8 blocks, 4
+ * loads in flight per thread) read 3% slower, below what a bsrmv SpMV
+ * reaches (H100: 3081 against 3173 GB/s over 2 GiB, scripts/read_probe.cu,
+ * docs/GPU.md "Session 23").  The xor of everything goes to *sink only if
+ * it equals a value the fill never produces, so the loads cannot be
+ * dropped. */
+constexpr int RU = 8;
 __global__ void k_read(const uint4 *__restrict__ buf, size_t n, unsigned long long *sink)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5;
+    const size_t base = warp * 32 * RU + (threadIdx.x & 31);
+    uint4 v[RU];
+#pragma unroll
+    for (int u = 0; u < RU; ++u)
+        v[u] = base + u * 32 < n ? __ldg(buf + base + u * 32) : make_uint4(0, 0, 0, 0);
     unsigned acc = 0;
-    for (; i + 3 * stride < n; i += 4 * stride) {
-        uint4 v0 = __ldg(buf + i), v1 = __ldg(buf + i + stride), v2 = __ldg(buf + i + 2 * stride),
-              v3 = __ldg(buf + i + 3 * stride);
-        acc ^= v0.x ^ v0.y ^ v0.z ^ v0.w ^ v1.x ^ v1.y ^ v1.z ^ v1.w ^ v2.x ^ v2.y ^ v2.z ^ v2.w ^
-               v3.x ^ v3.y ^ v3.z ^ v3.w;
-    }
-    for (; i < n; i += stride) {
-        uint4 v = __ldg(buf + i);
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
+#pragma unroll
+    for (int u = 0; u < RU; ++u)
+        acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
     if (acc == 0x9e3779b9u)
         *sink = acc;
 }
 
 cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink, cudaStream_t s)
 {
-    int dev = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess)
-        return err;
-    k_read<<<sms * 8, 256, 0, s>>>((const uint4 *)buf, bytes / 16, sink);
+    const size_t n = bytes / 16, per_block = 32 * RU * 8; /* 8 warps of 256 threads */
+    k_read<<<(unsigned)((n + per_block - 1) / per_block), 256, 0, s>>>((const uint4 *)buf, n, sink);
+    return cudaGetLastError();
+}
+
+/* One thread waits on the GPU's nanosecond clock: a timed region queued
+ * behind it is complete on the stream before the GPU reaches it (see
+ * bsrmv_gpu_stall). */
+__global__ void k_stall(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+cudaError_t stall_pass(double us, cudaStream_t s)
+{
+    k_stall<<<1, 1, 0, s>>>((unsigned long long)(us * 1e3));
     return cudaGetLastError();
 }
 

@@ -328,6 +328,22 @@ static void test_errors(void)
     TU_CHECK(ms == 0, "gather bound: time not cleared after a failure");
     TU_FAILS(bsrmv_gpu_gather_bound(NULL, dx, 3, &ms), BSRMV_ERR_ARGUMENT);
     TU_FAILS(bsrmv_gpu_gather_bound(dA, dx, 0, &ms), BSRMV_ERR_ARGUMENT);
+    /* the benchmark's stall: bounds, and it holds the stream that long */
+    TU_FAILS(bsrmv_gpu_stall(0, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_stall(-1, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_stall(NAN, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_stall(2e6, NULL), BSRMV_ERR_ARGUMENT);
+    cudaEvent_t e0, e1;
+    TU_CHECK(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess, "events");
+    cudaEventRecord(e0, NULL);
+    TU_OK(bsrmv_gpu_stall(2000, NULL));
+    cudaEventRecord(e1, NULL);
+    float held = 0;
+    TU_CHECK(cudaEventSynchronize(e1) == cudaSuccess && cudaEventElapsedTime(&held, e0, e1) == cudaSuccess,
+             "stall: events");
+    TU_CHECK(held >= 1.99f && held < 50.0f, "a 2 ms stall held the stream %g ms", held);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
     /* the library still works after the failures */
     TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, dy, n, NULL));
     TU_CHECK(cudaDeviceSynchronize() == cudaSuccess, "device broken after the error paths");
