@@ -24,14 +24,7 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#define CK(call)                                                                                             \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                                      \
-            return 1;                                                                                        \
-        }                                                                                                    \
-    } while (0)
+#include "probe.cuh"
 
 enum Hint { NORMAL, LAST, FIRST };
 
