@@ -24,7 +24,14 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#include "probe.cuh"
+#define CK(call)                                                                                             \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess) {                                                                             \
+            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                                      \
+            return 1;                                                                                        \
+        }                                                                                                    \
+    } while (0)
 
 enum Hint { NORMAL, LAST, FIRST };
 

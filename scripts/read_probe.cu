@@ -25,7 +25,14 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#include "probe.cuh"
+#define CK(call)                                                                                             \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess) {                                                                             \
+            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                                      \
+            return 1;                                                                                        \
+        }                                                                                                    \
+    } while (0)
 
 template <bool FILL> __device__ __forceinline__ unsigned load(const uint4 *p)
 {
@@ -95,6 +102,16 @@ template <bool FILL, int U> __global__ void k_range(const uint4 *p, size_t n, un
         *sink = acc;
 }
 
+__global__ void k_stall(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
 struct Variant {
     const char *name;
     void (*kern)(const uint4 *, size_t, unsigned *);
@@ -136,7 +153,7 @@ int main()
                 std::vector<float> t(20);
                 vs[v].kern<<<grid, 256>>>(buf, n, sink);
                 for (float &m : t) {
-                    bsrmv_cuda::k_stall<<<1, 1>>>(50000);
+                    k_stall<<<1, 1>>>(50000);
                     CK(cudaEventRecord(e0));
                     vs[v].kern<<<grid, 256>>>(buf, n, sink);
                     CK(cudaEventRecord(e1));

@@ -2,7 +2,6 @@
  * two bounds of the benchmark (the read-only bandwidth kernel and the
  * gather bound of a matrix) and the stall that its timings start behind. */
 #include "common.cuh"
-#include "stall.cuh"
 
 namespace bsrmv_cuda {
 
@@ -97,6 +96,19 @@ cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long lon
     const size_t n = bytes / 16, per_block = 32 * RU * 8; /* 8 warps of 256 threads */
     k_read<<<(unsigned)((n + per_block - 1) / per_block), 256, 0, s>>>((const uint4 *)buf, n, sink);
     return cudaGetLastError();
+}
+
+/* One thread waits on the GPU's nanosecond clock: a timed region queued
+ * behind it is complete on the stream before the GPU reaches it (see
+ * bsrmv_gpu_stall). */
+__global__ void k_stall(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
 }
 
 cudaError_t stall_pass(double us, cudaStream_t s)
