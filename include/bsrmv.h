@@ -464,7 +464,8 @@ typedef struct bsrmv_gpu_plan_info {
     int64_t row_len_min, row_len_max, empty_rows;
     double row_len_mean, row_len_std;
     bsrmv_gpu_config config;   /* what bsrmv_gpu_spmv(OP_N) launches        */
-    int from_tune_table;       /* 1 if config came from the tune table      */
+    int from_tune_table;       /* 1: config came from the tune file; 2: from
+                                  bsrmv_gpu_matrix_tune; 0: the built-in table */
     int owns_arrays;           /* 1 if uploaded, 0 if wrapped               */
     size_t device_bytes;       /* device memory the handle allocated        */
 } bsrmv_gpu_plan_info;
@@ -518,13 +519,26 @@ bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *dA, bsrmv_gpu_pla
 const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k);
 void bsrmv_gpu_config_string(const bsrmv_gpu_config *cfg, char *buf, size_t len);
 
-/* Tune table (text, written by `bsrmv tune`): lines
- *   type order bs kernel group rows threads param
- * e.g. "double col 3 by_column 16 4 256 0"; '#' starts a comment.  Loaded
- * from path, or with path == NULL from $BSRMV_TUNE_FILE (nothing if unset).
- * The table is read by plans made after the call; the first plan loads
- * $BSRMV_TUNE_FILE by itself. */
+/* Tune file: rows of the plan's table that come before the built-in one
+ * (docs/GPU.md, "The plan").  Lines
+ *   type order bs kernel/gG/rR/tT/pP [feature<value ...]
+ * e.g. "double col 3 by_column/g16/r4/t256/p0 mean<12", or as `bsrmv tune`
+ * writes them, "double col 3 by_column 16 4 256 0"; '#' starts a comment.
+ * Loaded from path, or with path == NULL from $BSRMV_TUNE_FILE (nothing if
+ * unset).  Plans made after the call read it; the first plan loads
+ * $BSRMV_TUNE_FILE by itself.  Thread-safe. */
 bsrmv_status bsrmv_gpu_load_tune_file(const char *path);
+
+/* The measured choice, for a matrix that will be multiplied many times (a
+ * solver): times the table's choice and every other configuration that
+ * applies (bsrmv_gpu_candidates; at most max_candidates of them, 0: all)
+ * on the matrix itself, reps calls each (0: 10), on `stream`, and keeps the
+ * fastest; another configuration must beat the table's by 1%.  *ms, if not
+ * NULL, gets the GPU time it took (~1-2 ms for a 10 MB matrix, ~60 calls
+ * of each candidate's time in general).  Uses scratch vectors of its own;
+ * the handle must not be in use by another thread meanwhile. */
+bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int reps, void *stream,
+                                   double *ms);
 
 /* Device memory helpers (cudaMalloc/cudaFree/cudaMemcpy with bsrmv errors:
  * BSRMV_ERR_DEVICE_NOMEM when the allocation does not fit). */

@@ -1,5 +1,5 @@
 /* Names of the GPU kernel families and the config string "name/gG/rR/tT/pP",
- * shared by the CUDA build (api.cu, also to parse tune tables) and the
+ * shared by the CUDA build (also to parse the plan tables, src/plan/) and the
  * build without CUDA, so that both print the same names. */
 #include "internal.h"
 

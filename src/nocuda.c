@@ -69,6 +69,12 @@ bsrmv_status bsrmv_gpu_load_tune_file(const char *path)
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int reps, void *stream,
+                                   double *ms)
+{
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_malloc(void **p, size_t bytes)
 {
     if (p)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define BENCH_MAX_LIST 64
+#define BENCH_TRAFFIC_CG (-1.0)
 
 enum bench_source {
     BENCH_NONE = 0,
@@ -63,6 +64,12 @@ struct bench_options {
     const char *gpu_kernel_prefixes; /* ALL only: names starting so (a,b,...) */
     int no_cpu;                     /* --no-cpu: GPU run without CPU timing */
     int cold_launch;                /* GPU calls timed from an idle GPU    */
+    int gpu_reps;                   /* GPU timed calls (0: max(reps, 50))  */
+    int gpu_tune;                   /* the pick is bsrmv_gpu_matrix_tune's */
+    /* Other memory traffic before each timed GPU call, as a solver's vector
+     * operations make between its SpMVs: bytes (0: calls back to back), or
+     * BENCH_TRAFFIC_CG for the vectors of one CG iteration. */
+    double gpu_traffic;
     int verbose;                    /* per-phase wall times on stderr      */
 };
 

@@ -33,6 +33,11 @@ static char g_device[128];
 /* Length of the stall each timed call is queued behind; 0: --cold-launch.
  * Grows where the host took longer than it to queue a call. */
 static double g_stall_us;
+/* The other traffic before each timed call (--gpu-traffic): a copy of
+ * g_traffic / 2 bytes from one buffer to the other, so that the caches hold
+ * what a solver's vector operations leave in them, not only the matrix. */
+static size_t g_traffic;
+static void *g_traffic_buf;
 
 int bench_gpu_available(void)
 {
@@ -64,6 +69,11 @@ static int time_calls(call_fn f, void *ctx, int reps, cudaStream_t s, double *ms
     for (int i = 0, retries = 0; i < reps && !rc; i++) {
         float m = 0;
         const double h0 = bench_now_ms();
+        if (g_traffic >= 2 && cudaMemcpyAsync((char *)g_traffic_buf + g_traffic / 2, g_traffic_buf, g_traffic / 2,
+                                              cudaMemcpyDeviceToDevice, s) != cudaSuccess) {
+            rc = 1;
+            break;
+        }
         if (g_stall_us > 0 && bsrmv_gpu_stall(g_stall_us, s) != BSRMV_SUCCESS) {
             fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
             rc = 1;
@@ -237,6 +247,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
         json_num(&j, "stream_frac", br.gbps / g_read_gbps);
     json_num(&j, "vs_best_cusparse", best_cusparse_ms > 0 ? best_cusparse_ms / r->ms : NAN);
     json_num(&j, "stall_us", g_stall_us);
+    json_int(&j, "traffic_bytes", (int64_t)g_traffic);
     json_end(&j);
     fflush(stdout);
 }
@@ -571,12 +582,22 @@ static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, st
                 bsrmv_gpu_matrix_set_config(b->dA, &cfgs[i]) != BSRMV_SUCCESS)
                 continue;
         } else {
-            bsrmv_gpu_matrix_set_config(b->dA, NULL);
+            double tune_ms = 0;
+            if (o->gpu_tune && bsrmv_gpu_matrix_tune(b->dA, 0, 0, b->s, &tune_ms) != BSRMV_SUCCESS) {
+                fprintf(stderr, "bsrmv: bsrmv_gpu_matrix_tune: %s\n", bsrmv_last_error());
+                rc = 1;
+                continue;
+            }
+            if (o->gpu_tune)
+                fprintf(stderr, "bsrmv: %s bs %d: measured choice in %.2f ms\n", c->matrix, c->info.bs, tune_ms);
+            else
+                bsrmv_gpu_matrix_set_config(b->dA, NULL);
             bsrmv_gpu_plan_info p;
             bsrmv_gpu_matrix_get_plan(b->dA, &p);
             char cs[80];
             bsrmv_gpu_config_string(&p.config, cs, sizeof cs);
-            snprintf(r->kernel, sizeof r->kernel, "auto:%s%s", cs, p.from_tune_table ? "(tuned)" : "");
+            snprintf(r->kernel, sizeof r->kernel, "auto:%s%s", cs,
+                     p.from_tune_table == 2 ? "(measured)" : p.from_tune_table ? "(tuned)" : "");
         }
         r->rel_err = check_once(c, call_bsrmv, b, b->dy, yh, ybytes, b->s);
         if (time_calls(call_bsrmv, b, reps, b->s, &r->ms) != 0) {
@@ -634,7 +655,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
 {
     const bsrmv_matrix_info *in = &c->info;
     const size_t ts = bsrmv_type_size(in->type);
-    const int reps = o->reps >= 50 ? o->reps : 50;
+    const int reps = o->gpu_reps > 0 ? o->gpu_reps : o->reps >= 50 ? o->reps : 50;
     struct rec *recs = calloc(MAXREC, sizeof *recs);
     bsrmv_gpu_config cfgs[MAXCFG];
     int nrec = 0, nc = 0, best_i = -1, rc = 0;
@@ -661,6 +682,13 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
         fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
         goto fail;
     }
+    g_traffic = o->gpu_traffic == BENCH_TRAFFIC_CG ? (size_t)10 * (size_t)in->rows * ts : (size_t)o->gpu_traffic;
+    if (g_traffic >= 2 && bsrmv_gpu_malloc(&g_traffic_buf, g_traffic)) {
+        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+        goto fail;
+    }
+    if (g_traffic >= 2 && !cuda_ok(cudaMemset(g_traffic_buf, 0, g_traffic), "cudaMemset"))
+        goto fail;
     c->ms.gpu_setup += bench_now_ms() - t0;
 
     double best_cs = 0;
@@ -694,6 +722,9 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
 fail:
     rc = 1;
 done:
+    bsrmv_gpu_free(g_traffic_buf);
+    g_traffic_buf = NULL;
+    g_traffic = 0;
     bsrmv_gpu_free(b.dx);
     bsrmv_gpu_free(b.dy);
     bsrmv_gpu_matrix_destroy(b.dA);

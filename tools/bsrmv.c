@@ -92,6 +92,13 @@ static void usage(FILE *f)
         "    --cold-launch     time each GPU call from an idle GPU, the host's\n"
         "                      launch latency included (default: queued behind a\n"
         "                      stall, the GPU's time alone)\n"
+        "    --gpu-traffic T   memory traffic before each timed GPU call, as a\n"
+        "                      solver makes between SpMVs: cg (the vectors of one\n"
+        "                      CG iteration, 10 x rows values), a size in MB, or\n"
+        "                      0: calls back to back (default)\n"
+        "    --gpu-reps R      timed GPU calls (default max(--reps, 50))\n"
+        "    --gpu-tune        the pick is the measured choice\n"
+        "                      (bsrmv_gpu_matrix_tune), its cost reported\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
         "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
@@ -337,6 +344,12 @@ static void parse_options(int argc, char **argv, struct bench_options *o, int be
             o->no_cpu = 1;
         } else if (strcmp(a, "--cold-launch") == 0) {
             o->cold_launch = 1;
+        } else if ((v = args_value(argc, argv, &i, "--gpu-traffic"))) {
+            o->gpu_traffic = strcmp(v, "cg") == 0 ? BENCH_TRAFFIC_CG : args_number("--gpu-traffic", v, 0, 1e6) * 1e6;
+        } else if (strcmp(a, "--gpu-tune") == 0) {
+            o->gpu_tune = 1;
+        } else if ((v = args_value(argc, argv, &i, "--gpu-reps"))) {
+            o->gpu_reps = (int)args_integer("--gpu-reps", v, 5, 1000000);
         } else if (strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
         } else {

@@ -1,5 +1,5 @@
 /* Shared by the CUDA kernel families (one .cu file per family) and the
- * C API in api.cu.  Not installed. */
+ * C API in matrix.cu.  Not installed. */
 #ifndef BSRMV_CUDA_COMMON_CUH
 #define BSRMV_CUDA_COMMON_CUH
 

@@ -1,5 +1,5 @@
 /* CUDA errors as bsrmv statuses, the device scope of an API call and the
- * device-pointer check, shared by the C API (api.cu) and the solvers
+ * device-pointer check, shared by the C API (matrix.cu) and the solvers
  * (solve.cu).  Not installed. */
 #ifndef BSRMV_CUDA_ERRORS_CUH
 #define BSRMV_CUDA_ERRORS_CUH

@@ -1,5 +1,5 @@
 /* Flat-stream kernel for small column-major blocks (a mode of by_column:
- * kernel BSRMV_GPU_BY_COLUMN with param = U > 0, see api.cu).
+ * kernel BSRMV_GPU_BY_COLUMN with param = U > 0, see candidates.cu).
  *
  * A warp owns `rows` consecutive block rows.  Their values
  * val[rp[row0]*bs2 .. rp[row0+rows]*bs2) are one contiguous run, streamed by

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Data for the GPU plan's table (src/plan_table.c): every bsrmv GPU kernel
+# and every cuSPARSE path on each real matrix, promoted to PROMOTE_BS and
+# split at its natural bs, both value types, the block orders of ORDERS,
+# timed as a solver calls SpMV (--gpu-traffic cg).  One JSON line per
+# measurement to $OUT/plan_data.jsonl; bench/plan_table.py learns the table.
+#   MATRICES=DIR (default ../shared/matrices)  ORDERS="col row"
+#   PROMOTE_BS=2,3,4,6,8,12,16  REPS=20  BUDGET_S=480 (stops starting
+#   matrices after that many seconds)  BUILD=build  TRAFFIC=cg
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OUT:=bench/results/plan}" "${MATRICES:=../shared/matrices}" "${ORDERS:=col row}"
+: "${PROMOTE_BS:=2,3,4,6,8,12,16}" "${REPS:=20}" "${BUDGET_S:=480}" "${BUILD:=build}" "${TRAFFIC:=cg}"
+mkdir -p "$OUT"
+BSRMV=$BUILD/bsrmv
+start=$SECONDS
+# natural bs: the largest whose aligned split adds at most 25% zeros
+natural() { "$BSRMV" info "$1" 2>/dev/null | awk '/aligned split/ {on = 1; next}
+    on && $1 ~ /^[0-9]+$/ && $1 >= 2 && $3 <= 1.25 {b = $1} END {print b ? b : 2}'; }
+for order in $ORDERS; do
+    for f in "$MATRICES"/*.mtx.gz; do
+        if [ $((SECONDS - start)) -gt "$BUDGET_S" ]; then
+            echo "plan_data: budget reached before $f ($order)" >&2
+            break 2
+        fi
+        for how in promote split; do
+            bs=$PROMOTE_BS
+            [ $how = split ] && bs=$(natural "$f")
+            "$BSRMV" bench --mtx "$f" --$how --bs "$bs" --type double,float --order "$order" --gpu --no-cpu \
+                --gpu-kernels all --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
+                >>"$OUT/plan_data.jsonl" 2>>"$OUT/plan_data.log" ||
+                echo "plan_data: $f $how $order failed (rc $?)" >&2
+        done
+        echo "plan_data: $order $(basename "$f") done at $((SECONDS - start)) s" >&2
+    done
+done

@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""The GPU plan's default table (src/plan/default.tbl) from measurements.
+
+Input: JSON lines of `bsrmv bench --gpu --gpu-kernels all` on real matrices
+(bench/plan_data.sh), every bsrmv kernel and every cuSPARSE path per case.
+Output: the table, and on stderr how its choice does against the best bsrmv
+kernel and the best cuSPARSE path, on the training matrices and on the
+held-out ones (--holdout), which the learning never sees.
+
+The table is a decision list: the first row whose type, order, bs and
+conditions match, and whose kernel is built for the matrix, is the plan.
+  * Learned rows, per (type, order, bs) seen in the data: a small tree on the
+    matrix's features (src/plan/features.c computes the same ones), each leaf
+    the configuration with the best geometric-mean efficiency over its cases.
+    Bounded by the largest l2 (bytes / L2 size) of the data for that key.
+  * Rule rows, for every (type, order, bs) up to 64: the 27-point-grid and
+    power-law tuning (large regular and large irregular matrices) that the
+    learned rows do not cover, written out per block size.
+
+  bench/plan_table.py --matrices ../shared/matrices DATA.jsonl.gz... > src/plan/default.tbl
+"""
+import argparse
+import collections
+import gzip
+import json
+import math
+import sys
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+L2_BYTES = 60 * 2**20  # cudaDevAttrL2CacheSize of the device measured (--l2-mib)
+FEATURES = ("l2", "mean", "cv", "maxmean")
+HOLDOUT = "bcsstk15,nasa4704,s1rmq4m1,bcspwr10,rajat01,lns_3937,cage8,luxembourg_osm"
+MIN_LEAF = 3  # distinct matrices per leaf
+# Where the grid tuning applies before the learned rows: matrices well past
+# the L2 with rows of nearly equal length, as the 27-point grids it was
+# measured on.
+GRID_LIKE = ("l2>=2", "maxmean<=2")
+
+
+def _grid_like(f):
+    return f["l2"] >= 2 and f["maxmean"] <= 2
+MIN_GAIN = 0.01  # mean log-efficiency a split must add per case
+
+
+# ---- features (the definitions of src/plan/features.c) --------------------
+
+_patterns = {}
+
+
+def _pattern(matrices, stem):
+    if stem not in _patterns:
+        with gzip.open(f"{matrices}/{stem}.mtx.gz") as f:
+            a = scipy.io.mmread(f).tocsr()
+        a.sum_duplicates()
+        _patterns[stem] = a
+    return _patterns[stem]
+
+
+def block_row_lengths(matrices, name, bs):
+    stem, how = name.split(":")
+    a = _pattern(matrices, stem)
+    if how == "promote":
+        return np.diff(a.indptr)
+    c = a.tocoo()
+    mb, nb = -(-a.shape[0] // bs), -(-a.shape[1] // bs)
+    b = sp.csr_matrix((np.ones(len(c.row)), (c.row // bs, c.col // bs)), shape=(mb, nb))
+    b.sum_duplicates()
+    return np.diff(b.indptr)
+
+
+def features(lens, nbytes):
+    mean = float(lens.mean()) if len(lens) else 0.0
+    return {
+        "l2": nbytes / L2_BYTES,
+        "mean": mean,
+        "cv": float(lens.std()) / mean if mean else 0.0,
+        "maxmean": float(lens.max()) / mean if mean else 0.0,
+        "mb": float(len(lens)),
+    }
+
+
+# ---- data -------------------------------------------------------------------
+
+def load(paths, matrices):
+    """cases[(matrix, bs, type, order, solver_mode)] = dict(f, k, cs, auto)."""
+    cases = collections.defaultdict(dict)
+    for p in paths:
+        opener = gzip.open if p.endswith(".gz") else open
+        with opener(p, "rt") as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("backend") not in ("gpu", "cusparse"):
+                    continue
+                key = (r["matrix"], r["bs"], r["type"], r["order"], r.get("traffic_bytes", 0) > 0)
+                c = cases[key]
+                c["bytes"] = r["bytes"]
+                k = r["kernel"]
+                if r["backend"] == "cusparse":
+                    c.setdefault("cs", {})[k] = r["time_ms"]
+                elif k.startswith("auto:"):
+                    c["auto"] = r["time_ms"]
+                else:
+                    c.setdefault("k", {})[k] = r["time_ms"]
+    done = {}
+    for key, c in cases.items():
+        if "k" not in c or "cs" not in c:
+            continue
+        c["f"] = features(block_row_lengths(matrices, key[0], key[1]), c["bytes"])
+        c["best"] = min(c["k"].values())
+        c["name"] = key[0]
+        f = c["f"]
+        c["irregular"] = f["maxmean"] > 16 and f["maxmean"] * f["mean"] >= 256
+        f["irregular"] = float(c["irregular"])
+        done[key] = c
+    return done
+
+
+# ---- learning ---------------------------------------------------------------
+
+def score(cases, cfg):
+    """Sum of log efficiency (best / time), a kernel below 90% counted twice."""
+    s = 0.0
+    for c in cases:
+        t = c["k"].get(cfg)
+        if t is None:
+            return -math.inf
+        e = c["best"] / t
+        s += math.log(e) + 2 * min(0.0, math.log(e / 0.9))
+    return s
+
+
+def best_cfg(cases):
+    cfgs = set.intersection(*(set(c["k"]) for c in cases))
+    return max(sorted(cfgs), key=lambda k: score(cases, k))
+
+
+def matrices(cases):
+    return len({c["name"].split(":")[0] for c in cases})
+
+
+def grow(cases, depth):
+    """A leaf (cfg) or (feature, threshold, below, above)."""
+    leaf = best_cfg(cases)
+    if depth == 0 or matrices(cases) < 2 * MIN_LEAF:
+        return leaf
+    base = score(cases, leaf)
+    best = None
+    for f in FEATURES:
+        vals = sorted({c["f"][f] for c in cases})
+        for lo, hi in zip(vals, vals[1:]):
+            th = float("%.3g" % ((lo + hi) / 2))
+            below = [c for c in cases if c["f"][f] < th]
+            above = [c for c in cases if c["f"][f] >= th]
+            if matrices(below) < MIN_LEAF or matrices(above) < MIN_LEAF:
+                continue
+            g = score(below, best_cfg(below)) + score(above, best_cfg(above)) - base
+            if best is None or g > best[0]:
+                best = (g, f, th, below, above)
+    if best is None or best[0] < MIN_GAIN * len(cases):
+        return leaf
+    _, f, th, below, above = best
+    return (f, th, grow(below, depth - 1), grow(above, depth - 1))
+
+
+def leaves(tree, conds=()):
+    if isinstance(tree, str):
+        yield conds, tree
+        return
+    f, th, below, above = tree
+    yield from leaves(below, conds + (f"{f}<{th:g}",))
+    yield from leaves(above, conds + (f"{f}>={th:g}",))
+
+
+def choose(tree, f):
+    while not isinstance(tree, str):
+        name, th, below, above = tree
+        tree = below if f[name] < th else above
+    return tree
+
+
+# ---- the rule rows: grids (plain) and power-law (irregular) tuning ---------
+
+def cfg(k, g, r, t, p):
+    return f"{k}/g{g}/r{r}/t{t}/p{p}"
+
+
+def k2(bs, ntg):
+    return cfg("k2_medium", ntg, 1, 0, max(1, 256 // (bs * ntg)))
+
+
+def k3(bs, dbl, row):
+    narrow = row and (bs <= 32 or (not dbl and bs < 64))
+    rows = (bs if bs <= 32 else 8) if row else (40 if dbl and bs < 128 else 64)
+    return cfg("k3_large", 8 if narrow else 32, 1, 0, -(-bs // rows))
+
+
+def plain_rows(bs, dbl, row):
+    """Rows (conditions, cfg) of large regular matrices, in priority order:
+    measured on 27-point and 7-point grids of 150-512 MB (docs/GPU.md)."""
+    out = []
+    bycol32 = cfg("by_column", 32, 1, 128, 0)
+    if not dbl or row:
+        pass
+    elif 2 <= bs <= 7:  # short rows (7-point grids), double column-major
+        short = (cfg("k1_small", 8, 4, 256, 0) if bs == 2 else
+                 cfg("by_column", 16, 4, 256, 0) if bs <= 4 else k2(bs, 2))
+        out.append((("mean<12",), short))
+    if bs == 1:
+        return out + [((), cfg("by_column", 4, 1, 256, 0))]
+    if not dbl and bs in (3, 6, 7, 12):
+        out.append((("maxmean<=2", "staged=1"), cfg("staged", 4 if bs in (6, 12) else 2, 1, 128, 3)))
+    use_wide = (not (dbl and bs in (4, 8))) if row else (bs in (2, 16) or (not dbl and bs in (4, 32)))
+    if use_wide:
+        if bs == 4 and not dbl:
+            out.append((("memsm>=30",), cfg("wide", 16, 1, 128, 0)))
+        out.append(((), cfg("wide", 8 if bs == 2 else 32, 1, 128, 0)))
+    if bs == 3 and not dbl:
+        out.append(((), cfg("k1_small", 32, 4, 256, 0)))
+    elif bs <= 5:
+        out.append(((), cfg("by_block", 32, 1, 128, 0)))
+    elif bs == 6 and not dbl:
+        out.append(((), cfg("vec_stream", 32, 3, 128, 0)))
+    elif bs <= 7:
+        out.append(((), bycol32 if dbl or (row and bs == 7) else k2(bs, 2)))
+    elif bs == 8:
+        out.append(((), cfg("vec_stream", 32, 1, 128, 0) if dbl or not row else k2(bs, 2)))
+    elif bs in (12, 16):
+        out.append(((), k2(bs, 4)))
+    elif bs in (24, 32):
+        out.append(((), k2(bs, 8 if dbl else 4)))
+    elif not row and (bs <= 10 or (dbl and bs == 11)):
+        out.append((("rowsm>=1024",), cfg("row_per_thread", 0, 1, 128, 4)))
+        out.append(((), bycol32 if dbl and bs <= 10 else k2(bs, 4)))
+    elif (dbl or bs >= 64 or 32 < bs <= 40) if row else bs >= 17:
+        out.append(((), k3(bs, dbl, row)))
+    elif not dbl and not row:
+        out.append(((), cfg("row_per_thread", 0, 1, 256, 8)))
+    else:
+        out.append(((), k2(bs, 8 if 16 <= bs <= 32 else 4)))
+    out.append(((), bycol32 if bs <= 32 else k3(bs, dbl, row)))
+    return out
+
+
+def irregular_rows(bs, dbl, row):
+    """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB):
+    the balanced kernels, whose work units ignore row boundaries."""
+    if bs > 32:
+        return []
+    unit = max(8, 8192 // (bs * bs))
+    if bs >= 8:
+        c = [cfg("fragment", 32, 1, 256, unit // 2 if bs < 16 else unit)]
+    elif bs == 1 or bs > 4:
+        c = [cfg("merge_path", 32, 1, 256, unit // (8 if bs == 1 else 4))]
+    else:
+        c = []
+        if bs == 4 and (dbl or not row):
+            c.append(cfg("merge_path", 1, 3, 32, 128))
+        c.append(cfg("merge_path", 1, 1, 256, 192 if bs == 2 else 128))
+    return [(("irregular=1",), x) for x in c]
+
+
+# ---- output -----------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data", nargs="+", help="JSON lines of bench/plan_data.sh")
+    ap.add_argument("--matrices", default="../shared/matrices")
+    ap.add_argument("--holdout", default=HOLDOUT, help="matrices kept out of the learning")
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")
+    ap.add_argument("--device", default="", help="the device the data was measured on, for the header")
+    ap.add_argument("--check", action="store_true", help="sum up bench/plan_check.sh records instead")
+    a = ap.parse_args()
+    if a.check:
+        check(a.data)
+        return
+    global L2_BYTES
+    L2_BYTES = a.l2_mib * 2**20
+    cases = load(a.data, a.matrices)
+    held = set(a.holdout.split(","))
+    is_held = lambda key: key[0].split(":")[0] in held
+    groups = collections.defaultdict(list)
+    for key, c in cases.items():
+        if not is_held(key):
+            groups[key[1:4]].append(c)
+    trees, lmax = {}, {}
+    for g, cs in groups.items():
+        if matrices(cs) >= MIN_LEAF:
+            trees[g] = grow(cs, a.depth)
+            lmax[g] = (max(c["f"]["l2"] for c in cs), max(c["f"]["maxmean"] for c in cs))
+
+    out = sys.stdout
+    out.write("# The GPU plan's default table: generated by bench/plan_table.py from\n"
+              "# bench/plan_data.sh measurements%s; do not edit by hand.\n"
+              "# type order bs config [conditions]: the first row that matches and whose\n"
+              "# kernel is built is the plan (src/plan/table.c, docs/GPU.md).\n"
+              % (" on an " + a.device if a.device else ""))
+    out.write("# Large regular matrices: the grid tuning (rule rows below) comes first.\n")
+    for bs in range(1, 65):
+        for ty in ("double", "float"):
+            for order in ("col", "row"):
+                for conds, c in plain_rows(bs, ty == "double", order == "row"):
+                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(GRID_LIKE + conds)))
+    out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % len(held))
+    for (bs, ty, order), tree in sorted(trees.items()):
+        for conds, c in leaves(tree):
+            lim = ("l2<%.3g" % (1.5 * lmax[(bs, ty, order)][0]), "maxmean<%.3g" % (1.5 * lmax[(bs, ty, order)][1]))
+            out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(lim + conds)))
+    out.write("# Rule rows: large irregular (power-law) and regular (grid) matrices.\n")
+    for bs in range(1, 65):
+        for ty in ("double", "float"):
+            for order in ("col", "row"):
+                for conds, c in irregular_rows(bs, ty == "double", order == "row") + \
+                        plain_rows(bs, ty == "double", order == "row"):
+                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
+    out.write("# Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).\n")
+    out.write("*      *   65-65535 %s\n" % cfg("k3_large", 32, 1, 0, 0))
+
+    # evaluation: the table's choice (learned rows only where they apply)
+    def rule_choice(key, c):
+        bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
+        f = c["f"]
+        rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + plain_rows(bs, dbl, row)
+        for conds, cf in rows:
+            ok = all(_cond(cd, f, key) for cd in conds)
+            if ok and cf in c["k"]:
+                return cf
+        return None
+
+    stats = collections.defaultdict(list)
+    for key, c in sorted(cases.items()):
+        g = key[1:4]
+        f = c["f"]
+        pick = None
+        if _grid_like(f):
+            pick = rule_choice(key, c)
+        elif g in trees and f["l2"] < float("%.3g" % (1.5 * lmax[g][0])) and f["maxmean"] < float("%.3g" % (1.5 * lmax[g][1])):
+            pick = choose(trees[g], f)
+        if pick is None:
+            pick = rule_choice(key, c)
+        t = c["k"].get(pick)
+        if t is None:
+            print("no choice for", key, file=sys.stderr)
+            continue
+        bc = min(c["cs"].values())
+        part = "held-out" if is_held(key) else "training"
+        stats[(part, key[4])].append((c["best"] / t, bc / t, bc / c["auto"] if "auto" in c else 0,
+                                      c["best"] / c["auto"] if "auto" in c else 0, key))
+    gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+    for (part, solver), v in sorted(stats.items()):
+        e = [x[0] for x in v]
+        r = [x[1] for x in v]
+        print("%-8s %-12s %3d cases: choice/best bsrmv gm %.3f, >=0.95 in %.0f%%, >=0.90 in %.0f%%, min %.2f; "
+              "vs best cuSPARSE gm %.3f, %d below 1.0 (min %.2f) | before: eff gm %.3f >=0.95 %.0f%%, "
+              "vs cuSPARSE gm %.3f, %d below 1.0"
+              % (part, "solver" if solver else "back-to-back", len(v), gm(e), 100 * np.mean([x >= 0.95 for x in e]),
+                 100 * np.mean([x >= 0.9 for x in e]), min(e), gm(r), sum(x < 1 for x in r), min(r),
+                 gm([x[3] for x in v]), 100 * np.mean([x[3] >= 0.95 for x in v]), gm([x[2] for x in v]),
+                 sum(x[2] < 1 for x in v)), file=sys.stderr)
+
+
+def check(paths):
+    """The dispatcher's pick (auto, or the measured choice) against the best
+    cuSPARSE path, per block order and timing mode (bench/plan_check.sh)."""
+    groups = collections.defaultdict(dict)
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("backend") not in ("gpu", "cusparse"):
+                    continue
+                key = (r["matrix"], r["bs"], r["type"])
+                g = groups[(r["order"], "solver" if r.get("traffic_bytes", 0) else "back-to-back")]
+                c = g.setdefault(key, {"cs": []})
+                if r["backend"] == "cusparse":
+                    c["cs"].append(r["time_ms"])
+                else:
+                    c["auto"] = r["time_ms"]
+    for (order, mode), g in sorted(groups.items()):
+        r = [min(c["cs"]) / c["auto"] for c in g.values() if c["cs"] and "auto" in c]
+        print("%s %-12s %4d cases: pick / best cuSPARSE gm %.3f, %d below 1.0 (%.1f%%), min %.2f"
+              % (order, mode, len(r), math.exp(sum(map(math.log, r)) / len(r)), sum(x < 1 for x in r),
+                 100.0 * sum(x < 1 for x in r) / len(r), min(r)))
+
+
+def _cond(cd, f, key):
+    for op in ("<=", ">=", "<", "="):
+        if op in cd:
+            name, v = cd.split(op)
+            v = float(v)
+            x = {"staged": 1.0, "memsm": 37.0, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
+            return {"<=": x <= v, ">=": x >= v, "<": x < v, "=": x == v}[op]
+    return True
+
+
+if __name__ == "__main__":
+    main()

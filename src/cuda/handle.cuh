@@ -1,0 +1,64 @@
+/* The device matrix handle and what the backend's files share about it:
+ * the launch of one configuration (launch.cuh), the candidates
+ * (candidates.cu), the plan (plan.cu).  Not installed. */
+#ifndef BSRMV_CUDA_HANDLE_CUH
+#define BSRMV_CUDA_HANDLE_CUH
+
+#include "common.cuh"
+#include "errors.cuh"
+#include "schedule.h"
+
+extern "C" {
+#include "plan/plan.h"
+}
+
+struct bsrmv_gpu_matrix {
+    int device;
+    int64_t mb, nb, nnzb;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t *row_ptr;
+    int32_t *col_idx;
+    void *val;
+    bool owns;
+    size_t dev_bytes;
+    /* the plan: computed once, when the handle is made */
+    int64_t *h_row_ptr; /* host copy: the balanced kernels' work units */
+    int64_t len_min, len_max, empty;
+    double len_mean, len_std;
+    int sms, cc;
+    size_t l2, smem_optin;
+    plan_features feat;
+    bsrmv_gpu_config cfg;
+    bsrmv_gpu_config short_cfg; /* the segmented scheme's short rows */
+    int from_tune;
+    int table_row; /* the row of the table that chose cfg (-1: none) */
+    /* work units of a balanced cfg (k_balanced.cu); sched_for says which */
+    bsrmv_cuda::Schedule sched;
+    bsrmv_gpu_config sched_for;
+    void *sched_mem;
+    size_t sched_bytes;
+};
+
+namespace bsrmv_cuda {
+
+static inline bool is_balanced(bsrmv_gpu_kernel k)
+{
+    return k == BSRMV_GPU_SEGMENTED || k == BSRMV_GPU_MERGE_PATH || k == BSRMV_GPU_FRAGMENT;
+}
+
+/* Whether c's kernel is instantiated for the matrix (a dry launch). */
+bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c);
+int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max);
+
+/* plan.cu: features and the table's choice, with the host row_ptr; the
+ * work units of a balanced configuration; the measured choice. */
+bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr);
+bsrmv_status plan_choose(bsrmv_gpu_matrix *m);
+bsrmv_status plan_set(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c);
+void plan_free(bsrmv_gpu_matrix *m);
+
+} // namespace bsrmv_cuda
+
+#endif

@@ -1,0 +1,69 @@
+/* One configuration's launch: the flat switch from a bsrmv_gpu_config to
+ * its kernel family's launcher.  dry: only ask whether the instantiation
+ * exists.  Included by the files that launch (candidates.cu, matrix.cu). */
+#ifndef BSRMV_CUDA_LAUNCH_CUH
+#define BSRMV_CUDA_LAUNCH_CUH
+
+#include "handle.cuh"
+
+namespace bsrmv_cuda {
+
+template <typename T>
+int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<T> &a, cudaStream_t s,
+               cudaError_t *err, bool dry)
+{
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    Launch l = {};
+    l.dry = dry;
+    l.group = c.group;
+    l.rows = c.rows;
+    l.threads = c.threads;
+    l.param = c.param;
+    l.sched = is_balanced(c.kernel) && m->sched_mem && m->sched_for.kernel == c.kernel &&
+                      m->sched_for.param == c.param
+                  ? &m->sched
+                  : nullptr;
+    l.merge = c.kernel == BSRMV_GPU_MERGE_PATH;
+    l.len_max = m->len_max;
+    l.sms = m->sms;
+    l.cc = m->cc;
+    l.smem_optin = m->smem_optin;
+    switch (c.kernel) {
+    case BSRMV_GPU_BY_BLOCK:
+    case BSRMV_GPU_K1_SMALL:
+        return launch_byblock<T>(a, order, l, s, err);
+    case BSRMV_GPU_BY_COLUMN:
+        return launch_bycolumn<T>(a, order, l, s, err);
+    case BSRMV_GPU_ROW_PER_THREAD:
+        return launch_rowthread<T>(a, order, l, s, err);
+    case BSRMV_GPU_WIDE:
+        return launch_wide<T>(a, order, l, s, err);
+    case BSRMV_GPU_VEC_STREAM:
+        return launch_vecstream<T>(a, order, l, s, err);
+    case BSRMV_GPU_STAGED:
+        return launch_staged<T>(a, order, l, s, err);
+    case BSRMV_GPU_K2_MEDIUM:
+        return launch_k2<T>(a, order, l, s, err);
+    case BSRMV_GPU_K3_LARGE:
+        return launch_k3<T>(a, order, l, s, err);
+    case BSRMV_GPU_TRANSPOSE:
+        return launch_transpose<T>(a, order, l, s, err);
+    case BSRMV_GPU_SEGMENTED: { /* short rows: a plain kernel; long rows: segments */
+        Args<T> shorts = a;
+        shorts.long_len = c.param;
+        const int r = launch_cfg<T>(m, m->short_cfg, shorts, s, err, dry);
+        if (r != LAUNCH_OK)
+            return r;
+        return launch_balanced<T>(a, order, l, s, err);
+    }
+    case BSRMV_GPU_MERGE_PATH:
+    case BSRMV_GPU_FRAGMENT:
+        return launch_balanced<T>(a, order, l, s, err);
+    default:
+        return LAUNCH_NOT_BUILT;
+    }
+}
+
+} // namespace bsrmv_cuda
+
+#endif

@@ -1,0 +1,230 @@
+/* The plan of a device matrix, made once when the handle is made: the
+ * matrix's features, the kernel configuration the tables choose (a tune
+ * file's rows first, then the built-in table), and the balanced kernels'
+ * work units.  The tables themselves are host code (src/plan/). */
+#include "handle.cuh"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace bsrmv_cuda {
+
+/* ---- the tune file ($BSRMV_TUNE_FILE or bsrmv_gpu_load_tune_file) ---- */
+
+static pthread_mutex_t tune_lock = PTHREAD_MUTEX_INITIALIZER;
+static plan_table tune_tab;
+static bool tune_env_done = false;
+
+static bsrmv_status load_tune_locked(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return bsrmv_fail(BSRMV_ERR_IO, "cannot open tune file %s", path);
+    size_t cap = 1 << 16, n = 0;
+    char *text = (char *)malloc(cap);
+    for (size_t got; text && (got = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) {
+            char *t = (char *)realloc(text, cap *= 2);
+            if (!t)
+                free(text);
+            text = t;
+        }
+    }
+    fclose(f);
+    if (!text)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading tune file %s", path);
+    text[n] = 0;
+    plan_table t;
+    bsrmv_status st = plan_table_parse(text, path, &t);
+    free(text);
+    if (st)
+        return st;
+    plan_table_free(&tune_tab);
+    tune_tab = t;
+    return BSRMV_SUCCESS;
+}
+
+static int accept_built(const bsrmv_gpu_config *c, void *m)
+{
+    return cfg_built((const bsrmv_gpu_matrix *)m, *c);
+}
+
+/* The short rows of the segmented scheme: a plain kernel that can skip the
+ * long rows -- not staged (buffers sized by the longest row), not the flat
+ * stream (runs of rows), not row-per-thread, not another balanced one. */
+static int accept_short(const bsrmv_gpu_config *c, void *m)
+{
+    return !is_balanced(c->kernel) && c->kernel != BSRMV_GPU_STAGED && c->kernel != BSRMV_GPU_ROW_PER_THREAD &&
+           !(c->kernel == BSRMV_GPU_BY_COLUMN && c->param > 0) && accept_built(c, m);
+}
+
+static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
+{
+    const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
+                                           : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
+    return plan_complete(c, &m->feat);
+}
+
+/* ---- the balanced kernels' work units ---- */
+
+void plan_free(bsrmv_gpu_matrix *m)
+{
+    cudaFree(m->sched_mem);
+    m->sched_mem = nullptr;
+    m->sched_bytes = 0;
+    m->sched = Schedule{};
+}
+
+/* The work units of balanced config c (nothing for other kernels), from
+ * the host copy of row_ptr. */
+static bsrmv_status build_schedule(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
+{
+    if (m->sched_mem && m->sched_for.kernel == c.kernel && m->sched_for.param == c.param)
+        return BSRMV_SUCCESS;
+    DeviceScope ds;
+    cudaError_t e = ds.enter(m->device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    if (!is_balanced(c.kernel)) {
+        plan_free(m);
+        return BSRMV_SUCCESS;
+    }
+    const int kind = c.kernel == BSRMV_GPU_SEGMENTED ? SCHED_LONGROWS
+                     : c.kernel == BSRMV_GPU_MERGE_PATH ? SCHED_MERGE : SCHED_FRAGMENT;
+    HostSchedule hs;
+    if (!schedule_build(kind, c.param, m->h_row_ptr, m->mb, &hs)) {
+        schedule_free(&hs);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory for the work units");
+    }
+    /* one allocation: unit_row, unit_blk, slot, fix, pieces (256-byte aligned parts) */
+    auto up = [](size_t b) { return (b + 255) & ~(size_t)255; };
+    const size_t n1 = sizeof(int64_t) * (size_t)(hs.nunits + 1);
+    const size_t b_slot = sizeof(int64_t) * (size_t)hs.nunits, b_fix = sizeof(int64_t) * 3 * (size_t)hs.nfix;
+    const size_t b_pieces = (size_t)hs.nslots * (size_t)m->bs * bsrmv_type_size(m->type);
+    const size_t total = 4 * up(n1) + up(b_slot) + up(b_fix) + up(b_pieces);
+    plan_free(m);
+    char *d = nullptr;
+    if ((e = cudaMalloc((void **)&d, total)) == cudaSuccess) {
+        char *p = d;
+        auto put = [&](const void *src, size_t b) -> void * {
+            void *at = p;
+            p += up(b);
+            if (b && e == cudaSuccess)
+                e = cudaMemcpy(at, src, b, cudaMemcpyHostToDevice);
+            return at;
+        };
+        m->sched.nunits = hs.nunits;
+        m->sched.unit_row = (const int64_t *)put(hs.unit_row, n1);
+        m->sched.unit_blk = (const int64_t *)put(hs.unit_blk, n1);
+        m->sched.end_row = (const int64_t *)put(hs.end_row, n1);
+        m->sched.end_blk = (const int64_t *)put(hs.end_blk, n1);
+        m->sched.slot = (const int64_t *)put(hs.slot, b_slot);
+        m->sched.nfix = hs.nfix;
+        m->sched.max_rows = hs.max_rows > INT32_MAX ? INT32_MAX : (int)hs.max_rows;
+        m->sched.max_blocks = hs.max_blocks > INT32_MAX ? INT32_MAX : (int)hs.max_blocks;
+        m->sched.fix = (const int64_t *)put(hs.fix, b_fix);
+        m->sched.pieces = p; /* written by the kernel */
+    }
+    schedule_free(&hs);
+    if (e != cudaSuccess) {
+        cudaFree(d);
+        m->sched = Schedule{};
+        cudaGetLastError();
+        return cuda_fail(e, "allocating the balanced kernel's work units");
+    }
+    m->sched_mem = d;
+    m->sched_bytes = total;
+    m->sched_for = c;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status plan_set(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
+{
+    bsrmv_status st = build_schedule(m, c);
+    if (st)
+        return st;
+    m->cfg = c;
+    m->from_tune = 0;
+    m->table_row = -1;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
+{
+    bsrmv_gpu_config c;
+    int row = -1;
+    pthread_mutex_lock(&tune_lock);
+    if (!tune_env_done) {
+        tune_env_done = true;
+        const char *p = getenv("BSRMV_TUNE_FILE");
+        if (p && *p)
+            load_tune_locked(p); /* a bad file is ignored here: the built-in table applies */
+    }
+    const int from_tune = plan_table_lookup(&tune_tab, &m->feat, accept_built, m, &c, nullptr);
+    pthread_mutex_unlock(&tune_lock);
+    if (!from_tune && !plan_table_lookup(plan_default_table(), &m->feat, accept_built, m, &c, &row))
+        c = fallback(m);
+    bsrmv_status st = plan_set(m, c);
+    m->from_tune = from_tune;
+    m->table_row = from_tune ? -1 : row;
+    return st;
+}
+
+bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
+{
+    size_t brp = 0;
+    bsrmv_bytes(m->mb + 1, sizeof(int64_t), &brp);
+    if (!(m->h_row_ptr = (int64_t *)malloc(brp)))
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory (%zu bytes for the plan's row_ptr)", brp);
+    memcpy(m->h_row_ptr, h_row_ptr, brp);
+    int64_t mn = INT64_MAX;
+    for (int64_t i = 0; i < m->mb; ++i) {
+        const int64_t l = h_row_ptr[i + 1] - h_row_ptr[i];
+        mn = l < mn ? l : mn;
+    }
+    plan_features_rows(&m->feat, h_row_ptr, m->mb, m->nb, m->bs, m->type, m->order);
+    m->len_min = m->mb ? mn : 0;
+    m->len_max = (int64_t)m->feat.v[PF_LENMAX];
+    m->empty = (int64_t)(m->feat.v[PF_EMPTY] * (double)m->mb + 0.5);
+    m->len_mean = m->feat.v[PF_MEAN];
+    m->len_std = m->feat.v[PF_CV] * m->len_mean;
+    int sms = 0, l2 = 0, mem_khz = 0, bus_bits = 0, ccmaj = 0, ccmin = 0, optin = 0;
+    CU_RET(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&ccmaj, cudaDevAttrComputeCapabilityMajor, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&ccmin, cudaDevAttrComputeCapabilityMinor, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, m->device),
+           "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, m->device), "cudaDeviceGetAttribute");
+    CU_RET(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, m->device),
+           "cudaDeviceGetAttribute");
+    m->sms = sms;
+    m->cc = 10 * ccmaj + ccmin;
+    m->l2 = (size_t)l2;
+    m->smem_optin = (size_t)optin;
+    /* double data rate: two transfers of the bus width per memory clock */
+    plan_features_device(&m->feat, (double)l2, 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9, sms, m->cc);
+    if (!plan_table_lookup(plan_default_table(), &m->feat, accept_short, m, &m->short_cfg, nullptr))
+        m->short_cfg = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
+    return plan_choose(m);
+}
+
+} // namespace bsrmv_cuda
+
+using namespace bsrmv_cuda;
+
+extern "C" bsrmv_status bsrmv_gpu_load_tune_file(const char *path)
+{
+    pthread_mutex_lock(&tune_lock);
+    bsrmv_status s = BSRMV_SUCCESS;
+    tune_env_done = true;
+    if (!path)
+        path = getenv("BSRMV_TUNE_FILE");
+    if (path && *path)
+        s = load_tune_locked(path);
+    pthread_mutex_unlock(&tune_lock);
+    return s;
+}

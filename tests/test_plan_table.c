@@ -1,0 +1,139 @@
+/* The GPU plan's host side without a GPU: features from row_ptr, table
+ * parsing (and its errors), matching, parameter completion, and the
+ * built-in table's choices on shapes whose tuning is known. */
+#include "plan/plan.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static void cfg_is(const bsrmv_gpu_config *c, const char *want)
+{
+    char b[96];
+    bsrmv_gpu_config_string(c, b, sizeof b);
+    TU_CHECK(!strcmp(b, want), "chose %s, wanted %s", b, want);
+}
+
+/* A matrix of mb block rows of length len, one of them long. */
+static void features_of(plan_features *f, int64_t mb, int64_t len, int64_t longest, int bs, bsrmv_type t,
+                        bsrmv_order o, double l2_bytes)
+{
+    int64_t *rp = malloc(sizeof *rp * (size_t)(mb + 1));
+    TU_CHECK(rp, "malloc");
+    rp[0] = 0;
+    for (int64_t i = 0; i < mb; ++i)
+        rp[i + 1] = rp[i] + (i == mb / 2 ? longest : len);
+    plan_features_rows(f, rp, mb, mb, bs, t, o);
+    plan_features_device(f, l2_bytes, 3350, 132, 90);
+    free(rp);
+}
+
+static int no_wide(const bsrmv_gpu_config *c, void *ctx)
+{
+    ++*(int *)ctx;
+    return c->kernel != BSRMV_GPU_WIDE;
+}
+
+int main(void)
+{
+    /* features: rows 2, 0, 4, 6 */
+    const int64_t rp[5] = {0, 2, 2, 6, 12};
+    plan_features f;
+    plan_features_rows(&f, rp, 4, 5, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    TU_CHECK(f.v[PF_MEAN] == 3.0 && f.v[PF_LENMAX] == 6 && f.v[PF_EMPTY] == 0.25, "row features");
+    TU_CHECK(fabs(f.v[PF_CV] - sqrt(5.0) / 3.0) < 1e-12, "cv %g", f.v[PF_CV]);
+    TU_CHECK(f.v[PF_MAXMEAN] == 2.0 && f.v[PF_IRREGULAR] == 0, "maxmean / irregular");
+    const double bytes = 12.0 * 9 * 8 + 12 * 4 + 5 * 8 + 5 * 3 * 8 + 4 * 3 * 8;
+    TU_CHECK(f.v[PF_L2] == bytes, "bytes %g, wanted %g", f.v[PF_L2], bytes);
+    plan_features_device(&f, 1000.0, 2640, 132, 90);
+    TU_CHECK(f.v[PF_L2] == bytes / 1000 && f.v[PF_MEMSM] == 20 && f.v[PF_ROWSM] == 12.0 / 132 &&
+                 f.v[PF_STAGED] == 1,
+             "device features");
+
+    /* parsing: both row forms, ranges, wildcards, conditions, comments */
+    plan_table t;
+    TU_OK(plan_table_parse("# a comment\n"
+                           "double col 3 by_column/g16/r4/t256/p0 mean<12 cv>=0.5\n"
+                           "\n"
+                           "*  row 2-8 wide/g32/r1/t128/p0   # trailing comment\n"
+                           "float col 4 merge_path 1 3 32 128\n"
+                           "* * 1-64 k2_medium/g4/r1/t0/p0 l2<=2\n",
+                           "t1", &t));
+    TU_CHECK(t.n == 4, "rows %d", t.n);
+    TU_CHECK(t.rows[0].ncond == 2 && t.rows[0].cond[0].feature == PF_MEAN && t.rows[0].cond[1].op == 'g',
+             "conditions");
+    TU_CHECK(t.rows[1].type == -1 && t.rows[1].bs_lo == 2 && t.rows[1].bs_hi == 8, "wildcard and range");
+    /* a `bsrmv tune` row was measured on irregular rows if its kernel is a balanced one */
+    TU_CHECK(t.rows[2].ncond == 1 && t.rows[2].cond[0].feature == PF_IRREGULAR && t.rows[2].cond[0].value == 1,
+             "tune row");
+    bsrmv_gpu_config c;
+    int row = -1;
+    features_of(&f, 1000, 8, 8, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50e6);
+    TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == 3, "row %d", row);
+    cfg_is(&c, "k2_medium/g4/r1/t0/p21"); /* p0: 256 / (bs x 4) */
+    f.v[PF_CV] = 0.5;
+    TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == 0, "row %d", row);
+    features_of(&f, 1000, 8, 8, 4, BSRMV_FLOAT, BSRMV_ROW_MAJOR, 50e6);
+    int asked = 0;
+    TU_CHECK(plan_table_lookup(&t, &f, no_wide, &asked, &c, &row) && row == 3 && asked == 2,
+             "a refused row is passed over (row %d, asked %d)", row, asked);
+    f.v[PF_L2] = 3;
+    TU_CHECK(!plan_table_lookup(&t, &f, no_wide, &asked, &c, &row), "no row matches");
+    plan_table_free(&t);
+
+    /* errors name the origin and the line */
+    const char *bad[] = {"double col 3 nonsense/g1/r1/t1/p1\n", "double col 0 by_block/g32/r1/t128/p0\n",
+                         "double diag 3 by_block/g32/r1/t128/p0\n", "double col 3 by_block/g32/r1/t128/p0 mean~3\n",
+                         "double col 3 by_block/g32/r1/t128/p0 speed<3\n", "float row 5 by_block 32 1 128\n",
+                         "double col 9-3 by_block/g32/r1/t128/p0\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        char text[256];
+        snprintf(text, sizeof text, "# ok\n%s", bad[i]);
+        TU_FAILS(plan_table_parse(text, "bad.tbl", &t), BSRMV_ERR_FORMAT);
+        TU_CHECK(strstr(bsrmv_last_error(), "bad.tbl:2:"), "message '%s'", bsrmv_last_error());
+        TU_CHECK(t.n == 0 && !t.rows, "empty after an error");
+    }
+
+    /* K3's row slices from bs (p0) */
+    features_of(&f, 100, 8, 8, 100, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50e6);
+    c = plan_complete((bsrmv_gpu_config){BSRMV_GPU_K3_LARGE, 32, 1, 0, 0}, &f);
+    TU_CHECK(c.param == 3, "K3 slices %d", c.param);
+
+    /* the built-in table: every block size and kind has a choice; the
+     * 27-point grids keep their measured kernels, irregular rows get the
+     * balanced ones */
+    const plan_table *d = plan_default_table();
+    TU_CHECK(d && d->n > 100, "built-in table");
+    for (int bs = 1; bs <= 300; bs += bs < 40 ? 1 : 37)
+        for (int ty = 0; ty < 2; ++ty)
+            for (int o = 0; o < 2; ++o) {
+                features_of(&f, 5000, 27, 27, bs, ty ? BSRMV_FLOAT : BSRMV_DOUBLE,
+                            o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, 50e6);
+                TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "bs %d: no choice", bs);
+                TU_CHECK(c.kernel != BSRMV_GPU_AUTO && (c.kernel != BSRMV_GPU_K3_LARGE || c.param > 0),
+                         "bs %d: incomplete choice", bs);
+            }
+    /* a 27-point grid of ~500 MB (20x the L2) */
+    features_of(&f, 1000000, 27, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    f.v[PF_L2] = 20;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "by_block/g32/r1/t128/p0");
+    f.type = BSRMV_FLOAT;
+    f.bs = 8;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "vec_stream/g32/r1/t128/p0");
+    /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
+     * learned rows say of smaller matrices */
+    features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    f.v[PF_L2] = 6;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "bs 12 grid");
+    cfg_is(&c, "k2_medium/g4/r1/t0/p5");
+    /* power-law rows, large: the lane-sequential merge path at bs 2 */
+    features_of(&f, 1000000, 16, 4096, 2, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    f.v[PF_L2] = 20;
+    TU_CHECK(f.v[PF_IRREGULAR] == 1, "irregular");
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "power-law");
+    cfg_is(&c, "merge_path/g1/r1/t256/p192");
+    printf("test_plan_table: ok (%d rows in the built-in table)\n", d->n);
+    return 0;
+}
