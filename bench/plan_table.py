@@ -377,7 +377,7 @@ def check(paths):
                 c = g.setdefault(key, {"cs": []})
                 if r["backend"] == "cusparse":
                     c["cs"].append(r["time_ms"])
-                else:
+                elif r["kernel"].startswith("auto:"):
                     c["auto"] = r["time_ms"]
     for (order, mode), g in sorted(groups.items()):
         r = [min(c["cs"]) / c["auto"] for c in g.values() if c["cs"] and "auto" in c]
