@@ -1,7 +1,7 @@
 /* Is the benchmark's read-only kernel (k_read in src/cuda/k_misc.cu) the
- * device's read ceiling?  Session 23 found an SpMV above it (double bs 4 on
- * the 27-point grid, 3149 against 3084 GB/s, H100), so it is not.  This
- * probe times read-only variants side by side:
+ * device's read ceiling?  An SpMV once measured above a grid-stride read
+ * kernel (double bs 4 on the 27-point grid, 3149 against 3084 GB/s, H100),
+ * so that loop was not.  This probe times read-only variants side by side:
  *   stride: k_read's grid-stride loop (SMs x 8 blocks of 256 threads), U
  *           16-byte loads in flight per thread;
  *   chunk:  one warp per contiguous chunk of 32 x U loads, a thread block
@@ -9,8 +9,8 @@
  *           the SpMV kernels: a warp walks its block row);
  *   range:  k_read's grid, each thread block streaming one contiguous
  *           range (a persistent kernel's stages taken in runs, not strided:
- *           7.5% slower than the grid-stride loop, run 5; the staged kernel
- *           so changed lost 3.5-5%);
+ *           7.5% slower than the grid-stride loop on an H100; the staged
+ *           kernel so changed lost 3.5-5%);
  * each with plain non-coherent loads and with the 256-byte L2 fill
  * (ld.global.nc.L2::256B, what common.cuh's loaders use), on a 2 GiB and
  * a 300 MB buffer.  Every pass is queued behind a stall (as the library
@@ -18,7 +18,7 @@
  * the median round.
  *
  * Build and run on the device:
- *   nvcc -O3 -arch=sm_90 -o read_probe scripts/read_probe.cu && ./read_probe */
+ *   nvcc -O3 -arch=sm_90 -o read_probe tools/probes/read_probe.cu && ./read_probe */
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -1,8 +1,7 @@
 /* Does a load with an L2 evict_last policy (createpolicy.fractional, as
  * common.cuh's loaders use it) keep its lines in L2 after the kernel ends?
- * The question of docs/GPU.md, "Session 21": the SpMV kernels could read the
- * caller's x that way, and lines that outlive the call would crowd the
- * caller's other kernels.
+ * The SpMV kernels could read the caller's x that way, and lines that
+ * outlive the call would crowd the caller's other kernels.
  *
  * Per round: read a buffer B (a third of L2) with hint h, stream a buffer S
  * of 16x L2 with normal loads, then time a normal re-read of B.  If h kept B
@@ -12,12 +11,12 @@
  * through normal re-reads?).  All of it twice: with the driver's L2
  * set-aside for persisting accesses, then with none.
  *
- * Measured (H100, docs/GPU.md "Session 22"): with a 9 MB set-aside the
+ * Measured (H100): with a 9 MB set-aside the
  * evict_last re-read ran at 1.12x the normal one, with none at 1.04x --
  * the lines outlive the kernel, so x has no hint.
  *
  * Build and run on the device:
- *   nvcc -O3 -arch=sm_90 -o l2_linger scripts/l2_linger.cu && ./l2_linger */
+ *   nvcc -O3 -arch=sm_90 -o l2_linger tools/probes/l2_linger.cu && ./l2_linger */
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
