@@ -33,8 +33,8 @@
 #                  suite measures them), except the scaling set: bsrmv on
 #                  the host at 1,2,4,8,16 threads.  A failing block size is
 #                  logged and the rest of the list goes on in a new process.
-#                  Time on an H100 (16 cores), estimated from the 2026-11-21
-#                  run (suite.log: 10 s per grid bs, 30-45 s per real
+#                  Time on an H100 (16 cores), estimated from a full
+#                  run with peers (suite.log: 10 s per grid bs, 30-45 s per real
 #                  matrix, half of it CPU peers, most of the rest serial
 #                  host work) less what this mode no longer does: start-up
 #                  and stream ~10 s, grid 10 x ~3.3 s, scaling ~10 s, sweep
