@@ -111,7 +111,7 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  *   ld   x and row_ptr;   ldc  col_idx;   ldv<KEEP_L1>  val.
  * A DRAM miss fills 256 bytes of L2 (.L2::256B): a warp reads a block row
  * as short stretches, and the longer DRAM requests lifted nearly every
- * kernel on the H100 (docs/GPU.md, "Load hints").  val is read once and is
+ * kernel on the H100 (docs/GPU.md, "Loads").  val is read once and is
  * not kept in L1 (leaving L1 to x and col_idx) unless the kernel asks
  * (KEEP_L1): by-column groups narrower than 16 lanes, whose 64-byte reads
  * lost 20% without L1.
