@@ -43,7 +43,7 @@
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
 #                  text): ~210 s, up to ~300 s if start-up or host copies
 #                  are slower.  --budget 390 keeps the worst case (the last
-#                  command may run 30 s past it) near 420 s; the per-phase
+#                  command may overrun it by 30 s) near 420 s; the per-phase
 #                  lines in suite.log (bsrmv: phases ...) show the real split.
 # Sets and sizes: bench/sets.sh (--sets grid,real,... picks some).
 # Every process runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (malloc
