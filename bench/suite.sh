@@ -58,6 +58,7 @@
 # why), meta.json (machine, date, commit, command, load, peers) and suite.log.
 # CPU mode, unless --no-report: bench/plot.py and bench/report.py regenerate
 # docs/results/plots/ and docs/RESULTS.md from the newest CPU and GPU runs
+# (with --out DIR: DIR/plots/ and DIR/RESULTS.md from this run, docs untouched)
 # (a GPU run is copied back here and reported here: no matplotlib there).
 # A failing command is logged and the suite goes on; exit status 1 if any did.
 set -u -o pipefail
@@ -66,7 +67,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 
 MODE=cpu QUICK=0 DRY=0 INSTALL=1 REPORT=1 USE_PEERS=1
-OUT_DIR='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
+OUT_DIR='' OUT_GIVEN='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -77,7 +78,7 @@ while [ $# -gt 0 ]; do
         --no-report) REPORT=0; shift ;;
         --no-peers) USE_PEERS=0; shift ;;
         --sets) SETS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
+        --out) OUT_DIR=$2; OUT_GIVEN=1; shift 2 ;;
         --label) LABEL=$2; shift 2 ;;
         --budget) BUDGET=$2; shift 2 ;;
         --matrices) MATRICES=$2; shift 2 ;;
@@ -587,14 +588,22 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
 } >"$OUT_DIR/meta.json"
 log "done in $((END - START)) s, $FAILED failed command(s), other processes used $OTHER_LOAD cores on average; results in $OUT_DIR"
 
+# With --out the run is the caller's: its plots and report go beside it, and
+# the tracked docs/RESULTS.md, docs/results/plots/ and README stay as they are.
+if [ -n "$OUT_GIVEN" ]; then
+    PLOT_ARGS=("$OUT_DIR" --out "$OUT_DIR/plots")
+    REPORT_ARGS=(--"$MODE" "$OUT_DIR" --out "$OUT_DIR/RESULTS.md" --readme '')
+else
+    PLOT_ARGS=() REPORT_ARGS=()
+fi
 if [ "$REPORT" = 1 ] && [ "$DRY" = 0 ]; then
     if [ "$HAVE_MPL" = 1 ]; then
-        "$PY" bench/plot.py || log "plot.py failed"
+        "$PY" bench/plot.py "${PLOT_ARGS[@]}" || log "plot.py failed"
     else
         log "no matplotlib here: plots skipped (run bench/plot.py where it is installed)"
     fi
     if command -v "$PY" >/dev/null; then
-        "$PY" bench/report.py || log "report.py failed"
+        "$PY" bench/report.py "${REPORT_ARGS[@]}" || log "report.py failed"
     fi
 fi
 [ "$MODE" = gpu ] && [ "$DRY" = 0 ] &&

@@ -32,9 +32,13 @@
 extern "C" {
 #endif
 
-#define BSRMV_VERSION_MAJOR 0
-#define BSRMV_VERSION_MINOR 1
-#define BSRMV_VERSION_PATCH 0
+/* BSRMV_VERSION_MAJOR, _MINOR, _PATCH, _STRING: the version these headers
+ * belong to (generated from the build's project version). */
+#include "bsrmv_version.h"
+
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH";
+ * compare with BSRMV_VERSION_STRING to detect a header/library mismatch. */
+const char *bsrmv_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Status codes and errors                                             */

@@ -878,6 +878,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("bsrmv %s\n", bsrmv_version());
+        return 0;
+    }
     if (strcmp(cmd, "info") == 0)
         return info_command(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
