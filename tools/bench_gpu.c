@@ -212,7 +212,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     br.rel_err = r->rel_err;
     br.stream_gbps = g_read_gbps;
     if (!o->json) {
-        bench_emit(o, &br);
+        o->emit(o, &br);
         return;
     }
     struct json_line j;

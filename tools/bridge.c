@@ -380,7 +380,7 @@ static int write_matrix(const bsrmv_matrix *K, const char *path)
 int bridge_main(int argc, char **argv)
 {
     struct options o;
-    args_init("bsrmv bridge", usage);
+    args_init("bsrmv bridge", "bsrmv bridge [--model truss|frame] [--segments N] [options]");
     parse(argc, argv, &o);
     if (o.threads)
         omp_set_num_threads(o.threads);
