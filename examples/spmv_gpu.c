@@ -1,9 +1,10 @@
-/* y = A x on the GPU: upload a host matrix, multiply device vectors, copy
- * the result back and compare it with the host's.  Exits 77 (skipped)
- * without a CUDA device. */
+/* y = A x on the GPU: upload a host matrix, multiply vectors the program
+ * keeps in device memory (the CUDA runtime's C API), copy the result back
+ * and compare it with the host's.  Exits 77 (skipped) without a device. */
 #include "chain.h"
 
 #include <bsrmv.h>
+#include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,22 @@ int main(void)
         x[i] = 1.0 / (double)(1 + i % 7);
     if (chain_matrix(&A, nodes, bs) != BSRMV_SUCCESS ||
         bsrmv_spmv(BSRMV_OP_N, 1.0, A, x, n, 0.0, ref, n) != BSRMV_SUCCESS ||
-        bsrmv_gpu_matrix_upload(&dA, A, 0, NULL) != BSRMV_SUCCESS ||
-        bsrmv_gpu_malloc(&d_x, bytes) != BSRMV_SUCCESS ||
-        bsrmv_gpu_malloc(&d_y, bytes) != BSRMV_SUCCESS ||
-        bsrmv_gpu_to_device(d_x, x, bytes) != BSRMV_SUCCESS ||
-        bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, dA, d_x, n, 0.0, d_y, n, NULL) != BSRMV_SUCCESS ||
-        bsrmv_gpu_to_host(y, d_y, bytes) != BSRMV_SUCCESS) { /* to_host waits for the SpMV */
+        bsrmv_gpu_matrix_upload(&dA, A, 0, NULL) != BSRMV_SUCCESS) {
         fprintf(stderr, "spmv_gpu: %s\n", bsrmv_last_error());
+        goto done;
+    }
+    if (cudaMalloc(&d_x, bytes) != cudaSuccess || cudaMalloc(&d_y, bytes) != cudaSuccess ||
+        cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+        fprintf(stderr, "spmv_gpu: device memory for x and y\n");
+        goto done;
+    }
+    if (bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, dA, d_x, n, 0.0, d_y, n, NULL) != BSRMV_SUCCESS) {
+        fprintf(stderr, "spmv_gpu: %s\n", bsrmv_last_error());
+        goto done;
+    }
+    /* the copy on the default stream waits for the SpMV queued there */
+    if (cudaMemcpy(y, d_y, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        fprintf(stderr, "spmv_gpu: copying y back\n");
         goto done;
     }
     double err = 0;
@@ -50,8 +60,8 @@ int main(void)
     printf("GPU SpMV (%s): max |y_gpu - y_cpu| = %.2e\n", kernel, err);
     rc = err <= 1e-12 ? 0 : 1;
 done:
-    bsrmv_gpu_free(d_x);
-    bsrmv_gpu_free(d_y);
+    cudaFree(d_x);
+    cudaFree(d_y);
     bsrmv_gpu_matrix_destroy(dA);
     bsrmv_matrix_destroy(A);
     free(x);

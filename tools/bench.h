@@ -11,6 +11,8 @@
 #define BSRMV_TOOLS_BENCH_H
 
 #include "bsrmv.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 
 #include <stddef.h>
 #include <stdint.h>

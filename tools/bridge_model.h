@@ -12,6 +12,7 @@
 #define BSRMV_TOOLS_BRIDGE_MODEL_H
 
 #include "bsrmv.h"
+#include "bsrmv_bench.h"
 
 #include <stdint.h>
 
