@@ -161,8 +161,6 @@ static void set_source(struct bench_options *o, enum bench_source s)
     o->source = s;
 }
 
-
-/* Options of both commands; `bench` says which ones the command accepts. */
 void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench)
 {
     int reps_given = 0, threads_given = 0, blocking_given = 0;
