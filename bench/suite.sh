@@ -33,8 +33,8 @@
 #                  suite measures them), except the scaling set: bsrmv on
 #                  the host at 1,2,4,8,16 threads.  A failing block size is
 #                  logged and the rest of the list goes on in a new process.
-#                  Time on an H100 (16 cores), estimated from the 2026-11-21
-#                  run (suite.log: 10 s per grid bs, 30-45 s per real
+#                  Time on an H100 (16 cores), estimated from a full
+#                  run with peers (suite.log: 10 s per grid bs, 30-45 s per real
 #                  matrix, half of it CPU peers, most of the rest serial
 #                  host work) less what this mode no longer does: start-up
 #                  and stream ~10 s, grid 10 x ~3.3 s, scaling ~10 s, sweep
@@ -43,7 +43,7 @@
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
 #                  text): ~210 s, up to ~300 s if start-up or host copies
 #                  are slower.  --budget 390 keeps the worst case (the last
-#                  command may run 30 s past it) near 420 s; the per-phase
+#                  command may overrun it by 30 s) near 420 s; the per-phase
 #                  lines in suite.log (bsrmv: phases ...) show the real split.
 # Sets and sizes: bench/sets.sh (--sets grid,real,... picks some).
 # Every process runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (malloc
@@ -58,6 +58,7 @@
 # why), meta.json (machine, date, commit, command, load, peers) and suite.log.
 # CPU mode, unless --no-report: bench/plot.py and bench/report.py regenerate
 # docs/results/plots/ and docs/RESULTS.md from the newest CPU and GPU runs
+# (with --out DIR: DIR/plots/ and DIR/RESULTS.md from this run, docs untouched)
 # (a GPU run is copied back here and reported here: no matplotlib there).
 # A failing command is logged and the suite goes on; exit status 1 if any did.
 set -u -o pipefail
@@ -66,7 +67,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 
 MODE=cpu QUICK=0 DRY=0 INSTALL=1 REPORT=1 USE_PEERS=1
-OUT_DIR='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
+OUT_DIR='' OUT_GIVEN='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -77,7 +78,7 @@ while [ $# -gt 0 ]; do
         --no-report) REPORT=0; shift ;;
         --no-peers) USE_PEERS=0; shift ;;
         --sets) SETS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
+        --out) OUT_DIR=$2; OUT_GIVEN=1; shift 2 ;;
         --label) LABEL=$2; shift 2 ;;
         --budget) BUDGET=$2; shift 2 ;;
         --matrices) MATRICES=$2; shift 2 ;;
@@ -587,14 +588,22 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
 } >"$OUT_DIR/meta.json"
 log "done in $((END - START)) s, $FAILED failed command(s), other processes used $OTHER_LOAD cores on average; results in $OUT_DIR"
 
+# With --out the run is the caller's: its plots and report go beside it, and
+# the tracked docs/RESULTS.md, docs/results/plots/ and README stay as they are.
+if [ -n "$OUT_GIVEN" ]; then
+    PLOT_ARGS=("$OUT_DIR" --out "$OUT_DIR/plots")
+    REPORT_ARGS=(--"$MODE" "$OUT_DIR" --out "$OUT_DIR/RESULTS.md" --readme '')
+else
+    PLOT_ARGS=() REPORT_ARGS=()
+fi
 if [ "$REPORT" = 1 ] && [ "$DRY" = 0 ]; then
     if [ "$HAVE_MPL" = 1 ]; then
-        "$PY" bench/plot.py || log "plot.py failed"
+        "$PY" bench/plot.py "${PLOT_ARGS[@]}" || log "plot.py failed"
     else
         log "no matplotlib here: plots skipped (run bench/plot.py where it is installed)"
     fi
     if command -v "$PY" >/dev/null; then
-        "$PY" bench/report.py || log "report.py failed"
+        "$PY" bench/report.py "${REPORT_ARGS[@]}" || log "report.py failed"
     fi
 fi
 [ "$MODE" = gpu ] && [ "$DRY" = 0 ] &&

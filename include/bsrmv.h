@@ -21,6 +21,20 @@
  *    (swapped for the transpose).
  *  - Value type: float or double, the same for A, x and y.  alpha and beta
  *    are passed as double and rounded to the matrix type.
+ *  - Threads.  Calls on different handles may run in different threads at
+ *    once.  A bsrmv_matrix, bsrmv_precond or bsrmv_coo may be read by
+ *    several threads at once (bsrmv_spmv, bsrmv_solve and
+ *    bsrmv_precond_apply only read A and P); calls that change a handle
+ *    (bsrmv_matrix_set_cpu_kernel, _destroy) need it to themselves.  A
+ *    bsrmv_gpu_matrix or bsrmv_gpu_precond is used by one thread at a time
+ *    (its plan owns scratch buffers).  The GPU tune table is global: load it
+ *    (bsrmv_gpu_load_tune_file, or $BSRMV_TUNE_FILE, read by the first
+ *    plan) before other threads make GPU handles.  bsrmv_last_error() is
+ *    per thread.  Each CPU call runs its own OpenMP parallel region.
+ *
+ * Other headers: bsrmv_gen.h (test-matrix generators), bsrmv_bench.h (the
+ * benchmark's instruments, no ABI promise).  The version: bsrmv_version.h,
+ * included here.
  */
 #ifndef BSRMV_H
 #define BSRMV_H
@@ -32,9 +46,13 @@
 extern "C" {
 #endif
 
-#define BSRMV_VERSION_MAJOR 0
-#define BSRMV_VERSION_MINOR 1
-#define BSRMV_VERSION_PATCH 0
+/* BSRMV_VERSION_MAJOR, _MINOR, _PATCH, _STRING: the version these headers
+ * belong to (generated from the build's project version). */
+#include "bsrmv_version.h"
+
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH";
+ * compare with BSRMV_VERSION_STRING to detect a header/library mismatch. */
+const char *bsrmv_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Status codes and errors                                             */
@@ -260,74 +278,7 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A,
 int bsrmv_num_threads(void);
 
 /* ------------------------------------------------------------------ */
-/* Generators (reproducible from the seed)                             */
-/* ------------------------------------------------------------------ */
-
-/* A 3D nx*ny*nz grid of nodes, bs unknowns per node, each node coupled to
- * its neighbours by a 7-point (faces) or 27-point (faces, edges, corners)
- * stencil: block row = node, one dense bs x bs block per neighbour.
- * Off-diagonal entries are uniform in [-1, 0); the diagonal block is made
- * strictly diagonally dominant by rows, so the matrix is nonsingular. */
-bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
-                                 int bs, int stencil_points, uint64_t seed,
-                                 bsrmv_type type, bsrmv_order order);
-
-/* Irregular block patterns (circuit/power-network/graph-like), for the
- * load-balancing kernels.  Block values uniform in [-1, 1), entry (r, c)
- * the same in both orders.  The matrix depends on the seed only, not on
- * the number of OpenMP threads that build it (they build it in parallel).
- *
- * Power law: mb x nb blocks; block-row lengths follow a Pareto
- * distribution with tail exponent `exponent` (> 1; e.g. 1.5..2.5, smaller =
- * heavier tail), rounded and clipped to [0, max_len], its scale chosen so
- * that the mean is about mean_len (0 <= mean_len <= max_len <= nb).  The
- * longest drawn row (the first on ties) is then set to max_len exactly, so
- * the extreme case is always present.  Columns of a row are distinct,
- * uniformly random and sorted.  Errors: BSRMV_ERR_ARGUMENT for sizes or
- * parameters out of range, BSRMV_ERR_OVERFLOW for nb > INT32_MAX or sizes
- * that overflow, BSRMV_ERR_NOMEM. */
-bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
-                                     double mean_len, double exponent, int64_t max_len,
-                                     uint64_t seed, bsrmv_type type, bsrmv_order order);
-
-/* Arrow: n x n blocks (1 <= n <= INT32_MAX, 0 <= dense <= n); the first
- * `dense` block rows and block columns are full, plus the diagonal (so
- * rows 0..dense-1 hold n blocks each and every other row dense+1 blocks).
- * Errors as for the power law. */
-bsrmv_status bsrmv_generate_arrow(bsrmv_matrix **A, int64_t n, int64_t dense, int bs,
-                                  uint64_t seed, bsrmv_type type, bsrmv_order order);
-
-/* Reservoir-style matrices (KSPARSE paper, section 3): an nx*ny*nz grid of
- * cells, 7-point connectivity, nc coupled components per cell (bs = nc, any
- * nc >= 1), every block dense.  Per cell a log-normal permeability (sigma 1,
- * z ten times less permeable); per face a transmissibility T (harmonic mean
- * of the two cells) and a dense nc x nc coupling.  Fluxes are upwinded on a
- * random potential field: the off-diagonal block (i, j) carries an extra
- * mobility-derivative term when j is upstream, so A is not symmetric.  The
- * diagonal block sums the face couplings plus an accumulation term large
- * enough that every scalar column is strictly diagonally dominant
- * (conservation makes the flux part weakly so): A is nonsingular and block
- * Jacobi is a convergent splitting, BiCGSTAB with it converges. */
-bsrmv_status bsrmv_generate_reservoir(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
-                                      int nc, uint64_t seed, bsrmv_type type,
-                                      bsrmv_order order);
-
-/* The symmetric positive definite sibling (for CG): the same cells, faces
- * and log-normal transmissibilities with symmetric couplings and no
- * upwinding, A = sum over faces of (e_i - e_j)(e_i - e_j)^T (x) T_f L_f plus
- * a block diagonal accumulation term, with every L_f and accumulation block
- * SPD; the accumulation is 5% of the cell's transmissibility sum, so the
- * condition number grows like a Laplacian's. */
-bsrmv_status bsrmv_generate_block_laplacian(bsrmv_matrix **A, int64_t nx, int64_t ny,
-                                            int64_t nz, int bs, uint64_t seed,
-                                            bsrmv_type type, bsrmv_order order);
-
-/* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
-bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
-
-/* ------------------------------------------------------------------ */
-/* Iterative solvers (section owned by src/solve/; GPU part in         */
-/* src/cuda/solve.cu).  A x = b for square A (mb == nb).               */
+/* Iterative solvers: A x = b for square A (mb == nb) (docs/SOLVERS.md) */
 /* ------------------------------------------------------------------ */
 
 typedef enum bsrmv_solver {
@@ -388,8 +339,6 @@ bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv
 /* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
 /* functions return BSRMV_ERR_NO_DEVICE.                               */
 /* ------------------------------------------------------------------ */
-
-/* (section owned by the CUDA backend: src/cuda/) */
 
 /* A BSR matrix in device memory plus its plan: row-length statistics and
  * the kernel and launch geometry chosen once, when the handle is made (like
@@ -508,11 +457,6 @@ bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *d
  * not built for this bs. */
 bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const bsrmv_gpu_config *cfg);
 
-/* Every built kernel/parameter set that applies to dA (for benchmarks and
- * the tuner): up to max entries into cfgs, the total in *n. */
-bsrmv_status bsrmv_gpu_candidates(const bsrmv_gpu_matrix *dA, bsrmv_gpu_config *cfgs,
-                                  int max, int *n);
-
 bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *dA, bsrmv_gpu_plan_info *info);
 
 /* "by_column", "k2_medium", ... and "by_column/g8/r4/t256/p0". */
@@ -539,40 +483,6 @@ bsrmv_status bsrmv_gpu_load_tune_file(const char *path);
  * the handle must not be in use by another thread meanwhile. */
 bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int reps, void *stream,
                                    double *ms);
-
-/* Device memory helpers (cudaMalloc/cudaFree/cudaMemcpy with bsrmv errors:
- * BSRMV_ERR_DEVICE_NOMEM when the allocation does not fit). */
-bsrmv_status bsrmv_gpu_malloc(void **p, size_t bytes);
-void bsrmv_gpu_free(void *p);
-bsrmv_status bsrmv_gpu_to_device(void *d_dst, const void *src, size_t bytes);
-bsrmv_status bsrmv_gpu_to_host(void *dst, const void *d_src, size_t bytes);
-
-/* Keeps `stream` (NULL: the legacy default stream) busy on the current
- * device for `us` microseconds, 0 < us <= 1e6: a one-thread kernel that
- * waits on the GPU's clock.  For benchmarks: queued before a timed
- * region's first event, it gives the host time to queue the whole region
- * before the GPU reaches it, so that the region's time leaves out the
- * host's launch latency, as in a solver's loop, where calls queue back to
- * back (nvbench's blocking kernel, with a clock instead of a host flag). */
-bsrmv_status bsrmv_gpu_stall(double us, void *stream);
-
-/* Read bandwidth of the current device: a read-only kernel over `bytes`
- * (>= 1 GiB recommended), median of `reps` passes after a warm-up, each
- * queued behind a stall (bsrmv_gpu_stall), in 1e9 bytes/s. */
-bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
-
-/* Gather bound of dA: *ms = the median time of `reps` passes (after a
- * warm-up, each behind a stall) of a kernel that does only the memory work
- * every SpMV of dA does -- read val and col_idx once and load x (d_x, cols
- * values on dA's device) at the columns of every block -- without row_ptr,
- * sums per row or y; the fastest of four variants (a lane per block row or per value, two
- * unroll depths each).  The benchmark reports it as GB/s of the SpMV's
- * bytes next to the kernels: what is left between a kernel and it is the
- * cost of the rows.  A measured reference, not a proof: a tuned SpMV kernel
- * can beat it where x is local (27-point grids, docs/GPU.md).  *ms = 0 when
- * dA has no blocks. */
-bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
-                                    double *ms);
 
 /* GPU solvers: the same methods (the same source, src/solve/) with A, P, b
  * and x on the device, all work enqueued on `stream` (NULL: the default

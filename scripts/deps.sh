@@ -6,6 +6,8 @@ missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 [ -f /usr/include/zlib.h ] || missing="$missing zlib1g-dev"
+# pkg-config: the install test builds a consumer with it
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 [ -n "$missing" ] || exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "bsrmv: installing:$missing"

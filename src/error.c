@@ -15,6 +15,11 @@ bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...)
     return s;
 }
 
+const char *bsrmv_version(void)
+{
+    return BSRMV_VERSION_STRING;
+}
+
 const char *bsrmv_last_error(void)
 {
     return last_message;

@@ -3,6 +3,8 @@
 #define BSRMV_INTERNAL_H
 
 #include "bsrmv.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 
 #include <stdbool.h>
 #include <stddef.h>

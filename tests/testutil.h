@@ -4,6 +4,8 @@
 #define BSRMV_TESTUTIL_H
 
 #include "bsrmv.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 
 #include <stdint.h>
 #include <stdio.h>

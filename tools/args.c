@@ -3,16 +3,17 @@
 #include <errno.h>
 #include <float.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *cmd_name = "bsrmv";
-static void (*cmd_usage)(FILE *);
+static const char *cmd_synopsis;
 
-void args_init(const char *command, void (*usage)(FILE *))
+void args_init(const char *command, const char *synopsis)
 {
     cmd_name = command;
-    cmd_usage = usage;
+    cmd_synopsis = synopsis;
 }
 
 void args_fail(const char *fmt, ...)
@@ -21,10 +22,11 @@ void args_fail(const char *fmt, ...)
     va_start(ap, fmt);
     fprintf(stderr, "%s: ", cmd_name);
     vfprintf(stderr, fmt, ap);
-    fputs("\n\n", stderr);
+    fputc('\n', stderr);
     va_end(ap);
-    if (cmd_usage)
-        cmd_usage(stderr);
+    if (cmd_synopsis)
+        fprintf(stderr, "usage: %s\n", cmd_synopsis);
+    fprintf(stderr, "Run '%s --help' for the options.\n", cmd_name);
     exit(ARGS_EXIT_USAGE);
 }
 

@@ -1,11 +1,10 @@
-/* Command-line helpers shared by the `bsrmv` subcommands that parse their
- * own options (bridge, solve): a bad value prints "bsrmv CMD: what is
- * wrong", the command's usage, and exits with status 2. */
+/* Command-line helpers shared by the `bsrmv` subcommands: a bad argument
+ * prints "bsrmv CMD: what is wrong", the command's one-line usage and where
+ * its help is, and exits with status 2. */
 #ifndef BSRMV_TOOLS_ARGS_H
 #define BSRMV_TOOLS_ARGS_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #define ARGS_EXIT_USAGE 2
 
@@ -15,8 +14,9 @@
 #define ARGS_PRINTF(f, a)
 #endif
 
-/* The command name and usage printer args_fail uses (call first). */
-void args_init(const char *command, void (*usage)(FILE *));
+/* The command name ("bsrmv solve") and one-line synopsis args_fail prints
+ * (call first). */
+void args_init(const char *command, const char *synopsis);
 
 void args_fail(const char *fmt, ...) ARGS_PRINTF(1, 2);
 

@@ -1,9 +1,9 @@
 /* The SpMV benchmark: options, the matrix under test, measurement records.
  *
- * The driver (bench command in bsrmv.c) builds one bench_case per matrix
- * and hands it to each backend; a backend times bsrmv on its device, fills
- * one bench_record per measurement and passes it to bench_emit, which
- * prints it.  Backends:
+ * The driver (`bsrmv bench`, cmd_bench.c; `bsrmv tune`, tune.c) builds one
+ * bench_case per matrix and hands it to each backend; a backend times bsrmv
+ * on its device, fills one bench_record per measurement and passes it to
+ * the options' emitter, which prints it.  Backends:
  *   bench_cpu  (bench_cpu.c)  host SpMV, per thread count and CPU kernel
  *   bench_gpu  (bench_gpu.c)  built when BSRMV_HAVE_GPU_BENCH is defined
  */
@@ -11,6 +11,8 @@
 #define BSRMV_TOOLS_BENCH_H
 
 #include "bsrmv.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +35,13 @@ enum bench_gpu_kernels {
     BENCH_GPU_AUTO     /* the dispatcher's pick only                        */
 };
 
+struct bench_options;
+struct bench_record;
+/* Receives every measurement (prints it, counts wrong results). */
+typedef void (*bench_emit_fn)(const struct bench_options *o, const struct bench_record *r);
+
 struct bench_options {
+    bench_emit_fn emit;             /* where the backends' records go      */
     enum bench_source source;
     const char *mtx;
     bsrmv_blocking blocking;        /* for --mtx                          */
@@ -148,18 +156,12 @@ double bench_now_ms(void);
  * printing what failed. */
 int bench_cpu(const struct bench_options *o, struct bench_case *c);
 
-/* ---- bsrmv.c: output ------------------------------------------------ */
-
-/* Prints r as a table row (header first) or a JSON line, per o->json, and
- * counts it as wrong if rel_err is above the type's tolerance. */
-void bench_emit(const struct bench_options *o, const struct bench_record *r);
-
 /* ---- bench_gpu.c ---------------------------------------------------- */
 #ifdef BSRMV_HAVE_GPU_BENCH
 /* Non-zero if a GPU can run the benchmark; otherwise the reason is in
  * bsrmv_last_error().  Called once, before any matrix is built. */
 int bench_gpu_available(void);
-/* Measures c on the GPU, passing each record to bench_emit.  Returns 0, or
+/* Measures c on the GPU, passing each record to o->emit.  Returns 0, or
  * 1 after printing what failed. */
 int bench_gpu(const struct bench_options *o, struct bench_case *c);
 #endif

@@ -250,7 +250,7 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
         times[i] = bench_now_ms() - t0;
     }
     bench_record_set_time(&r, bench_median(times, o->reps));
-    bench_emit(o, &r);
+    o->emit(o, &r);
     return 0;
 }
 

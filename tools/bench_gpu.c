@@ -222,7 +222,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     br.rel_err = r->rel_err;
     br.stream_gbps = g_read_gbps;
     if (!o->json) {
-        bench_emit(o, &br);
+        o->emit(o, &br);
         return;
     }
     struct json_line j;
@@ -552,7 +552,7 @@ static int has_prefix(const char *prefixes, const char *name)
  * candidate that applies (o->gpu_kernels ALL, only those named by
  * o->gpu_kernel_prefixes if given), each checked once and timed.  The pick
  * goes first, right after cuSPARSE: timed after the whole list it ran 1-3%
- * faster than the same kernel timed alone (H100, docs/GPU.md "Session 22"),
+ * faster than the same kernel timed alone (H100),
  * which would flatter it against cuSPARSE.
  * The index of the fastest candidate goes to *best_i (-1: none). */
 static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,

@@ -23,14 +23,15 @@ struct bench_gpu_summary {
  * every bsrmv kernel that applies to c; with_cusparse also times cuSPARSE
  * (bsrmv column and row direction, SpMV BSR_ALG1, SpMV CSR_ALG1 on the
  * scalar expansion).  Records go to
- * bench_emit (table) or to stdout as JSON lines (o->json) with the extra
+ * o->emit (table) or to stdout as JSON lines (o->json) with the extra
  * keys "device" and "vs_best_cusparse".  Returns 0, or 1 after printing
  * what failed (also when a result is wrong).  Wall times go to c->ms
  * (gpu_setup, cusparse_host, cusparse, gpu_kernels). */
 int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_cusparse,
                   struct bench_gpu_summary *sum);
 
-/* `bsrmv tune ...` (tools/tune.c). */
-int bsrmv_tune_main(int argc, char **argv);
+/* `bsrmv tune ...` (tools/tune.c): argv[0] is "tune"; emit prints the
+ * records of --bench. */
+int bsrmv_tune_main(int argc, char **argv, bench_emit_fn emit);
 
 #endif

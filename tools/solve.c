@@ -1,26 +1,37 @@
-/* bsrmv solve: solve A x = b for a reservoir-style matrix (BiCGSTAB or
- * GMRES) or an SPD block Laplacian (CG) on the host or the GPU, and compare
- * the time per iteration with the bandwidth bound: the bytes the fused
- * passes move per iteration (report.bytes, counted by the library) over
- * the measured read bandwidth. */
+/* bsrmv solve: solve A x = b for the user's matrix (a Matrix Market file,
+ * b from a file or A times ones), a reservoir-style matrix (BiCGSTAB or
+ * GMRES) or an SPD block Laplacian (CG), on the host or the GPU, and
+ * compare the time per iteration with the bandwidth bound: the bytes the
+ * fused passes move per iteration (report.bytes, counted by the library)
+ * over the measured read bandwidth. */
 #include "solve.h"
 
 #include "args.h"
 
 #include "bsrmv.h"
+#include "cli.h"
 #include "json.h"
 #include "stream.h"
 
+#include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
+#include <zlib.h>
 
 static void usage(FILE *f)
 {
-    fputs("usage: bsrmv solve --reservoir NX[,NY,NZ] [--nc C] [options]\n"
+    fputs("usage: bsrmv solve --mtx FILE [--bs B] [--rhs FILE] [--out FILE] [options]\n"
+          "       bsrmv solve --reservoir NX[,NY,NZ] [--nc C] [options]\n"
           "       bsrmv solve --grid NX[,NY,NZ] [--bs B] [options]\n"
+          "  --mtx FILE    your square matrix (Matrix Market, .gz too), cut into aligned\n"
+          "                B x B blocks (default 1; B must divide the size); default\n"
+          "                method bicgstab\n"
+          "    --rhs FILE  b as a Matrix Market array or coordinate vector (n x 1);\n"
+          "                default b = A * ones\n"
+          "    --out FILE  write x as a Matrix Market array vector\n"
           "  --reservoir   nonsymmetric reservoir-style matrix, C components per cell\n"
           "                (default 4); default method bicgstab\n"
           "  --grid        SPD block Laplacian (bsrmv_generate_block_laplacian), bs B\n"
@@ -68,6 +79,7 @@ static int pick(const char *opt, const char *s, const char *const *names, int n)
 }
 
 struct opts {
+    const char *mtx, *rhs, *out; /* --mtx, --rhs, --out */
     int spd; /* --grid */
     int64_t d[3];
     int bs;
@@ -102,11 +114,18 @@ static void parse(int argc, char **argv, struct opts *o)
         if (i + 1 >= argc)
             args_fail("unknown option or missing value: '%s'", a);
         const char *v = argv[++i];
-        if (!strcmp(a, "--reservoir") || !strcmp(a, "--grid")) {
+        if (!strcmp(a, "--reservoir") || !strcmp(a, "--grid") || !strcmp(a, "--mtx")) {
             if (source++)
-                args_fail("give one of --reservoir and --grid");
+                args_fail("give one of --mtx, --reservoir and --grid");
             o->spd = a[2] == 'g';
-            dims(a, v, o->d);
+            if (a[2] == 'm')
+                o->mtx = v;
+            else
+                dims(a, v, o->d);
+        } else if (!strcmp(a, "--rhs")) {
+            o->rhs = v;
+        } else if (!strcmp(a, "--out")) {
+            o->out = v;
         } else if (!strcmp(a, "--nc")) {
             nc = (int)args_integer(a, v, 1, 1024);
         } else if (!strcmp(a, "--bs")) {
@@ -136,10 +155,12 @@ static void parse(int argc, char **argv, struct opts *o)
         }
     }
     if (!source)
-        args_fail("give a matrix: --reservoir NX[,NY,NZ] or --grid N");
-    if (o->spd ? nc != 0 : bs != 0)
-        args_fail(o->spd ? "--nc goes with --reservoir" : "--bs goes with --grid");
-    o->bs = o->spd ? (bs ? bs : 3) : (nc ? nc : 4);
+        args_fail("give a matrix: --mtx FILE, --reservoir NX[,NY,NZ] or --grid N");
+    if ((o->rhs || o->out) && !o->mtx)
+        args_fail("--rhs and --out go with --mtx");
+    if (o->mtx ? nc != 0 : o->spd ? nc != 0 : bs != 0)
+        args_fail(o->spd || o->mtx ? "--nc goes with --reservoir" : "--bs goes with --grid or --mtx");
+    o->bs = o->mtx ? (bs ? bs : 1) : o->spd ? (bs ? bs : 3) : (nc ? nc : 4);
     if (o->method < 0)
         o->method = o->spd ? BSRMV_SOLVER_CG : BSRMV_SOLVER_BICGSTAB;
 }
@@ -267,6 +288,146 @@ done:
     return st;
 }
 
+/* The user's square matrix from o->mtx, cut into aligned bs x bs blocks. */
+static int read_matrix(const struct opts *o, bsrmv_matrix **A)
+{
+    bsrmv_coo *coo;
+    if (bsrmv_mm_read(o->mtx, &coo, !o->json))
+        return cli_lib_failed("solve: reading %s", o->mtx);
+    int rc = 1;
+    if (coo->m != coo->n)
+        fprintf(stderr, "bsrmv solve: %s is %" PRId64 " x %" PRId64 ", not square\n", o->mtx,
+                coo->m, coo->n);
+    else if (coo->m % o->bs != 0)
+        fprintf(stderr, "bsrmv solve: --bs %d does not divide the size %" PRId64 " of %s\n",
+                o->bs, coo->m, o->mtx);
+    else if (cli_memory_check("bsrmv solve", "the matrix, its conversion and the solver's vectors",
+                              cli_bsr_bytes((double)(coo->m / o->bs), (double)(coo->m / o->bs),
+                                            (double)coo->nnz, o->bs, o->type) +
+                                  (double)coo->nnz * 24 +
+                                  12.0 * (double)coo->m * (double)bsrmv_type_size(o->type)))
+        ;
+    else if (bsrmv_matrix_from_coo(A, coo, o->bs, BSRMV_SPLIT, 0, o->type, o->order))
+        cli_lib_failed("solve: blocking %s with bs %d", o->mtx, o->bs);
+    else
+        rc = 0;
+    bsrmv_coo_destroy(coo);
+    return rc;
+}
+
+static void set_value(void *v, int64_t i, bsrmv_type t, double x)
+{
+    if (t == BSRMV_DOUBLE)
+        ((double *)v)[i] = x;
+    else
+        ((float *)v)[i] = (float)x;
+}
+
+/* The next line of f that is neither a comment nor blank, into buf. */
+static int next_line(gzFile f, char *buf, int len)
+{
+    while (gzgets(f, buf, len)) {
+        const char *p = buf;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p && *p != '%')
+            return 1;
+    }
+    return 0;
+}
+
+/* b (n values of type t) from a Matrix Market vector: dense "array" n x 1,
+ * or "coordinate" n x 1 (missing entries are zero). */
+static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
+{
+    gzFile f = gzopen(path, "rb");
+    char line[512];
+    if (!f || !gzgets(f, line, sizeof line)) {
+        fprintf(stderr, "bsrmv solve: cannot read %s\n", path);
+        if (f)
+            gzclose(f);
+        return 1;
+    }
+    if (strncmp(line, "%%MatrixMarket", 14) != 0) {
+        fprintf(stderr, "bsrmv solve: %s: not a Matrix Market file\n", path);
+        gzclose(f);
+        return 1;
+    }
+    if (!strstr(line, " array")) {
+        gzclose(f);
+        bsrmv_coo *coo;
+        if (bsrmv_mm_read(path, &coo, 0))
+            return cli_lib_failed("solve: reading %s", path);
+        int rc = coo->m != n || coo->n != 1;
+        if (rc)
+            fprintf(stderr, "bsrmv solve: %s is %" PRId64 " x %" PRId64 ", expected %" PRId64
+                    " x 1\n", path, coo->m, coo->n, n);
+        for (int64_t i = 0; i < n && !rc; i++)
+            set_value(b, i, t, 0);
+        for (int64_t k = 0; k < coo->nnz && !rc; k++) {
+            const int64_t i = coo->row[k];
+            set_value(b, i, t, (t == BSRMV_DOUBLE ? ((double *)b)[i] : ((float *)b)[i]) +
+                                   coo->val[k]);
+        }
+        bsrmv_coo_destroy(coo);
+        return rc;
+    }
+    long long rows = 0, cols = 0;
+    int rc = 1;
+    if (!next_line(f, line, sizeof line) || sscanf(line, "%lld %lld", &rows, &cols) != 2 ||
+        rows != n || cols != 1) {
+        fprintf(stderr, "bsrmv solve: %s: expected the size line %" PRId64 " 1\n", path, n);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        char *end;
+        double v;
+        if (!next_line(f, line, sizeof line) || (v = strtod(line, &end), end == line)) {
+            fprintf(stderr, "bsrmv solve: %s: value %" PRId64 " of %" PRId64
+                    " missing or not a number\n", path, i + 1, n);
+            goto done;
+        }
+        set_value(b, i, t, v);
+    }
+    rc = 0;
+done:
+    gzclose(f);
+    return rc;
+}
+
+/* x as a Matrix Market array vector (gzip-compressed if path ends in .gz). */
+static int write_x(const char *path, const void *x, int64_t n, bsrmv_type t)
+{
+    const size_t len = strlen(path);
+    gzFile f = gzopen(path, len > 3 && strcmp(path + len - 3, ".gz") == 0 ? "wb" : "wT");
+    if (!f) {
+        fprintf(stderr, "bsrmv solve: cannot write %s\n", path);
+        return 1;
+    }
+    int ok = gzprintf(f, "%%%%MatrixMarket matrix array real general\n%" PRId64 " 1\n", n) > 0;
+    for (int64_t i = 0; i < n && ok; i++)
+        ok = gzprintf(f, "%.17g\n", t == BSRMV_DOUBLE ? ((const double *)x)[i]
+                                                      : (double)((const float *)x)[i]) > 0;
+    if (gzclose(f) != Z_OK || !ok) {
+        fprintf(stderr, "bsrmv solve: writing %s failed\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+/* b = A * ones: the solution is known (all ones) when no --rhs is given. */
+static bsrmv_status rhs_of_ones(const bsrmv_matrix *A, void *b, int64_t n, bsrmv_type t)
+{
+    void *ones = malloc((size_t)n * bsrmv_type_size(t));
+    if (!ones)
+        return BSRMV_ERR_NOMEM;
+    for (int64_t i = 0; i < n; i++)
+        set_value(ones, i, t, 1);
+    bsrmv_status st = bsrmv_spmv(BSRMV_OP_N, 1.0, A, ones, n, 0.0, b, n);
+    free(ones);
+    return st;
+}
+
 static double bandwidth(const struct opts *o, char *device, size_t len)
 {
     const size_t bytes = (size_t)(o->stream_gib * (double)(1 << 30));
@@ -288,7 +449,7 @@ int solve_command(int argc, char **argv)
 {
     struct opts o = {.method = -1, .precond = 1, .type = BSRMV_DOUBLE, .seed = 1,
                      .stream = 1, .stream_gib = 1, .repeat = 3};
-    args_init("bsrmv solve", usage);
+    args_init("bsrmv solve", "bsrmv solve --mtx FILE | --reservoir N | --grid N [options]");
     parse(argc, argv, &o);
     o.so.x0_zero = 1;
     int ndev = 0;
@@ -296,13 +457,16 @@ int solve_command(int argc, char **argv)
         return lib_failed("--gpu");
     bsrmv_matrix *A = NULL;
     bsrmv_precond *P = NULL;
-    bsrmv_status st =
-        o.spd ? bsrmv_generate_block_laplacian(&A, o.d[0], o.d[1], o.d[2], o.bs, o.seed, o.type,
-                                               o.order)
-              : bsrmv_generate_reservoir(&A, o.d[0], o.d[1], o.d[2], o.bs, o.seed, o.type,
-                                         o.order);
-    if (st)
+    bsrmv_status st = BSRMV_SUCCESS;
+    if (o.mtx) {
+        if (read_matrix(&o, &A))
+            return 1;
+    } else if ((st = o.spd ? bsrmv_generate_block_laplacian(&A, o.d[0], o.d[1], o.d[2], o.bs,
+                                                            o.seed, o.type, o.order)
+                           : bsrmv_generate_reservoir(&A, o.d[0], o.d[1], o.d[2], o.bs, o.seed,
+                                                      o.type, o.order))) {
         return lib_failed("generating the matrix");
+    }
     bsrmv_matrix_info in;
     bsrmv_matrix_get_info(A, &in);
     const int64_t n = in.rows;
@@ -313,8 +477,12 @@ int solve_command(int argc, char **argv)
         fprintf(stderr, "bsrmv solve: out of memory for the vectors\n");
         goto done;
     }
-    if ((st = bsrmv_fill_random(b, n, o.type, o.seed + 1))) {
-        lib_failed("filling b");
+    if (o.rhs) {
+        if (read_rhs(o.rhs, n, o.type, b))
+            goto done;
+    } else if ((st = o.mtx ? rhs_of_ones(A, b, n, o.type)
+                           : bsrmv_fill_random(b, n, o.type, o.seed + 1))) {
+        lib_failed("making b");
         goto done;
     }
     if (o.precond && (st = bsrmv_precond_block_jacobi(&P, A))) {
@@ -339,14 +507,16 @@ int solve_command(int argc, char **argv)
     const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : 0;
     const double eff = bound_ms > 0 && ms_iter > 0 ? bound_ms / ms_iter : 0;
     const char *tname = o.type == BSRMV_DOUBLE ? "double" : "float";
-    const char *mname = o.spd ? "block_laplacian" : "reservoir";
+    const char *mname = o.mtx ? o.mtx : o.spd ? "block_laplacian" : "reservoir";
     if (o.json) {
         struct json_line j;
         json_begin(&j, stdout);
         json_str(&j, "matrix", mname);
-        json_int(&j, "nx", o.d[0]);
-        json_int(&j, "ny", o.d[1]);
-        json_int(&j, "nz", o.d[2]);
+        if (!o.mtx) {
+            json_int(&j, "nx", o.d[0]);
+            json_int(&j, "ny", o.d[1]);
+            json_int(&j, "nz", o.d[2]);
+        }
         json_int(&j, "bs", o.bs);
         json_str(&j, "type", tname);
         json_str(&j, "order", o.order == BSRMV_COL_MAJOR ? "col" : "row");
@@ -372,11 +542,15 @@ int solve_command(int argc, char **argv)
         json_str(&j, "message", why);
         json_end(&j);
     } else {
-        printf("matrix     %s %lld x %lld x %lld, bs %d, %s %s: %lld unknowns, %lld blocks, "
-               "%.3g GB per SpMV\n",
-               mname, (long long)o.d[0], (long long)o.d[1], (long long)o.d[2], o.bs, tname,
-               o.order == BSRMV_COL_MAJOR ? "col" : "row", (long long)n, (long long)in.nnzb,
-               bsrmv_matrix_spmv_bytes(A) * 1e-9);
+        char shape[96] = "";
+        if (!o.mtx)
+            snprintf(shape, sizeof shape, " %lld x %lld x %lld", (long long)o.d[0],
+                     (long long)o.d[1], (long long)o.d[2]);
+        printf("matrix     %s%s, bs %d, %s %s: %lld unknowns, %lld blocks, %.3g GB per SpMV\n",
+               mname, shape, o.bs, tname, o.order == BSRMV_COL_MAJOR ? "col" : "row",
+               (long long)n, (long long)in.nnzb, bsrmv_matrix_spmv_bytes(A) * 1e-9);
+        if (o.mtx)
+            printf("rhs        %s\n", o.rhs ? o.rhs : "A * ones (no --rhs): x should be all ones");
         printf("solver     %s, %s, on %s\n", methods[o.method],
                P ? "block Jacobi" : "no preconditioner", device);
         printf("result     %s after %d iterations: relative residual %.3g (recurrence), %.3g "
@@ -393,6 +567,8 @@ int solve_command(int argc, char **argv)
                    bound_ms, gbps, eff);
     }
     rc = rep.converged ? 0 : 1;
+    if (o.out && write_x(o.out, x, n, o.type))
+        rc = 1;
 done:
     free(b);
     free(x);

@@ -10,15 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void tune_usage(void)
+static void tune_help(FILE *f)
 {
-    fprintf(stderr,
-            "usage: bsrmv tune [--bs LIST] [--type double,float] [--order col|row|both]\n"
-            "                  [--mb MB] [--stencil 7|27] [--reps R] [--out FILE]\n"
-            "                  [--bench] [--json]\n"
-            "  times every GPU kernel on a grid matrix of about MB megabytes (default\n"
-            "  300) per block size and writes the fastest per (type, order, bs) to FILE\n"
-            "  (default bsrmv_tune.txt); --bench adds cuSPARSE and the read bandwidth.\n");
+    fputs("usage: bsrmv tune [--bs LIST] [--type double,float] [--order col|row|both]\n"
+          "                  [--mb MB] [--stencil 7|27] [--reps R] [--out FILE]\n"
+          "                  [--bench] [--json]\n"
+          "  times every GPU kernel on a grid matrix of about MB megabytes (default\n"
+          "  300) per block size and writes the fastest per (type, order, bs) to FILE\n"
+          "  (default bsrmv_tune.txt); --bench adds cuSPARSE and the read bandwidth.\n"
+          "  Use the table with BSRMV_TUNE_FILE=FILE (docs/GPU.md, \"How to tune\").\n",
+          f);
+}
+
+/* A bad argument: what is wrong and the one-line usage, exit status 2. */
+static int tune_bad(const char *what, const char *arg)
+{
+    fprintf(stderr, "bsrmv tune: %s '%s'\n"
+                    "usage: bsrmv tune [--bs LIST] [--type T] [--order O] [--mb MB] [--out FILE] "
+                    "[--bench] [--json]\n"
+                    "Run 'bsrmv tune --help' for the options.\n",
+            what, arg);
+    return 2;
 }
 
 static int parse_list(const char *s, int *v, int max)
@@ -37,7 +49,7 @@ static int parse_list(const char *s, int *v, int max)
     return n;
 }
 
-int bsrmv_tune_main(int argc, char **argv)
+int bsrmv_tune_main(int argc, char **argv, bench_emit_fn emit)
 {
     int bs[BENCH_MAX_LIST] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
     int nbs = 12;
@@ -56,17 +68,19 @@ int bsrmv_tune_main(int argc, char **argv)
     o.alpha = 1;
     o.beta = 0;
     o.gpu = 1;
+    o.emit = emit;
     int bench = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--bs") && v) {
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            tune_help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--bs") && v) {
             nbs = parse_list(v, bs, BENCH_MAX_LIST);
             i++;
-            if (nbs < 1) {
-                tune_usage();
-                return 2;
-            }
+            if (nbs < 1)
+                return tune_bad("--bs: expected a list of block sizes, got", v);
         } else if (!strcmp(a, "--type") && v) {
             ntypes = 0;
             if (strstr(v, "double"))
@@ -98,14 +112,11 @@ int bsrmv_tune_main(int argc, char **argv)
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
         } else {
-            tune_usage();
-            return 2;
+            return tune_bad("unknown argument or missing value", a);
         }
     }
-    if (ntypes < 1 || norders < 1 || mbytes <= 0 || (o.stencil != 7 && o.stencil != 27)) {
-        tune_usage();
-        return 2;
-    }
+    if (ntypes < 1 || norders < 1 || mbytes <= 0 || (o.stencil != 7 && o.stencil != 27))
+        return tune_bad("bad value in", "--type, --order, --mb or --stencil");
     if (!bench_gpu_available()) {
         fprintf(stderr, "bsrmv: no CUDA device: %s\n", bsrmv_last_error());
         return 1;

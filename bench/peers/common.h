@@ -9,6 +9,7 @@
 #define BSRMV_PEERS_COMMON_H
 
 #include "bsrmv.h"
+#include "bsrmv_gen.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -9,6 +9,16 @@
 #define FN2(name, suf) FN_(name, suf)
 #define FN(name) FN2(name, SUF)
 #define INLINE static inline __attribute__((always_inline))
+/* The entry points, compiled once per instruction set where the build asks
+ * for it (BSRMV_CPU_CLONES, set by CMakeLists.txt for x86-64 builds without
+ * -march=native): the loader picks the AVX2/FMA copy on CPUs that have
+ * them, the baseline copy elsewhere, so a portable binary keeps the
+ * vectorised speed. */
+#ifdef BSRMV_CPU_CLONES
+#define KERNEL static __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define KERNEL static
+#endif
 
 /* acc[r] += sum_c A(r,c) * xb[c] for one block. */
 INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
@@ -145,54 +155,54 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
 
 /* Specialised: bs and the unroll depth are constants. */
 #define SPECIALISE(B)                                                                   \
-    static void FN(n_col_##B)(ARGS_N)                                                   \
+    KERNEL void FN(n_col_##B)(ARGS_N)                                                   \
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_N(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
     }                                                                                   \
-    static void FN(n_row_##B)(ARGS_N)                                                   \
+    KERNEL void FN(n_row_##B)(ARGS_N)                                                   \
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_N(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
-    static void FN(p_col_##B)(ARGS_P)                                                   \
+    KERNEL void FN(p_col_##B)(ARGS_P)                                                   \
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_P(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
     }                                                                                   \
-    static void FN(p_row_##B)(ARGS_P)                                                   \
+    KERNEL void FN(p_row_##B)(ARGS_P)                                                   \
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_P(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
-    static void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
-    static void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
+    KERNEL void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
+    KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
 
 /* Generic: any bs, one accumulator set (the plain triple loop). */
-static void FN(n_col_any)(ARGS_N)
+KERNEL void FN(n_col_any)(ARGS_N)
 {
     T acc[bs];
     PASS_N(bs, 1, BSRMV_COL_MAJOR, acc);
 }
-static void FN(n_row_any)(ARGS_N)
+KERNEL void FN(n_row_any)(ARGS_N)
 {
     T acc[bs];
     PASS_N(bs, 1, BSRMV_ROW_MAJOR, acc);
 }
-static void FN(p_col_any)(ARGS_P)
+KERNEL void FN(p_col_any)(ARGS_P)
 {
     T acc[bs];
     PASS_P(bs, 1, BSRMV_COL_MAJOR, acc);
 }
-static void FN(p_row_any)(ARGS_P)
+KERNEL void FN(p_row_any)(ARGS_P)
 {
     T acc[bs];
     PASS_P(bs, 1, BSRMV_ROW_MAJOR, acc);
 }
-static void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
-static void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
+KERNEL void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
+KERNEL void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
 
 #define ENTRY(B)                                                                        \
     {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(p_col_##B), FN(p_row_##B)},                 \

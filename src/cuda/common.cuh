@@ -111,7 +111,7 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  *   ld   x and row_ptr;   ldc  col_idx;   ldv<KEEP_L1>  val.
  * A DRAM miss fills 256 bytes of L2 (.L2::256B): a warp reads a block row
  * as short stretches, and the longer DRAM requests lifted nearly every
- * kernel on the H100 (docs/GPU.md, "Load hints").  val is read once and is
+ * kernel on the H100 (docs/GPU.md, "Loads").  val is read once and is
  * not kept in L1 (leaving L1 to x and col_idx) unless the kernel asks
  * (KEEP_L1): by-column groups narrower than 16 lanes, whose 64-byte reads
  * lost 20% without L1.
@@ -122,12 +122,12 @@ __device__ __forceinline__ T group_reduce(T v, int lane, int bs, int n)
  * 5.4 to 1.3 MB per SpMV on the bs 2 grid).  That lifted the staged kernel
  * 0-4%, the wide kernel at bs 2 5-16%, the flat merge path at bs 1 5% and
  * the staged merge path at bs 4 0-4%, and cost by-block, by-column, K1,
- * K2, the vector stream and the wide kernel at bs >= 4 up to 7% (sessions
- * 21-22), so each kernel chooses.  x keeps the normal priority: evict-last
- * on it changed nothing measurable (session 22: 0.99-1.01x without it),
+ * K2, the vector stream and the wide kernel at bs >= 4 up to 7% (H100),
+ * so each kernel chooses.  x keeps the normal priority: evict-last
+ * on it changed nothing measurable (0.99-1.01x without it),
  * and its lines outlive the kernel -- up to the L2 set-aside for persisting
  * accesses -- where they would crowd the caller's next kernels
- * (scripts/l2_linger.cu). */
+ * (tools/probes/l2_linger.cu). */
 enum class L2h { normal, first };
 __device__ __forceinline__ uint64_t l2_evict_first()
 {
@@ -270,7 +270,7 @@ struct Tap {
  * U, and steps past `end` are predicated off: a short block row (27
  * blocks) is one or two batches, not a batch and then a remainder loop of
  * dependent chains.  Written as load, multiply, next, ptxas kept two or
- * three chains in flight (docs/GPU.md, "Session 8").  next() moves by
+ * three chains in flight.  next() moves by
  * addition: dividing a scalar index by bs cost more issue slots than the
  * loads at bs 3, 5, 6, 7. */
 template <typename T, int U, bool KEEP_L1, typename Next, typename Off>
@@ -315,7 +315,7 @@ __device__ __forceinline__ T gather_sum(const Args<T> &a, int bs, Tap t, int64_t
  *  - streamed: U steps unrolled, then one step at a time, for the balanced
  *    row walk (k_balanced.cu), whose occupancy is bound by registers (6
  *    thread blocks per SM at bs 8): batched lost 10-27% there at bs 16
- *    and, spilling, 55% at bs 8 (docs/GPU.md, "Session 8"). */
+ *    and, spilling, 55% at bs 8. */
 template <typename T, int ORD, int U, bool KEEP_L1, bool BATCHED>
 __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int cslot, int ncol,
                                         int64_t s, int64_t e)

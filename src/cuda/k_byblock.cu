@@ -9,7 +9,7 @@
  * per thread block, and buffering: the loads of the next steps are issued
  * before the current step's multiply.  The buffer is gather_sum's batch
  * (common.cuh), U steps deep: every col_idx load of the batch, then val
- * and x, then the FMAs.  On an H200 (27-point grids, session 10) it lifted
+ * and x, then the FMAs.  On an H200 (27-point grids) it lifted
  * the kernel by 10-14% at bs 3 and 4, 5% at double bs 5 and 25% at float
  * bs 5 over the paper's two-step double buffering; 5 steps against 9 were
  * 21-23% ahead at bs 2, within 3% at bs 3 either way, 1-8% behind at

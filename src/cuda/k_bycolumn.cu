@@ -27,12 +27,12 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
     const int64_t gin = (threadIdx.x & 31) / G;
     /* double: batches of 8 steps (4 was 1-4% slower at bs 1-5 and 7 and
      * 10-47% at bs 8, 24, 32, 7% faster at bs 16 on an H100; 16 lost
-     * occupancy, 30-40% slower), but 4 at bs 6 (H200, 1.03-1.06x in
-     * session 11 and session 12, both orders).  float keeps the streamed
+     * occupancy, 30-40% slower), but 4 at bs 6 (H200, 1.03-1.06x,
+     * both orders).  float keeps the streamed
      * loop (8 steps at bs 1-7, 4 above): batched it lost 10-40% at bs 2, 4,
-     * 8, 16 (docs/GPU.md, "Session 8"), 30% at row-major bs 3-4 and 11% at
+     * 8, 16, 30% at row-major bs 3-4 and 11% at
      * column-major bs 6; but it gained 10%, 2% and 35% at row-major bs 5,
-     * 6, 7 (H200, session 11), where a step's lanes read a strided piece
+     * 6, 7 (H200), where a step's lanes read a strided piece
      * of each block */
     constexpr int U = sizeof(T) == 8 && BS == 6 ? 4 : sizeof(T) == 8 || (BS >= 1 && BS <= 7) ? 8 : 4;
     constexpr bool BATCHED = sizeof(T) == 8 || (ORD == ROW && BS >= 5 && BS <= 7);

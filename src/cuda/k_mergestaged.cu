@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Sche
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* L2 priority of val and col_idx (common.cuh): evict-first, so that x
-     * stays in L2 while the matrix streams past (session 22, H100,
+     * stays in L2 while the matrix streams past (H100,
      * power-law bs 4: 1.01-1.04x double, level in float) */
     constexpr L2h MSH = L2h::first;
     extern __shared__ __align__(16) unsigned char sm[];

@@ -70,8 +70,7 @@ BSRMV_INSTANTIATE_LAUNCHER(launch_transpose)
  * chunk of 32 x RU loads, all in flight before the first use, and as many
  * thread blocks as the chunks need.  A grid-stride loop (SMs x 8 blocks, 4
  * loads in flight per thread) read 3% slower, below what a bsrmv SpMV
- * reaches (H100: 3081 against 3173 GB/s over 2 GiB, scripts/read_probe.cu,
- * docs/GPU.md "Session 23").  The xor of everything goes to *sink only if
+ * reaches (H100: 3081 against 3173 GB/s over 2 GiB, tools/probes/read_probe.cu).  The xor of everything goes to *sink only if
  * it equals a value the fill never produces, so the loads cannot be
  * dropped. */
 constexpr int RU = 8;

@@ -6,7 +6,7 @@
  *
  * Why: the kernels that read val from global memory ran out of issue
  * slots, not bandwidth, where a block's values do not fit 16-byte loads
- * (float bs 3, 5, 7; ncu in docs/GPU.md, "Session 17"): each value costs
+ * (float bs 3, 5, 7; ncu): each value costs
  * its own load and address arithmetic.  Here one instruction moves a
  * stage of kilobytes, so the copy costs nothing in issue slots, and the
  * compute reads shared memory with addresses that are a constant offset
@@ -18,7 +18,7 @@
  *     consecutive values of a block's x (one L1 line per block instead of
  *     bs, as a thread per row would load) -- GL stages ahead, so that the
  *     gather's latency hides behind compute (loaded by the threads in
- *     the step that computes: 0.87-0.94x, session 18 runs 1-2);
+ *     the step that computes: 0.87-0.94x);
  *  B. K lanes per scalar row each sum every K-th block of the row, then
  *     reduce by shuffles.
  * One __syncthreads per stage (two in a stage with the arrays' last bytes):

@@ -6,7 +6,7 @@
  * kernel's condition).
  *
  * Why: on the H100 the small-bs float kernels that read a value per lane
- * were bound by instruction issue, not by memory (ncu, session 17: by-column
+ * were bound by instruction issue, not by memory (ncu: by-column
  * at float bs 6, 3.1 instructions per cycle per SM, ~50 warp instructions
  * per step of one value per lane, 57-64% of the read bandwidth).  Here a
  * lane's step is one 16-byte load, one or two col_idx loads, its x values
@@ -39,10 +39,9 @@ template <typename T, int BS> struct VsGeom {
     static constexpr bool BUILT = UP <= 32;
     static constexpr int C = BUILT ? 32 / UP : 1;              /* units per step   */
     static constexpr int BPU = UNIT / BS2;                     /* blocks per unit  */
-    /* steps per batch: 64 bytes of val in flight per lane (H100, session
-     * 17: 2 steps 0.89-1.01x at the best rows per warp, 8 steps
+    /* steps per batch: 64 bytes of val in flight per lane (H100: 2 steps 0.89-1.01x at the best rows per warp, 8 steps
      * 0.84-1.02x; col_idx software-pipelined a batch ahead, or staged in
-     * shared memory, lost up to 47% and 42%: docs/GPU.md, "Session 17") */
+     * shared memory, lost up to 47% and 42%) */
     static constexpr int U = 4;
 };
 

@@ -89,7 +89,7 @@ struct WideLane {
     {
         constexpr int64_t BS2 = (int64_t)BS * BS;
         /* L2 priority (common.cuh): at bs 2 the matrix streams evict-first
-         * (session 21: 1.05-1.16x); at bs 4 and above that lost up to 3% */
+         * (1.05-1.16x, H100); at bs 4 and above that lost up to 3% */
         constexpr L2h HM = BS == 2 ? L2h::first : L2h::normal;
         for (int64_t b = s + lb; b - lb < e; b += U * BPS) {
             int32_t col[U];

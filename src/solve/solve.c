@@ -3,18 +3,10 @@
 #include "solve_internal.h"
 
 #include <math.h>
-#include <time.h>
 
 #define DEFAULT_RTOL 1e-8
 #define DEFAULT_MAX_ITER 1000
 #define DEFAULT_RESTART 30
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
                             bsrmv_type type, int64_t n, const void *b, const void *x,
@@ -58,70 +50,6 @@ bsrmv_status bsrmv_sv_check_precond(int64_t pmb, int pbs, bsrmv_type ptype, int6
     return BSRMV_SUCCESS;
 }
 
-void bsrmv_sv_start(sv_run *r)
-{
-    r->bytes = 0;
-    r->t0 = now_seconds();
-}
-
-int bsrmv_sv_monitor(sv_run *r, double rel, bsrmv_status *st)
-{
-    r->rel_residual = rel;
-    if (r->monitor && r->monitor(r->iterations, rel, r->monitor_ctx)) {
-        *st = bsrmv_fail(BSRMV_ERR_NOT_CONVERGED, "stopped by the monitor at iteration %d",
-                         r->iterations);
-        return 1;
-    }
-    return 0;
-}
-
-bsrmv_status bsrmv_sv_true_residual(sv_run *r, const void *b, const void *x, void *res,
-                                    double *rel)
-{
-    bsrmv_status st;
-    double rr;
-    if (r->x_is_zero) {
-        r->x_is_zero = 0;
-        if ((st = sv_copy(r, b, res)))
-            return st;
-        *rel = 1.0;
-        return BSRMV_SUCCESS;
-    }
-    if ((st = sv_spmv(r, x, res)) || (st = sv_residual(r, b, res, &rr)))
-        return st;
-    *rel = sqrt(rr) / r->bnorm;
-    return BSRMV_SUCCESS;
-}
-
-/* The true residual must fall at least this much between restarts. */
-#define STALL_FACTOR 0.9
-
-bsrmv_status bsrmv_sv_confirm(sv_run *r, const char *method, const void *b, const void *x,
-                              void *res, double *rel, double *last_true)
-{
-    bsrmv_status st = bsrmv_sv_true_residual(r, b, x, res, rel);
-    if (st)
-        return st;
-    if (*rel > r->rtol && *rel > STALL_FACTOR * *last_true)
-        return bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
-                          "%s stagnated at iteration %d: true relative residual %g > rtol %g "
-                          "(the recurrence reached %g; rtol below what the type resolves?)",
-                          method, r->iterations, *rel, r->rtol, r->rel_residual);
-    *last_true = *rel;
-    return BSRMV_SUCCESS;
-}
-
-bsrmv_status bsrmv_sv_finish(sv_run *r, const char *method, double rel)
-{
-    if (rel <= r->rtol) {
-        r->converged = 1;
-        return BSRMV_SUCCESS;
-    }
-    return bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
-                      "%s reached the limit of %d iterations at relative residual %g > rtol %g",
-                      method, r->max_iter, rel, r->rtol);
-}
-
 bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, void *x,
                             const bsrmv_solve_options *opt, bsrmv_solve_report *rep)
 {
@@ -162,13 +90,13 @@ bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, 
     if (r.x_is_zero && (st = be->zero(be, x)))
         return st;
 
-    r.t0 = now_seconds();
+    r.t0 = bsrmv_sv_now();
     bsrmv_status ms = method == BSRMV_SOLVER_CG         ? bsrmv_sv_cg(&r, b, x)
                       : method == BSRMV_SOLVER_BICGSTAB ? bsrmv_sv_bicgstab(&r, b, x)
                                                         : bsrmv_sv_gmres(&r, b, x);
     if ((st = be->sync(be)))
         return st;
-    rp.seconds = now_seconds() - r.t0;
+    rp.seconds = bsrmv_sv_now() - r.t0;
     rp.iterations = r.iterations;
     rp.converged = ms == BSRMV_SUCCESS && r.converged;
     rp.rel_residual = r.rel_residual;

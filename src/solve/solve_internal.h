@@ -108,6 +108,10 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x);
 bsrmv_status bsrmv_sv_bicgstab(sv_run *r, const void *b, void *x);
 bsrmv_status bsrmv_sv_gmres(sv_run *r, const void *b, void *x);
 
+/* ---- run.c: shared by the methods ---------------------------------- */
+
+/* Monotonic wall time in seconds. */
+double bsrmv_sv_now(void);
 /* Called by a method once its vectors are allocated: the report's time
  * and traffic start here. */
 void bsrmv_sv_start(sv_run *r);

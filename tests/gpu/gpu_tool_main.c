@@ -1,12 +1,11 @@
 /* bsrmv_gpu_tool: the tuner/benchmark of tools/tune.c as its own program,
  * so that scripts/gpu_check.sh runs it whether or not the CLI has the
- * `tune` subcommand.  bench_emit (normally in tools/bsrmv.c) prints a
- * plain table row here. */
+ * `tune` subcommand; its records print as plain table rows. */
 #include "bench_gpu.h"
 
 #include <stdio.h>
 
-void bench_emit(const struct bench_options *o, const struct bench_record *r)
+static void print_row(const struct bench_options *o, const struct bench_record *r)
 {
     (void)o;
     printf("%-18s bs=%-3d %-6s %-4s %-9s %-34s %9.4f ms %8.1f GB/s %7.1f GFLOP/s rel_err %.1e\n",
@@ -18,5 +17,5 @@ void bench_emit(const struct bench_options *o, const struct bench_record *r)
 
 int main(int argc, char **argv)
 {
-    return bsrmv_tune_main(argc, argv);
+    return bsrmv_tune_main(argc, argv, print_row);
 }

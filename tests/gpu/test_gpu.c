@@ -469,8 +469,8 @@ int main(void)
         fflush(stdout);
     }
     /* bs 2 and the rule's float sizes 3, 7, 12 first: the quick runs (the
-     * sanitizers') take 2 or 4 of them; bs 6, in the rule since session 22,
-     * runs in the full test */
+     * sanitizers') take 2 or 4 of them; bs 6 runs in
+     * the full test */
     static const int staged[] = {2, 3, 7, 12, 4, 5, 6, 8};
     for (int i = 0; i < (quick == 2 ? 2 : quick ? 4 : 8); ++i)
         for (int t = 0; t < 2; ++t)

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Install the build into a fresh prefix, then build examples/spmv_cpu.c
+# against it as a user would: with CMake (find_package, the shared and the
+# static library) and with pkg-config (no --static), and run each.
+#   consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR LIBDIR C_COMPILER
+set -eu
+build=$1 src=$2 work=$3 libdir=$4 cc=$5
+expect="y = 16 20 20 22"
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+test -f "$prefix/include/bsrmv.h" && test -f "$prefix/include/bsrmv_version.h"
+ls "$prefix/$libdir"/libbsrmv.so.* >/dev/null
+"$prefix/bin/bsrmv" --version
+
+echo "== CMake consumer"
+cmake -S "$src/tests/install" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_COMPILER="$cc" -DBSRMV_EXAMPLE="$src/examples/spmv_cpu.c" >"$work/cmake.log"
+cmake --build "$work/cmake" >>"$work/cmake.log"
+for v in shared static; do
+    out=$("$work/cmake/consumer_$v")
+    echo "consumer_$v: $out"
+    [ "$out" = "$expect" ]
+done
+
+echo "== pkg-config consumer"
+if ! command -v pkg-config >/dev/null; then
+    echo "pkg-config not found: that part skipped"
+    exit 77
+fi
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+flags=$(pkg-config --cflags --libs bsrmv)
+echo "pkg-config --cflags --libs bsrmv: $flags"
+# shellcheck disable=SC2086
+"$cc" -o "$work/consumer_pc" "$src/examples/spmv_cpu.c" $flags
+out=$(LD_LIBRARY_PATH="$prefix/$libdir" "$work/consumer_pc")
+echo "consumer_pc: $out"
+[ "$out" = "$expect" ]

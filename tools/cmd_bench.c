@@ -1,0 +1,264 @@
+/* `bsrmv bench`: times the SpMV of one matrix source per block size, type,
+ * thread count and kernel, and prints a table or JSON lines. */
+#include "cli.h"
+
+#include "args.h"
+#include "json.h"
+#include "stream.h"
+#ifdef BSRMV_HAVE_GPU_BENCH
+#include "bench_gpu.h"
+#endif
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bench_help(FILE *f)
+{
+    fputs(
+        "usage: bsrmv bench SOURCE [options]\n"
+        "Times y = alpha*A*x + beta*y (median of the timed calls) per block size,\n"
+        "type, thread count and CPU kernel, checks y against a long-double\n"
+        "reference and compares GB/s with the stream read bandwidth.\n"
+        "  SOURCE is one of\n"
+        "  --mtx FILE          Matrix Market file, blocked by\n"
+        "    --split           aligned bs x bs blocks, zeros filled in (default)\n"
+        "    --promote         each scalar becomes a dense bs x bs block\n"
+        "  --grid N|NX,NY,NZ   3D grid of N^3 (NX*NY*NZ) nodes, a block per neighbour\n"
+        "    --stencil 7|27    neighbours per node (default 27)\n"
+        "  --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]]\n"
+        "                      MB x MB blocks, Pareto block-row lengths with tail\n"
+        "                      EXPONENT (default 2), mean ~MEAN (default 8), longest\n"
+        "                      row exactly MAXLEN (default min(MB, 100000)), random\n"
+        "                      columns\n"
+        "  --arrow N[,DENSE]   N x N blocks: DENSE (default 1) full block rows and\n"
+        "                      block columns plus the diagonal\n"
+        "  --example           27-point grids with values >= 10x the last-level\n"
+        "                      cache; defaults bs 1,2,3,4,6,8,16, threads 1 and\n"
+        "                      all, 20 reps\n"
+        "options:\n"
+        "  --bs LIST           block sizes (default 1,2,3,4,6,8,16)\n"
+        "  --type LIST         double, float (default double)\n"
+        "  --order col|row     entry order inside a block (default col)\n"
+        "  --reps R            timed calls per measurement (default 50)\n"
+        "  --threads LIST      OpenMP thread counts (default: OMP max threads)\n"
+        "  --kernels LIST      auto (compile-time bs, shown as specialised),\n"
+        "                      generic (default auto,generic)\n"
+        "  --seed S            seed of the matrix and vectors (default 1)\n"
+        "  --alpha A --beta B  (default 1 and 0)\n"
+        "  --json              only JSON lines on stdout, one per measurement\n"
+        "  --no-stream         skip the read-bandwidth measurement\n"
+        "  --stream-gib G      array size of that measurement (default 1)\n"
+        "  --gpu               also time the GPU backend: bsrmv GPU kernels and\n"
+        "                      cuSPARSE (bsrmv col/row, SpMV BSR_ALG1, CSR_ALG1)\n"
+        "    --gpu-kernels K   all: every applicable bsrmv GPU kernel and the\n"
+        "                      dispatcher's pick (default); auto: the pick only;\n"
+        "                      P1,P2,...: the kernels whose name begins with one\n"
+        "                      of them (e.g. merge_path/g1) and the pick\n"
+        "    --no-cpu          GPU records only: no CPU timing, no stream; y is\n"
+        "                      still checked against the reference\n"
+        "    --cold-launch     time each GPU call from an idle GPU, the host's\n"
+        "                      launch latency included (default: queued behind a\n"
+        "                      stall, the GPU's time alone)\n"
+        "    --gpu-traffic T   memory traffic before each timed GPU call, as a\n"
+        "                      solver makes between SpMVs: cg (the vectors of one\n"
+        "                      CG iteration, 10 x rows values), a size in MB, or\n"
+        "                      0: calls back to back (default)\n"
+        "    --gpu-reps R      timed GPU calls (default max(--reps, 50))\n"
+        "    --gpu-tune        the pick is the measured choice\n"
+        "                      (bsrmv_gpu_matrix_tune), its cost on stderr\n"
+        "  --verbose           wall time per phase on stderr, a line per matrix\n"
+        "                      (build, reference, cpu, gpu...; on with --gpu)\n"
+        "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
+        "Exit status: 0 ok, 1 a failure or a wrong result, 2 bad arguments.\n",
+        f);
+}
+
+
+static struct {
+    int header_done;
+    int name_width;
+    int wrong; /* measurements whose rel_err is above the tolerance */
+} out;
+
+static const char *type_name(bsrmv_type t)
+{
+    return t == BSRMV_FLOAT ? "float" : "double";
+}
+
+/* sqrt(eps) of the type: far above rounding, far below a wrong kernel. */
+static double tolerance(bsrmv_type t)
+{
+    return t == BSRMV_FLOAT ? sqrt(FLT_EPSILON) : sqrt(DBL_EPSILON);
+}
+
+static void print_json_record(const struct bench_record *r)
+{
+    struct json_line j;
+    json_begin(&j, stdout);
+    json_str(&j, "matrix", r->matrix);
+    json_int(&j, "bs", r->bs);
+    json_int(&j, "rows", r->rows);
+    json_int(&j, "cols", r->cols);
+    json_int(&j, "nnzb", r->nnzb);
+    json_int(&j, "bytes", (int64_t)r->bytes);
+    json_str(&j, "backend", r->backend);
+    json_str(&j, "kernel", r->kernel);
+    json_int(&j, "threads", r->threads);
+    json_num(&j, "time_ms", r->time_ms);
+    json_num(&j, "gbps", r->gbps);
+    json_num(&j, "gflops", r->gflops);
+    json_num(&j, "rel_err", r->rel_err);
+    json_str(&j, "type", type_name(r->type));
+    json_str(&j, "order", r->order == BSRMV_COL_MAJOR ? "col" : "row");
+    if (r->stream_gbps > 0)
+        json_num(&j, "stream_frac", r->gbps / r->stream_gbps);
+    json_end(&j);
+}
+
+static void print_table_record(const struct bench_record *r, int wrong)
+{
+    if (!out.header_done) {
+        out.name_width = (int)strlen(r->matrix) > 18 ? (int)strlen(r->matrix) : 18;
+        printf("%-*s %3s %-6s %3s %-12s %10s %10s %9s %9s %7s %9s %8s %9s\n", out.name_width,
+               "matrix", "bs", "type", "thr", "kernel", "rows", "nnzb", "MB", "time_ms",
+               "GB/s", "of-stream", "GFLOP/s", "rel_err");
+        out.header_done = 1;
+    }
+    char frac[16] = "-";
+    if (r->stream_gbps > 0)
+        snprintf(frac, sizeof frac, "%.2f", r->gbps / r->stream_gbps);
+    printf("%-*s %3d %-6s %3d %-12s %10" PRId64 " %10" PRId64 " %9.1f %9.3f %7.2f %9s %8.2f %9.1e%s\n",
+           out.name_width, r->matrix, r->bs, type_name(r->type), r->threads, r->kernel,
+           r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
+           r->rel_err, wrong ? "  WRONG" : "");
+}
+
+void bench_print_record(const struct bench_options *o, const struct bench_record *r)
+{
+    /* NaN is wrong too, but for the gather bound ("bound"), which has no y */
+    int wrong = strcmp(r->backend, "bound") != 0 && !(r->rel_err <= tolerance(r->type));
+    out.wrong += wrong;
+    if (o->json)
+        print_json_record(r);
+    else
+        print_table_record(r, wrong);
+    fflush(stdout); /* long runs: show each result as it comes */
+}
+
+static void print_stream(const struct bench_options *o, const struct stream_result *s)
+{
+    if (o->json) {
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "backend", "stream");
+        json_int(&j, "threads", s->threads);
+        json_num(&j, "gbps", s->gbps);
+        json_int(&j, "bytes", (int64_t)s->bytes);
+        json_num(&j, "time_ms", s->time_ms);
+        json_end(&j);
+    } else {
+        printf("stream read, %3d thread%s: %8.2f GB/s  (%.2f GiB array, median pass %.1f ms)\n",
+               s->threads, s->threads == 1 ? " " : "s", s->gbps,
+               (double)s->bytes / (1 << 30), s->time_ms);
+    }
+    fflush(stdout);
+}
+
+static int gpu_bench_available(void)
+{
+#ifdef BSRMV_HAVE_GPU_BENCH
+    return bench_gpu_available();
+#else
+    return 0;
+#endif
+}
+
+static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, double llc,
+                        int bs, bsrmv_type t, const double *stream_gbps)
+{
+    char name[256];
+    bsrmv_matrix *A;
+    if (cli_memory_check("bsrmv bench", "this matrix with its vectors",
+                         cli_source_bytes(o, coo, llc, bs, t)))
+        return 1;
+    double t0 = bench_now_ms();
+    if (cli_build_matrix(o, coo, llc, bs, t, &A, name, sizeof name) != 0)
+        return 1;
+    double build_ms = bench_now_ms() - t0;
+    struct bench_case c;
+    int rc = bench_case_init(&c, A, name, o);
+    c.ms.build = build_ms;
+    if (rc == 0 && !o->no_cpu) {
+        c.stream_gbps = stream_gbps;
+        rc = bench_cpu(o, &c);
+    }
+#ifdef BSRMV_HAVE_GPU_BENCH
+    if (rc == 0 && o->gpu)
+        rc = bench_gpu(o, &c);
+#endif
+    if (o->verbose)
+        bench_phases_print(&c);
+    bench_case_free(&c);
+    bsrmv_matrix_destroy(A);
+    return rc;
+}
+
+int bench_command(int argc, char **argv)
+{
+    args_init("bsrmv bench", "bsrmv bench --mtx FILE | --grid N | --powerlaw MB | --arrow N | "
+                             "--example [options]");
+    struct bench_options o;
+    cli_parse_options(argc, argv, &o, 1);
+    o.emit = bench_print_record;
+    if (o.gpu && !gpu_bench_available()) {
+#ifdef BSRMV_HAVE_GPU_BENCH
+        fprintf(stderr, "bsrmv: no GPU for the benchmark: %s\n", bsrmv_last_error());
+#else
+        fprintf(stderr, "bsrmv: built without the GPU benchmark\n");
+#endif
+        return ARGS_EXIT_USAGE;
+    }
+
+    /* Read first: a bad file should fail before the slow stream passes. */
+    bsrmv_coo *coo = NULL;
+    double t0 = bench_now_ms();
+    if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
+        return cli_lib_failed("reading %s", o.mtx);
+    if (o.source == BENCH_MTX && o.verbose)
+        fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);
+
+    /* The stream bandwidths belong to the CPU records. */
+    double stream_gbps[BENCH_MAX_LIST] = {0};
+    for (int i = 0; i < o.n_threads && o.stream && !o.no_cpu; i++) {
+        struct stream_result s;
+        if (stream_measure(o.threads[i], (size_t)(o.stream_gib * (1 << 30)), &s) != 0) {
+            bsrmv_coo_destroy(coo);
+            return 1;
+        }
+        stream_gbps[i] = s.gbps;
+        print_stream(&o, &s);
+    }
+
+    double llc = 0;
+    if (o.source == BENCH_EXAMPLE) {
+        llc = cli_llc_bytes();
+        if (!o.json)
+            printf("last-level cache %.0f MiB: example matrices hold >= %.0f MiB of values\n",
+                   llc / (1 << 20), EXAMPLE_LLC_FACTOR * llc / (1 << 20));
+    }
+    int rc = 0;
+    for (int b = 0; b < o.n_bs && rc == 0; b++)
+        for (int t = 0; t < o.n_types && rc == 0; t++)
+            rc = bench_matrix(&o, coo, llc, o.bs[b], o.types[t], stream_gbps);
+    bsrmv_coo_destroy(coo);
+    if (rc == 0 && out.wrong > 0) {
+        fprintf(stderr, "bsrmv: %d measurement%s with rel_err above tolerance\n", out.wrong,
+                out.wrong == 1 ? "" : "s");
+        rc = 1;
+    }
+    return rc;
+}
