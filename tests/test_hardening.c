@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -256,13 +257,24 @@ static void test_value_range(void)
     printf("value range: ok\n");
 }
 
-int main(void)
+/* Arguments name the cases to run (all without). */
+int main(int argc, char **argv)
 {
-    test_int64_max_dimensions();
-    test_memory_follows_entries();
-    test_both_paths_agree();
-    test_overlap();
-    test_value_range();
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {{"int64_max", test_int64_max_dimensions},
+                 {"memory", test_memory_follows_entries},
+                 {"paths", test_both_paths_agree},
+                 {"overlap", test_overlap},
+                 {"values", test_value_range}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool want = argc < 2;
+        for (int a = 1; a < argc; a++)
+            want = want || strcmp(argv[a], cases[i].name) == 0;
+        if (want)
+            cases[i].run();
+    }
     printf("test_hardening: all passed\n");
     return 0;
 }
