@@ -351,7 +351,8 @@ typedef enum bsrmv_solver {
 typedef struct bsrmv_precond bsrmv_precond;
 bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A);
 void bsrmv_precond_destroy(bsrmv_precond *P);
-/* z = P^-1 r (n = mb*bs values of the matrix type; r, z must not overlap). */
+/* z = P^-1 r (n = mb*bs values of the matrix type; r, z must not overlap:
+ * BSRMV_ERR_ARGUMENT). */
 bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z, int64_t n);
 
 typedef struct bsrmv_solve_options {
@@ -378,8 +379,9 @@ typedef struct bsrmv_solve_report {
 } bsrmv_solve_report;
 
 /* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
- * length of b and x.  opt may be NULL (defaults).  Float matrices solve in
- * float with dot products accumulated in double: ask for rtol >= ~1e-6.
+ * length of b and x, which must not overlap (BSRMV_ERR_ARGUMENT).  opt may
+ * be NULL (defaults).  Float matrices solve in float with dot products
+ * accumulated in double: ask for rtol >= ~1e-6.
  * Convergence of the recurrence is confirmed on the true residual (and the
  * method restarted from it if it drifted).  b == 0 gives x = 0, converged.
  * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks

@@ -99,8 +99,8 @@ bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, c
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%s: vector sizes overflow", who);
     if (bsrmv_ranges_overlap(x, xb, y, yb))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                          "%s: x [%p, +%zu bytes) and y [%p, +%zu bytes) overlap; "
-                          "they must be separate arrays",
+                          "%s: the input [%p, +%zu bytes) and the output [%p, +%zu bytes) "
+                          "overlap; they must be separate arrays",
                           who, x, xb, y, yb);
     return BSRMV_SUCCESS;
 }

@@ -52,9 +52,10 @@ int64_t bsrmv_fault_count(void);
 /* Whether the byte ranges [a, a+abytes) and [b, b+bbytes) share a byte. */
 bool bsrmv_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes);
 
-/* BSRMV_ERR_ARGUMENT naming `who` when the n_x values of x and the n_y of
- * y (vs bytes each) overlap, else success: the kernels read x while y is
- * written.  Host or device addresses alike: only the values are compared. */
+/* BSRMV_ERR_ARGUMENT naming `who` when the n_x values of the input x and
+ * the n_y of the output y (vs bytes each) overlap, else success: x is
+ * still read while y is written.  Host or device addresses alike: only the
+ * pointer values are compared. */
 bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, const void *y,
                                   int64_t n_y, size_t vs);
 

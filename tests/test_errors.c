@@ -135,6 +135,30 @@ static bsrmv_status write_value(int64_t r, double v)
     return s;
 }
 
+static bsrmv_status solve(int singular, int max_iter);
+
+/* b == x for the solver, r == z for the preconditioner. */
+static bsrmv_status solve_in_place(int precond)
+{
+    bsrmv_matrix *A = NULL;
+    TU_OK(bsrmv_generate_block_laplacian(&A, 4, 4, 1, 2, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    double v[32];
+    for (int i = 0; i < 32; i++)
+        v[i] = 1 + i % 3;
+    bsrmv_status s;
+    if (precond) {
+        bsrmv_precond *P = NULL;
+        TU_OK(bsrmv_precond_block_jacobi(&P, A));
+        s = bsrmv_precond_apply(P, v, v, 32);
+        bsrmv_precond_destroy(P);
+    } else {
+        bsrmv_solve_report rep;
+        s = bsrmv_solve(BSRMV_SOLVER_GMRES, A, NULL, v, v, 32, NULL, &rep);
+    }
+    bsrmv_matrix_destroy(A);
+    return s;
+}
+
 static bsrmv_status solve(int singular, int max_iter)
 {
     bsrmv_matrix *A = NULL;
@@ -343,6 +367,10 @@ static bsrmv_status run(const char *id)
     /* ---- solvers */
     if (IS("precond-singular"))
         return solve(1, 0);
+    if (IS("solve-overlap"))
+        return solve_in_place(0);
+    if (IS("precond-overlap"))
+        return solve_in_place(1);
     if (IS("solve-dimension"))
         return solve(0, 0);
     if (IS("solve-not-converged"))
@@ -450,6 +478,8 @@ static const char *const case_ids[] = {
     "csr-row-ptr-start",
     "csr-row-ptr-order",
     "precond-singular",
+    "solve-overlap",
+    "precond-overlap",
     "solve-dimension",
     "solve-not-converged",
     "nomem-convert",

@@ -190,9 +190,12 @@ bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z,
                           (long long)n, (long long)(P->mb * P->bs));
     if (n > 0 && (!r || !z))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", r ? "z" : "r");
-    sv_backend be;
-    bsrmv_status st = bsrmv_sv_cpu_init(&be, NULL, P);
+    bsrmv_status st = bsrmv_check_disjoint("bsrmv_precond_apply", r, n, z, n,
+                                           bsrmv_type_size(P->type));
     if (st)
+        return st;
+    sv_backend be;
+    if ((st = bsrmv_sv_cpu_init(&be, NULL, P)))
         return st;
     st = be.precond(&be, r, z);
     bsrmv_sv_cpu_free(&be);
