@@ -161,15 +161,19 @@ bsrmv_status bsrmv_coo_count_blocks(const bsrmv_coo *coo, int bs, int64_t *nnzb)
 
 /* Read a coordinate Matrix Market file (.mtx or gzip-compressed .mtx.gz,
  * detected from the content).  Fields real, integer and pattern (pattern
- * entries get the value 1); symmetric and skew-symmetric files are expanded
- * to both triangles.  Errors: BSRMV_ERR_IO (cannot open/read),
+ * entries get the value 1); symmetric and skew-symmetric files store one
+ * triangle and are expanded to both.  Values are finite decimal numbers
+ * (no nan, inf or hexadecimal), integers at most 2^53 in magnitude.
+ * Errors: BSRMV_ERR_IO (cannot open/read, damaged gzip data),
  * BSRMV_ERR_FORMAT (the message names the line and what is wrong),
- * BSRMV_ERR_UNSUPPORTED (array or complex files).  If progress is non-zero
- * and stderr is a terminal, long reads print progress to stderr. */
+ * BSRMV_ERR_UNSUPPORTED (array or complex files); docs/ERRORS.md lists
+ * them all.  If progress is non-zero and stderr is a terminal, long reads
+ * print progress to stderr. */
 bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress);
 
 /* Write coo as "coordinate real general", 1-based, 17 significant digits;
- * a path ending in ".gz" is written gzip-compressed. */
+ * a path ending in ".gz" is written gzip-compressed.  NaN or infinite
+ * values: BSRMV_ERR_ARGUMENT (the reader would refuse them). */
 bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo);
 
 /* ------------------------------------------------------------------ */
@@ -205,7 +209,10 @@ typedef enum bsrmv_blocking {
     BSRMV_PROMOTE = 1
 } bsrmv_blocking;
 
-/* Build a BSR matrix from COO (any order; duplicates are summed). */
+/* Build a BSR matrix from COO (any order; duplicates are summed).  A finite
+ * value or sum the type cannot hold: BSRMV_ERR_OVERFLOW (NaN and infinities
+ * in the COO pass through).  Scratch memory scales with the entries, not
+ * with m and n. */
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
                                    bsrmv_blocking how, uint64_t seed,
                                    bsrmv_type type, bsrmv_order order);
@@ -270,7 +277,7 @@ int bsrmv_cpu_has_kernel(int bs);
  * nx and ny are the lengths of x and y (checked against op(A)).
  * beta == 0: y is only written (NaN/Inf in y do not propagate).
  * alpha == 0: A and x are not read; y = beta*y.
- * x and y must not overlap. */
+ * x and y must not overlap (BSRMV_ERR_ARGUMENT when they do and alpha != 0). */
 bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A,
                         const void *x, int64_t nx, double beta, void *y, int64_t ny);
 
@@ -295,7 +302,8 @@ typedef enum bsrmv_solver {
 typedef struct bsrmv_precond bsrmv_precond;
 bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A);
 void bsrmv_precond_destroy(bsrmv_precond *P);
-/* z = P^-1 r (n = mb*bs values of the matrix type; r, z must not overlap). */
+/* z = P^-1 r (n = mb*bs values of the matrix type; r, z must not overlap:
+ * BSRMV_ERR_ARGUMENT). */
 bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z, int64_t n);
 
 typedef struct bsrmv_solve_options {
@@ -322,8 +330,9 @@ typedef struct bsrmv_solve_report {
 } bsrmv_solve_report;
 
 /* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
- * length of b and x.  opt may be NULL (defaults).  Float matrices solve in
- * float with dot products accumulated in double: ask for rtol >= ~1e-6.
+ * length of b and x, which must not overlap (BSRMV_ERR_ARGUMENT).  opt may
+ * be NULL (defaults).  Float matrices solve in float with dot products
+ * accumulated in double: ask for rtol >= ~1e-6.
  * Convergence of the recurrence is confirmed on the true residual (and the
  * method restarted from it if it drifted).  b == 0 gives x = 0, converged.
  * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks

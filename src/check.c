@@ -80,3 +80,27 @@ bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
     }
     return BSRMV_SUCCESS;
 }
+
+bool bsrmv_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    if (!a || !b || abytes == 0 || bbytes == 0)
+        return false;
+    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    /* a0 < b0 + bbytes, written so that a range ending at the top of the
+     * address space does not wrap. */
+    return a0 - b0 < bbytes || b0 - a0 < abytes;
+}
+
+bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, const void *y,
+                                  int64_t n_y, size_t vs)
+{
+    size_t xb, yb;
+    if (!bsrmv_bytes(n_x, vs, &xb) || !bsrmv_bytes(n_y, vs, &yb))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%s: vector sizes overflow", who);
+    if (bsrmv_ranges_overlap(x, xb, y, yb))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "%s: the input [%p, +%zu bytes) and the output [%p, +%zu bytes) "
+                          "overlap; they must be separate arrays",
+                          who, x, xb, y, yb);
+    return BSRMV_SUCCESS;
+}

@@ -2,14 +2,10 @@
  * scalar to a dense block) and BSR -> COO. */
 #include "internal.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Block pattern of coo cut into aligned bs x bs blocks: sorted, unique
  * block columns per block row, and for every entry the block it lands in. */
@@ -17,22 +13,87 @@ typedef struct pattern {
     int64_t mb, nb, nnzb;
     int64_t *row_ptr;  /* mb+1, bsrmv_big_alloc */
     int32_t *col_idx;  /* nnzb, bsrmv_big_alloc */
-    int64_t *block_of; /* coo->nnz, malloc */
+    int64_t *block_of; /* coo->nnz, bsrmv_malloc */
 } pattern;
 
 static void pattern_free(pattern *p)
 {
     bsrmv_big_free(p->row_ptr);
     bsrmv_big_free(p->col_idx);
-    free(p->block_of);
+    bsrmv_free(p->block_of);
     memset(p, 0, sizeof *p);
+}
+
+typedef struct entry_key {
+    int64_t br, bc, k;
+} entry_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const entry_key *x = a, *y = b;
+    if (x->br != y->br)
+        return x->br < y->br ? -1 : 1;
+    if (x->bc != y->bc)
+        return x->bc < y->bc ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Few entries in a huge matrix: arrays indexed by block row or column would
+ * dwarf the entries, so sort the block coordinates (O(nnz log nnz)). */
+static bool order_by_sorting(const bsrmv_coo *coo, int64_t bs, int64_t *perm)
+{
+    const int64_t nnz = coo->nnz;
+    entry_key *key = bsrmv_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *key);
+    if (!key)
+        return false;
+    for (int64_t k = 0; k < nnz; k++)
+        key[k] = (entry_key){coo->row[k] / bs, coo->col[k] / bs, k};
+    qsort(key, (size_t)nnz, sizeof *key, cmp_key);
+    for (int64_t q = 0; q < nnz; q++)
+        perm[q] = key[q].k;
+    bsrmv_free(key);
+    return true;
+}
+
+/* Stable counting sort of the entries in `from` by `by[k] / bs` into `to`. */
+static void counting_pass(const int64_t *by, int64_t bs, int64_t nkeys, int64_t nnz,
+                          const int64_t *from, int64_t *to, int64_t *count)
+{
+    memset(count, 0, (size_t)(nkeys + 1) * sizeof *count);
+    for (int64_t q = 0; q < nnz; q++)
+        count[by[from ? from[q] : q] / bs + 1]++;
+    for (int64_t i = 0; i < nkeys; i++)
+        count[i + 1] += count[i];
+    for (int64_t q = 0; q < nnz; q++) {
+        int64_t k = from ? from[q] : q;
+        to[count[by[k] / bs]++] = k;
+    }
+}
+
+/* Dimensions comparable to the entries: two counting passes (block column,
+ * then block row), O(nnz + mb + nb). */
+static bool order_by_counting(const bsrmv_coo *coo, int64_t bs, int64_t mb, int64_t nb,
+                              int64_t *perm)
+{
+    const int64_t nnz = coo->nnz, keys = mb > nb ? mb : nb;
+    int64_t *count = bsrmv_malloc((size_t)(keys + 1) * sizeof *count);
+    int64_t *by_col = bsrmv_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *by_col);
+    bool ok = count && by_col;
+    if (ok) {
+        counting_pass(coo->col, bs, nb, nnz, NULL, by_col, count);
+        counting_pass(coo->row, bs, mb, nnz, by_col, perm, count);
+    }
+    bsrmv_free(count);
+    bsrmv_free(by_col);
+    return ok;
 }
 
 static bsrmv_status pattern_build(const bsrmv_coo *coo, int64_t bs, pattern *p)
 {
     memset(p, 0, sizeof *p);
-    p->mb = (coo->m + bs - 1) / bs;
-    p->nb = (coo->n + bs - 1) / bs;
+    /* Written to avoid the overflow of m + bs - 1 near INT64_MAX. */
+    p->mb = coo->m / bs + (coo->m % bs != 0);
+    p->nb = coo->n / bs + (coo->n % bs != 0);
     if (p->nb > INT32_MAX)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                           "%lld block columns do not fit 32-bit col_idx", (long long)p->nb);
@@ -44,52 +105,53 @@ static bsrmv_status pattern_build(const bsrmv_coo *coo, int64_t bs, pattern *p)
                               "COO entry %lld at (%lld, %lld) outside the %lld x %lld matrix",
                               (long long)k, (long long)coo->row[k], (long long)coo->col[k],
                               (long long)coo->m, (long long)coo->n);
+    size_t rp_bytes;
+    int64_t rp_len;
+    if (!bsrmv_add64(p->mb, 1, &rp_len) || !bsrmv_bytes(rp_len, sizeof *p->row_ptr, &rp_bytes))
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%lld block rows do not fit in memory sizes",
+                          (long long)p->mb);
 
     size_t nnz_alloc = (size_t)(nnz > 0 ? nnz : 1);
-    int64_t *start = calloc((size_t)p->mb + 1, sizeof *start); /* bucket offsets */
-    int64_t *perm = malloc(nnz_alloc * sizeof *perm);         /* entries by block row */
-    int64_t *stamp = malloc(((size_t)p->nb + 1) * sizeof *stamp);
-    int32_t *cols = malloc(nnz_alloc * sizeof *cols);         /* nnzb <= nnz */
-    p->block_of = malloc(nnz_alloc * sizeof *p->block_of);
-    p->row_ptr = bsrmv_big_alloc(((size_t)p->mb + 1) * sizeof *p->row_ptr);
+    int64_t *perm = bsrmv_malloc(nnz_alloc * sizeof *perm); /* entries by block */
+    int32_t *cols = bsrmv_malloc(nnz_alloc * sizeof *cols); /* nnzb <= nnz */
+    p->block_of = bsrmv_malloc(nnz_alloc * sizeof *p->block_of);
+    p->row_ptr = bsrmv_big_alloc(rp_bytes);
     bsrmv_status s = BSRMV_SUCCESS;
-    if (!start || !perm || !stamp || !cols || !p->block_of || !p->row_ptr) {
+    bool ordered = false;
+    if (perm && cols && p->block_of && p->row_ptr) {
+        /* The same bound as bsrmv_coo_count_blocks: per-row and per-column
+         * counts only while they are not much larger than the entries. */
+        int64_t limit;
+        if (!bsrmv_add64(nnz, (int64_t)1 << 20, &limit))
+            limit = INT64_MAX;
+        ordered = p->mb <= limit && p->nb <= limit
+                      ? order_by_counting(coo, bs, p->mb, p->nb, perm)
+                      : order_by_sorting(coo, bs, perm);
+    }
+    if (!ordered) {
         s = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory splitting %lld entries into blocks",
                        (long long)nnz);
         goto done;
     }
-    for (int64_t k = 0; k < nnz; k++)
-        start[coo->row[k] / bs + 1]++;
-    for (int64_t i = 0; i < p->mb; i++)
-        start[i + 1] += start[i];
-    for (int64_t k = 0; k < nnz; k++)
-        perm[start[coo->row[k] / bs]++] = k;
-    /* start[i] now holds the end of bucket i; shift back to starts. */
-    memmove(start + 1, start, (size_t)p->mb * sizeof *start);
-    start[0] = 0;
-
-    for (int64_t j = 0; j < p->nb; j++)
-        stamp[j] = -1;
-    int64_t nnzb = 0;
+    /* perm lists the entries by (block row, block column): a new block
+     * wherever the pair changes. */
+    int64_t nnzb = 0, row = 0, prev_col = -1;
     p->row_ptr[0] = 0;
-    for (int64_t i = 0; i < p->mb; i++) {
-        int64_t first = nnzb;
-        for (int64_t q = start[i]; q < start[i + 1]; q++) {
-            int64_t bj = coo->col[perm[q]] / bs;
-            if (stamp[bj] != i) {
-                stamp[bj] = i;
-                cols[nnzb++] = (int32_t)bj;
-            }
+    for (int64_t q = 0; q < nnz; q++) {
+        const int64_t k = perm[q], br = coo->row[k] / bs, bc = coo->col[k] / bs;
+        if (br != row) {
+            while (row < br)
+                p->row_ptr[++row] = nnzb;
+            prev_col = -1;
         }
-        qsort(cols + first, (size_t)(nnzb - first), sizeof *cols, cmp_i32);
-        p->row_ptr[i + 1] = nnzb;
-        for (int64_t q = start[i]; q < start[i + 1]; q++) {
-            int32_t bj = (int32_t)(coo->col[perm[q]] / bs);
-            const int32_t *hit = bsearch(&bj, cols + first, (size_t)(nnzb - first),
-                                         sizeof *cols, cmp_i32);
-            p->block_of[perm[q]] = hit - cols;
+        if (bc != prev_col) {
+            cols[nnzb++] = (int32_t)bc;
+            prev_col = bc;
         }
+        p->block_of[k] = nnzb - 1;
     }
+    while (row < p->mb)
+        p->row_ptr[++row] = nnzb;
     p->nnzb = nnzb;
     p->col_idx = bsrmv_big_alloc((size_t)(nnzb > 0 ? nnzb : 1) * sizeof *p->col_idx);
     if (!p->col_idx) {
@@ -99,10 +161,8 @@ static bsrmv_status pattern_build(const bsrmv_coo *coo, int64_t bs, pattern *p)
     }
     memcpy(p->col_idx, cols, (size_t)nnzb * sizeof *cols);
 done:
-    free(start);
-    free(perm);
-    free(stamp);
-    free(cols);
+    bsrmv_free(perm);
+    bsrmv_free(cols);
     if (s)
         pattern_free(p);
     return s;
@@ -147,6 +207,44 @@ static bsrmv_status adopt_pattern(bsrmv_matrix **A, pattern *p, int bs, bsrmv_ty
     return BSRMV_SUCCESS;
 }
 
+/* A finite value that the matrix type cannot hold is an error, not an
+ * infinity; NaN and infinities in the COO pass through as they are. */
+static bsrmv_status check_values(const bsrmv_coo *coo, bsrmv_type type, bool *all_finite)
+{
+    const double max = type == BSRMV_FLOAT ? FLT_MAX : DBL_MAX;
+    *all_finite = true;
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        double v = coo->val[k];
+        if (!isfinite(v))
+            *all_finite = false;
+        else if (fabs(v) > max)
+            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                              "COO entry %lld at (%lld, %lld): value %g exceeds the float range",
+                              (long long)k, (long long)coo->row[k], (long long)coo->col[k], v);
+    }
+    return BSRMV_SUCCESS;
+}
+
+/* Finite entries whose sum (duplicates, promotion factors) overflowed. */
+static bsrmv_status check_sums(const bsrmv_matrix *A, bool all_finite)
+{
+    if (!all_finite)
+        return BSRMV_SUCCESS;
+    const int64_t n = A->nnzb * A->bs * A->bs;
+    for (int64_t k = 0; k < n; k++) {
+        double v = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[k]
+                                           : ((const float *)A->val)[k];
+        if (!isfinite(v))
+            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                              "value %lld of block %lld overflows %s when the entries are "
+                              "summed into blocks",
+                              (long long)(k % ((int64_t)A->bs * A->bs)),
+                              (long long)(k / ((int64_t)A->bs * A->bs)),
+                              A->type == BSRMV_DOUBLE ? "double" : "float");
+    }
+    return BSRMV_SUCCESS;
+}
+
 static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_type type,
                           bsrmv_order order)
 {
@@ -177,7 +275,7 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
     bsrmv_status s = pattern_build(coo, 1, &p);
     if (s)
         return s;
-    double *scalar = calloc((size_t)(p.nnzb > 0 ? p.nnzb : 1), sizeof *scalar);
+    double *scalar = bsrmv_calloc((size_t)(p.nnzb > 0 ? p.nnzb : 1), sizeof *scalar);
     void *val = NULL;
     if (!scalar) {
         pattern_free(&p);
@@ -199,7 +297,7 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
                               scalar[k] * (1.0 + 0.25 * u));
                 }
     }
-    free(scalar);
+    bsrmv_free(scalar);
     pattern_free(&p);
     return s;
 }
@@ -219,11 +317,19 @@ bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int b
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "block size %d < 1", bs);
     if (bsrmv_type_size(type) == 0 || (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown value type or block order");
-    switch (how) {
-    case BSRMV_SPLIT: return split(A, coo, bs, type, order);
-    case BSRMV_PROMOTE: return promote(A, coo, bs, seed, type, order);
+    if (how != BSRMV_SPLIT && how != BSRMV_PROMOTE)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown blocking %d", (int)how);
+    bool all_finite;
+    bsrmv_status s = check_values(coo, type, &all_finite);
+    if (s)
+        return s;
+    s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
+                           : promote(A, coo, bs, seed, type, order);
+    if (!s && (s = check_sums(*A, all_finite))) {
+        bsrmv_matrix_destroy(*A);
+        *A = NULL;
     }
-    return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown blocking %d", (int)how);
+    return s;
 }
 
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
@@ -247,7 +353,7 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
     if (nnz > 0 && (!col_idx || !val))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "CSR with NULL arrays");
     /* The COO view borrows col_idx and val; only the row array is made. */
-    int64_t *rows = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
+    int64_t *rows = bsrmv_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
     if (!rows)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory converting CSR");
     for (int64_t i = 0; i < m; i++)
@@ -255,7 +361,7 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
             rows[k] = i;
     bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val};
     bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, seed, type, order);
-    free(rows);
+    bsrmv_free(rows);
     return s;
 }
 

@@ -19,13 +19,13 @@ bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz
         return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                           "bsrmv_coo_create: %lld entries do not fit in memory sizes",
                           (long long)nnz);
-    bsrmv_coo *c = calloc(1, sizeof *c);
+    bsrmv_coo *c = bsrmv_calloc(1, sizeof *c);
     if (!c)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_coo_create: out of memory");
-    /* malloc(0) may return NULL; one byte keeps "NULL means failure". */
-    c->row = malloc(ibytes ? ibytes : 1);
-    c->col = malloc(ibytes ? ibytes : 1);
-    c->val = malloc(vbytes ? vbytes : 1);
+    /* bsrmv_malloc(0) may return NULL; one byte keeps "NULL means failure". */
+    c->row = bsrmv_malloc(ibytes ? ibytes : 1);
+    c->col = bsrmv_malloc(ibytes ? ibytes : 1);
+    c->val = bsrmv_malloc(vbytes ? vbytes : 1);
     if (!c->row || !c->col || !c->val) {
         bsrmv_coo_destroy(c);
         return bsrmv_fail(BSRMV_ERR_NOMEM,
@@ -42,10 +42,10 @@ void bsrmv_coo_destroy(bsrmv_coo *coo)
 {
     if (!coo)
         return;
-    free(coo->row);
-    free(coo->col);
-    free(coo->val);
-    free(coo);
+    bsrmv_free(coo->row);
+    bsrmv_free(coo->col);
+    bsrmv_free(coo->val);
+    bsrmv_free(coo);
 }
 
 typedef struct block_pair {
@@ -69,7 +69,7 @@ static bsrmv_status count_by_sorting(const bsrmv_coo *coo, int bs, int64_t *nnzb
     size_t bytes;
     if (!bsrmv_bytes(coo->nnz, sizeof(block_pair), &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_coo_count_blocks: too many entries");
-    block_pair *p = malloc(bytes ? bytes : 1);
+    block_pair *p = bsrmv_malloc(bytes ? bytes : 1);
     if (!p)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_coo_count_blocks: out of memory");
     for (int64_t k = 0; k < coo->nnz; k++) {
@@ -81,7 +81,7 @@ static bsrmv_status count_by_sorting(const bsrmv_coo *coo, int bs, int64_t *nnzb
     for (int64_t k = 0; k < coo->nnz; k++)
         if (k == 0 || cmp_pair(&p[k - 1], &p[k]) != 0)
             count++;
-    free(p);
+    bsrmv_free(p);
     *nnzb = count;
     return BSRMV_SUCCESS;
 }
@@ -95,13 +95,13 @@ static bsrmv_status count_by_buckets(const bsrmv_coo *coo, int bs, int64_t mb, i
     if (!bsrmv_bytes(coo->nnz, sizeof(int64_t), &bucket_bytes) ||
         !bsrmv_bytes(nb, sizeof(int64_t), &stamp_bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_coo_count_blocks: too many entries");
-    int64_t *start = calloc((size_t)mb + 1, sizeof *start);
-    int64_t *bucket = malloc(bucket_bytes ? bucket_bytes : 1);
-    int64_t *stamp = malloc(stamp_bytes ? stamp_bytes : 1);
+    int64_t *start = bsrmv_calloc((size_t)mb + 1, sizeof *start);
+    int64_t *bucket = bsrmv_malloc(bucket_bytes ? bucket_bytes : 1);
+    int64_t *stamp = bsrmv_malloc(stamp_bytes ? stamp_bytes : 1);
     if (!start || !bucket || !stamp) {
-        free(start);
-        free(bucket);
-        free(stamp);
+        bsrmv_free(start);
+        bsrmv_free(bucket);
+        bsrmv_free(stamp);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_coo_count_blocks: out of memory");
     }
     for (int64_t k = 0; k < coo->nnz; k++)
@@ -123,9 +123,9 @@ static bsrmv_status count_by_buckets(const bsrmv_coo *coo, int bs, int64_t mb, i
         }
         begin = start[i];
     }
-    free(start);
-    free(bucket);
-    free(stamp);
+    bsrmv_free(start);
+    bsrmv_free(bucket);
+    bsrmv_free(stamp);
     *nnzb = count;
     return BSRMV_SUCCESS;
 }

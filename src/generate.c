@@ -69,7 +69,7 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%lld nodes do not fit 32-bit col_idx",
                           (long long)nodes);
     /* Exact block count: per axis, interior nodes see 3 (or 1+2) neighbours. */
-    int64_t *counts = malloc((size_t)nodes * sizeof *counts);
+    int64_t *counts = bsrmv_malloc((size_t)nodes * sizeof *counts);
     if (!counts)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for a grid of %lld nodes",
                           (long long)nodes);
@@ -89,19 +89,19 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
         *A = NULL;
     }
     if (s) {
-        free(counts);
+        bsrmv_free(counts);
         return s;
     }
     rp[0] = 0;
     for (int64_t i = 0; i < nodes; i++)
         rp[i + 1] = rp[i] + counts[i];
-    free(counts);
+    bsrmv_free(counts);
 
     const int64_t bs2 = (int64_t)bs * bs;
     int failed = 0;
 #pragma omp parallel
     {
-        double *rowsum = malloc((size_t)bs * sizeof *rowsum);
+        double *rowsum = bsrmv_malloc((size_t)bs * sizeof *rowsum);
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < nodes; i++) {
             if (!rowsum) {
@@ -135,7 +135,7 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
                           1.0 - (rowsum[r] - self));
             }
         }
-        free(rowsum);
+        bsrmv_free(rowsum);
     }
     if (failed) {
         bsrmv_matrix_destroy(*A);

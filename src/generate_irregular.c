@@ -124,7 +124,7 @@ static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int6
             } else if (len <= SHORT_ROW) {
                 insert_columns(nb, len, &rng, out);
             } else {
-                if (!set && !(set = calloc(cap, sizeof *set))) {
+                if (!set && !(set = bsrmv_calloc(cap, sizeof *set))) {
 #pragma omp atomic write
                     failed = 1;
                     continue;
@@ -132,7 +132,7 @@ static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int6
                 hash_columns(nb, len, &rng, out, set, cap);
             }
         }
-        free(set);
+        bsrmv_free(set);
     }
     if (failed)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for a column set of %zu entries",

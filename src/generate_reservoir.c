@@ -221,7 +221,7 @@ static bsrmv_status generate(bsrmv_matrix **A, const grid *g, bsrmv_type type,
     int failed = 0;
 #pragma omp parallel
     {
-        double *scratch = malloc((size_t)(4 * nc2 + g->nc) * sizeof *scratch);
+        double *scratch = bsrmv_malloc((size_t)(4 * nc2 + g->nc) * sizeof *scratch);
         if (!scratch) {
 #pragma omp atomic write
             failed = 1;
@@ -230,7 +230,7 @@ static bsrmv_status generate(bsrmv_matrix **A, const grid *g, bsrmv_type type,
         for (int64_t i = 0; i < cells; i++)
             if (scratch)
                 build_row(g, i, rp, ci, val, type, order, scratch);
-        free(scratch);
+        bsrmv_free(scratch);
     }
     if (failed) {
         bsrmv_matrix_destroy(*A);

@@ -37,6 +37,30 @@ bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...) BSRMV_PRINTF(2, 3)
 void *bsrmv_big_alloc(size_t bytes);
 void bsrmv_big_free(void *p);
 
+/* malloc, calloc, realloc and free for everything else the library
+ * allocates (the memory is the C library's: free() may release it). */
+void *bsrmv_malloc(size_t bytes);
+void *bsrmv_calloc(size_t n, size_t size);
+void *bsrmv_realloc(void *p, size_t bytes);
+void bsrmv_free(void *p);
+
+#ifdef BSRMV_FAULT_INJECTION
+/* Test builds only: the n-th allocation counted from this call fails
+ * (n >= 1; 0 disarms); bsrmv_fault_count() is the number counted since. */
+void bsrmv_fault_fail_at(int64_t n);
+int64_t bsrmv_fault_count(void);
+#endif
+
+/* Whether the byte ranges [a, a+abytes) and [b, b+bbytes) share a byte. */
+bool bsrmv_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes);
+
+/* BSRMV_ERR_ARGUMENT naming `who` when the n_x values of the input x and
+ * the n_y of the output y (vs bytes each) overlap, else success: x is
+ * still read while y is written.  Host or device addresses alike: only the
+ * pointer values are compared. */
+bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, const void *y,
+                                  int64_t n_y, size_t vs);
+
 /* a*b and a+b for non-negative sizes; false on overflow of int64_t. */
 static inline bool bsrmv_mul64(int64_t a, int64_t b, int64_t *r)
 {
@@ -53,6 +77,12 @@ static inline bool bsrmv_bytes(int64_t n, size_t sz, size_t *r)
         return false;
     return !__builtin_mul_overflow((size_t)n, sz, r);
 }
+
+/* The Matrix Market reader's number parsers: the whole token, decimal
+ * only.  Integers in int64 range; reals finite in double range (underflow
+ * to a subnormal or zero allowed), no nan, inf or hexadecimal forms. */
+bool bsrmv_parse_int(const char *s, int64_t *v);
+bool bsrmv_parse_real(const char *s, double *v);
 
 /* Allocates an empty matrix shell with the given shape and arrays. */
 bsrmv_status bsrmv_matrix_shell(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,

@@ -30,7 +30,7 @@ bsrmv_status bsrmv_matrix_shell(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs
         return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                           "sizes overflow 64 bits (mb %lld, nb %lld, nnzb %lld, bs %d)",
                           (long long)mb, (long long)nb, (long long)nnzb, bs);
-    bsrmv_matrix *M = calloc(1, sizeof *M);
+    bsrmv_matrix *M = bsrmv_calloc(1, sizeof *M);
     if (!M)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the matrix handle");
     M->mb = mb;
@@ -141,7 +141,7 @@ void bsrmv_matrix_destroy(bsrmv_matrix *A)
         bsrmv_big_free((void *)A->col_idx);
         bsrmv_big_free((void *)A->val);
     }
-    free(A);
+    bsrmv_free(A);
 }
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info)

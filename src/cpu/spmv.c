@@ -109,7 +109,7 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
         return BSRMV_SUCCESS;
     }
     const size_t vs = bsrmv_type_size(A->type);
-    int64_t *row = malloc(2 * (size_t)nt * (sizeof *row + (size_t)bs * vs));
+    int64_t *row = bsrmv_malloc(2 * (size_t)nt * (sizeof *row + (size_t)bs * vs));
     if (!row)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d partial rows of bs %d",
                           2 * nt, bs);
@@ -137,7 +137,7 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
         }
     }
     ops->fixup(2 * team, row, part, bs, alpha, beta, y);
-    free(row);
+    bsrmv_free(row);
     return BSRMV_SUCCESS;
 }
 
@@ -190,6 +190,10 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv: NULL vector");
     if (ny == 0)
         return BSRMV_SUCCESS;
+    bsrmv_status st;
+    if (alpha != 0 && (st = bsrmv_check_disjoint("bsrmv_spmv", x, nx, y, ny,
+                                                 bsrmv_type_size(A->type))))
+        return st;
     const vector_ops *ops = A->type == BSRMV_DOUBLE ? &vops_d : &vops_s;
     if (alpha == 0 || A->nnzb == 0) {
         scale_parallel(ops, ny, beta, y);

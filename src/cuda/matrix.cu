@@ -329,11 +329,13 @@ extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gp
     if (isnan(alpha) || isnan(beta)) {
         /* allowed: NaN propagates as on the CPU */
     }
+    bsrmv_status st;
+    if (alpha != 0.0 && (st = bsrmv_check_disjoint("bsrmv_gpu_spmv", d_x, nx, d_y, ny, bsrmv_type_size(dA->type))))
+        return st;
     DeviceScope ds;
     cudaError_t e = ds.enter(dA->device);
     if (e != cudaSuccess)
         return cuda_fail(e, "cudaSetDevice");
-    bsrmv_status st;
     if (ny > 0 && (st = check_device_ptr(d_y, dA->device, "y")))
         return st;
     if (alpha != 0.0 && nx > 0 && (st = check_device_ptr(d_x, dA->device, "x")))

@@ -65,7 +65,7 @@ static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, do
     const int nt = be->n < PARALLEL_MIN ? 1 : omp_get_max_threads();
     const int slots = (nred + PAD - 1) / PAD * PAD;
     const size_t scratch = (size_t)2 * be->bs; /* gmres_x: y and M y of one block */
-    double *red = calloc((size_t)nt * ((size_t)slots + scratch) + 1, sizeof *red);
+    double *red = bsrmv_calloc((size_t)nt * ((size_t)slots + scratch) + 1, sizeof *red);
     if (!red)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d threads' partial sums", nt);
     int team = 1;
@@ -82,7 +82,7 @@ static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, do
         for (int p = 0; p < team; p++)
             out[i] += red[(size_t)p * slots + i];
     }
-    free(red);
+    bsrmv_free(red);
     return BSRMV_SUCCESS;
 }
 
@@ -224,7 +224,7 @@ static bsrmv_status cpu_gmres_x(sv_backend *be, int k, const double *c, const vo
 bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrmv_precond *P)
 {
     memset(be, 0, sizeof *be);
-    cpu_ctx *c = malloc(sizeof *c);
+    cpu_ctx *c = bsrmv_malloc(sizeof *c);
     if (!c)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the solver context");
     c->A = A;
@@ -260,6 +260,6 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
 
 void bsrmv_sv_cpu_free(sv_backend *be)
 {
-    free(be->ctx);
+    bsrmv_free(be->ctx);
     be->ctx = NULL;
 }

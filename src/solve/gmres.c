@@ -52,8 +52,8 @@ bsrmv_status bsrmv_sv_gmres(sv_run *r, const void *b, void *x)
     sv_backend *be = r->be;
     const int m = r->restart;
     const size_t m1 = (size_t)m + 1;
-    double *H = calloc(m1 * (size_t)m, sizeof *H);
-    double *work = calloc(7 * m1, sizeof *work);
+    double *H = bsrmv_calloc(m1 * (size_t)m, sizeof *H);
+    double *work = bsrmv_calloc(7 * m1, sizeof *work);
     void *V = NULL, *z = NULL;
     bsrmv_status st = BSRMV_SUCCESS;
     if (!H || !work) {
@@ -153,7 +153,7 @@ bsrmv_status bsrmv_sv_gmres(sv_run *r, const void *b, void *x)
 done:
     be->release(be, V);
     be->release(be, z);
-    free(H);
-    free(work);
+    bsrmv_free(H);
+    bsrmv_free(work);
     return st;
 }

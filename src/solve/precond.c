@@ -101,10 +101,10 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
     size_t bytes;
     if (!bsrmv_bytes(A->mb * bs2, ts, &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "preconditioner too large for this host");
-    bsrmv_precond *M = calloc(1, sizeof *M);
+    bsrmv_precond *M = bsrmv_calloc(1, sizeof *M);
     void *inv = bsrmv_big_alloc(bytes);
     if (!M || !inv) {
-        free(M);
+        bsrmv_free(M);
         bsrmv_big_free(inv);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %.3g GB of inverse blocks",
                           (double)bytes * 1e-9);
@@ -120,8 +120,8 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
     int bad_kind = 0, nomem = 0;
 #pragma omp parallel if (A->mb * bs2 * bs > 100000)
     {
-        double *a = malloc((size_t)(2 * bs2 + bs) * sizeof *a);
-        int *piv = malloc((size_t)bs * sizeof *piv);
+        double *a = bsrmv_malloc((size_t)(2 * bs2 + bs) * sizeof *a);
+        int *piv = bsrmv_malloc((size_t)bs * sizeof *piv);
         if (!a || !piv) {
 #pragma omp atomic write
             nomem = 1;
@@ -156,8 +156,8 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
                     ((float *)inv)[i * bs2 + e] = (float)di[e];
             }
         }
-        free(a);
-        free(piv);
+        bsrmv_free(a);
+        bsrmv_free(piv);
     }
     if (nomem || bad_kind) {
         bsrmv_precond_destroy(M);
@@ -178,7 +178,7 @@ void bsrmv_precond_destroy(bsrmv_precond *P)
     if (!P)
         return;
     bsrmv_big_free(P->inv);
-    free(P);
+    bsrmv_free(P);
 }
 
 bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z, int64_t n)
@@ -190,9 +190,12 @@ bsrmv_status bsrmv_precond_apply(const bsrmv_precond *P, const void *r, void *z,
                           (long long)n, (long long)(P->mb * P->bs));
     if (n > 0 && (!r || !z))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", r ? "z" : "r");
-    sv_backend be;
-    bsrmv_status st = bsrmv_sv_cpu_init(&be, NULL, P);
+    bsrmv_status st = bsrmv_check_disjoint("bsrmv_precond_apply", r, n, z, n,
+                                           bsrmv_type_size(P->type));
     if (st)
+        return st;
+    sv_backend be;
+    if ((st = bsrmv_sv_cpu_init(&be, NULL, P)))
         return st;
     st = be.precond(&be, r, z);
     bsrmv_sv_cpu_free(&be);

@@ -1,5 +1,6 @@
 /* bsrmv_solve and the method-independent part of every solve: argument
  * checks, defaults, b == 0, timing, the true residual at exit. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include "solve_internal.h"
 
 #include <math.h>
@@ -24,6 +25,10 @@ bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
                           (long long)n, (long long)(mb * bs));
     if (n > 0 && (!b || !x))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", b ? "x" : "b");
+    /* x is written while b is still read (host or device addresses). */
+    bsrmv_status st = bsrmv_check_disjoint("bsrmv_solve", b, n, x, n, bsrmv_type_size(type));
+    if (st)
+        return st;
     if (opt && (!(opt->rtol >= 0) || opt->max_iter < 0 || opt->restart < 0))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT,
                           "bad options: rtol %g, max_iter %d, restart %d (none may be negative)",
