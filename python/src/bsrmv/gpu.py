@@ -30,6 +30,14 @@ def _framework(a: Any) -> str:
     return type(a).__module__.split(".")[0]
 
 
+def _dlpack_on_cuda(a: Any) -> bool:
+    try:
+        kind, _ = a.__dlpack_device__()
+    except (AttributeError, TypeError):
+        return False
+    return int(kind) in (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
 def _import_dlpack(a: Any) -> Any:
     """A DLPack-only device array as a CuPy array sharing its memory."""
     try:
@@ -50,7 +58,7 @@ class _Dev:
         if _framework(obj) == "torch" and getattr(obj, "requires_grad", False):
             obj = obj.detach()
         if not hasattr(obj, "__cuda_array_interface__"):
-            if hasattr(obj, "__dlpack__"):
+            if _dlpack_on_cuda(obj):
                 obj = _import_dlpack(obj)
             else:
                 raise ArgumentError(f"{name} is not a device array ({type(obj).__name__}); use a"
