@@ -6,7 +6,7 @@ JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: run test build build-asan install deps clean bench
+.PHONY: run test build build-asan install deps clean bench python-test
 
 deps:
 	@./scripts/deps.sh
@@ -27,6 +27,7 @@ run: build
 test: build build-asan
 	cd build && ctest --output-on-failure -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --output-on-failure -j $(JOBS)
+	./scripts/python_test.sh
 
 install: build
 	cmake --install build
@@ -36,5 +37,9 @@ install: build
 bench: deps
 	bench/suite.sh $(ARGS)
 
+# The Python package's build and tests alone (also run by `make test`).
+python-test: deps
+	./scripts/python_test.sh
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-python
