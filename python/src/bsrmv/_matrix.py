@@ -170,6 +170,26 @@ class BSRMatrix:
         return x
 
     def _apply(self, op: int, x: Any, alpha: float, beta: float, y: Any) -> np.ndarray:
+        # Fast path: NumPy vectors as the library takes them; the binding
+        # checks contiguity, writability and lengths, and refuses anything
+        # else with a TypeError, which sends it down the converting path.
+        if type(x) is np.ndarray and x.dtype is self.dtype:
+            if y is None and beta == 0.0 and x.ndim == 1:
+                y = np.empty(self.shape[op], dtype=self.dtype)
+                try:
+                    self._m.spmv(op, alpha, x, 0.0, y)
+                    return y
+                except TypeError:
+                    y = None
+            elif type(y) is np.ndarray and y.dtype is self.dtype:
+                try:
+                    self._m.spmv(op, alpha, x, beta, y)
+                    return y
+                except TypeError:
+                    pass
+        return self._apply_slow(op, x, alpha, beta, y)
+
+    def _apply_slow(self, op: int, x: Any, alpha: float, beta: float, y: Any) -> np.ndarray:
         n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
         x = self._vec(x, n_in, "x")
         if x.ndim == 2:
@@ -230,11 +250,6 @@ class BSRMatrix:
         return self._apply(1, x, alpha, beta, y)
 
     def __matmul__(self, x: Any) -> np.ndarray:
-        if isinstance(x, np.ndarray) and x.dtype == self.dtype and x.ndim == 1 \
-                and x.flags.c_contiguous and x.shape[0] == self.shape[1]:
-            y = np.empty(self.shape[0], dtype=self.dtype)
-            self._m.spmv(0, 1.0, x, 0.0, y)
-            return y
         return self._apply(0, x, 1.0, 0.0, None)
 
     @property
