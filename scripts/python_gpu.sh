@@ -11,6 +11,8 @@ mkdir -p "$OUT"
 py=${PYTHON:-python3}
 site=$PWD/build-python/gpu-site
 export CMAKE_BUILD_PARALLEL_LEVEL=${JOBS:-16}
+# installs into its own --target folder only, never into the system site
+export PIP_BREAK_SYSTEM_PACKAGES=1
 
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -164,6 +164,8 @@ def test_bad_matrices_raise_with_messages(S):
         bsrmv.BSRMatrix.from_scipy(sp.bsr_array(np.ones((4, 6)), blocksize=(2, 3)))
     with pytest.raises(bsrmv.ArgumentError, match="BSR"):
         bsrmv.BSRMatrix.from_scipy(S.tocsr())
+    with pytest.raises(bsrmv.ArgumentError, match="integer"):
+        bsrmv.BSRMatrix.from_arrays(S.data, S.indices + 0.5, S.indptr, S.shape)
     with pytest.raises(bsrmv.DimensionError, match="indptr"):
         bsrmv.BSRMatrix.from_arrays(S.data, S.indices, S.indptr[:-1], S.shape)
     with pytest.raises(bsrmv.DimensionError, match="data has"):

@@ -89,15 +89,15 @@ class BSRMatrix:
         vdt = _value_dtype(data_in.dtype)
         val = np.ascontiguousarray(data_in, dtype=vdt)
         ind_in = np.asarray(indices)
-        if ind_in.ndim != 1:
-            raise ArgumentError("indices must be one-dimensional")
+        ptr_in = np.asarray(indptr)
+        for name, a in (("indices", ind_in), ("indptr", ptr_in)):
+            if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
+                raise ArgumentError(f"{name} must be a one-dimensional integer array "
+                                    f"(got {a.ndim}-D {a.dtype})")
         if ind_in.dtype != np.int32 and ind_in.size and (
                 ind_in.max(initial=0) > _INT32_MAX or ind_in.min(initial=0) < 0):
             raise ArgumentError("block-column indices must lie in [0, 2**31)")
         col = np.ascontiguousarray(ind_in, dtype=np.int32)
-        ptr_in = np.asarray(indptr)
-        if ptr_in.ndim != 1:
-            raise ArgumentError("indptr must be one-dimensional")
         row = np.ascontiguousarray(ptr_in, dtype=np.int64)
         shared = {"data": _same(val, data_in), "indices": _same(col, ind_in),
                   "indptr": _same(row, ptr_in)}
@@ -324,6 +324,8 @@ def grid(n: int, bs: int, *, points: int = 27, dtype: Any = np.float64, seed: in
     """The library's test matrix: an n x n x n grid (or ``shape3d``) of
     nodes with bs unknowns each, coupled by a 7- or 27-point stencil (one
     dense block per neighbour, diagonally dominant), built in C."""
+    if order not in ("row", "col"):
+        raise ArgumentError(f"order must be 'row' or 'col', not {order!r}")
     nx, ny, nz = shape3d if shape3d is not None else (n, n, n)
     dt = np.dtype(dtype)
     if dt not in (np.float32, np.float64):
