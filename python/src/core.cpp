@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -301,9 +302,12 @@ nb::tuple matrix_solve(const Matrix &M, int method, bool precond, InVec b, OutVe
 
 void *as_ptr(uintptr_t p) { return reinterpret_cast<void *>(p); }
 
+// The library's device handles are not thread-safe: calls on one handle
+// are serialised here, since they run without the GIL.
 struct GpuMatrix {
     bsrmv_gpu_matrix *A = nullptr;
     bsrmv_gpu_plan_info plan{};
+    std::mutex mu;
     GpuMatrix(const GpuMatrix &) = delete;
     GpuMatrix &operator=(const GpuMatrix &) = delete;
     explicit GpuMatrix(bsrmv_gpu_matrix *a) : A(a)
@@ -347,6 +351,7 @@ void gpu_spmv(GpuMatrix &G, int op, double alpha, uintptr_t x, int64_t nx, doubl
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
         s = bsrmv_gpu_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, G.A, as_ptr(x), nx, beta,
                            as_ptr(y), ny, as_ptr(stream));
     }
@@ -364,6 +369,7 @@ nb::tuple gpu_solve(GpuMatrix &G, int method, const Matrix *host_for_precond, ui
     std::string msg;
     {
         nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
         bsrmv_precond *P = nullptr;
         bsrmv_gpu_precond *dP = nullptr;
         if (host_for_precond) {

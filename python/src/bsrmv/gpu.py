@@ -177,8 +177,11 @@ class GpuBSRMatrix:
     :meth:`from_arrays` reads the caller's device arrays in place (int32
     indptr and int64 indices are converted on the device, as on the host)
     and keeps them alive; :meth:`from_host` uploads a :class:`BSRMatrix`.
-    One matrix must not be used from two threads at once (the library's
-    device handles are not thread-safe)."""
+    Calls on one matrix from several threads are serialised (the library's
+    device handles are not thread-safe), but products of one matrix queued
+    on different streams must not run at the same time: the load-balanced
+    kernels keep partial sums in the matrix's device memory.  Use one
+    stream per matrix, or one matrix per stream."""
 
     __slots__ = ("_m", "_keep", "_host", "shape", "dtype", "blocksize", "nnzb", "order",
                  "device")
