@@ -11,18 +11,25 @@ if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; the
     echo "bsrmv: no Python 3.9+ ($py): Python package tests skipped"
     exit 0
 fi
+# Debian's python3 keeps venv (ensurepip) and the headers in separate packages.
+apt_install() {
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "bsrmv: installing $*"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+    else
+        echo "bsrmv: missing packages for the Python build: $* (e.g. sudo apt-get install -y $*)" >&2
+        exit 1
+    fi
+}
+"$py" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || apt_install python3-dev
 venv=$root/build-python/venv
 if [ ! -x "$venv/bin/python" ]; then
-    if ! "$py" -m venv "$venv" 2>/dev/null; then
-        # Debian's python3 keeps venv and pip in separate packages
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
-            rm -rf "$venv"
-            "$py" -m venv "$venv"
-        else
-            echo "bsrmv: '$py -m venv' failed (install python3-venv)" >&2
-            exit 1
-        fi
+    if ! "$py" -m venv "$venv" >/dev/null 2>&1; then
+        rm -rf "$venv"
+        apt_install python3-venv
+        "$py" -m venv "$venv"
     fi
 fi
 vpy=$venv/bin/python

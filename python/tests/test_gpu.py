@@ -114,6 +114,7 @@ def test_cupy_zero_copy_lifetime_and_streams(cupy, rng):
     assert np.allclose(cupy.asnumpy(ys), 2 * (S @ x), rtol=1e-13, atol=1e-13)
     s2 = cupy.cuda.Stream(non_blocking=True)
     yo = cupy.zeros(S.shape[0])
+    cupy.cuda.Device().synchronize()  # yo's fill (current stream) before s2 writes it
     G.matvec(xd, y=yo, stream=s2)
     s2.synchronize()
     assert np.allclose(cupy.asnumpy(yo), 2 * (S @ x), rtol=1e-13, atol=1e-13)
@@ -204,6 +205,7 @@ def test_torch_streams(torch, rng):
     s.synchronize()
     assert np.allclose(y.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
     y2 = torch.zeros(S.shape[0], dtype=torch.float64, device=dev)
+    torch.cuda.synchronize()  # y2's fill (current stream) before s writes it
     G.matvec(xd, y=y2, stream=s)
     s.synchronize()
     assert np.allclose(y2.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
