@@ -81,17 +81,23 @@ def bench_overhead(args, dtype):
     y = np.empty(A.shape[0], dtype=dtype)
     inner = 2000
 
-    def per_call(f):
-        def loop():
-            for _ in range(inner):
-                f()
-        return median_time(loop, args.reps) / inner
+    def batch(f):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            f()
+        return (time.perf_counter() - t0) / inner
 
+    variants = {"matmul": lambda: A @ x, "matvec_y": lambda: A.matvec(x, y=y),
+                "binding": lambda: A._m.spmv(0, 1.0, x, 0.0, y), "scipy": lambda: S @ x}
+    # batches interleaved, so that load changes on a shared machine hit all alike
+    ts = {k: [] for k in variants}
+    for rep in range(args.reps + 2):
+        for k, f in variants.items():
+            t = batch(f)
+            if rep >= 2:
+                ts[k].append(t)
+    t_matmul, t_matvec, t_core, t_scipy = (statistics.median(ts[k]) for k in variants)
     t_c = A._m.time_c_spmv(x, y, args.reps)
-    t_matmul = per_call(lambda: A @ x)
-    t_matvec = per_call(lambda: A.matvec(x, y=y))
-    t_core = per_call(lambda: A._m.spmv(0, 1.0, x, 0.0, y))
-    t_scipy = per_call(lambda: S @ x)
     return {"bench": "overhead", "dtype": dtype.name, "shape": A.shape, "nnzb": A.nnzb,
             "threads": bsrmv.get_num_threads(), "c_us": t_c * 1e6,
             "matmul_us": t_matmul * 1e6, "matvec_y_us": t_matvec * 1e6,
