@@ -6,7 +6,7 @@ JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: run test build build-asan install deps clean bench fuzz test-tsan
+.PHONY: run test build build-asan install deps clean bench fuzz test-tsan python-test
 
 deps:
 	@./scripts/deps.sh
@@ -28,6 +28,7 @@ run: build
 test: build build-asan
 	cd build && ctest --output-on-failure -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --output-on-failure -j $(JOBS)
+	./scripts/python_test.sh
 
 install: build
 	cmake --install build
@@ -37,8 +38,12 @@ install: build
 bench: deps
 	bench/suite.sh $(ARGS)
 
+# The Python package's build and tests alone (also run by `make test`).
+python-test: deps
+	./scripts/python_test.sh
+
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-python
 
 # Each fuzz target (fuzz/) for FUZZ_SECONDS on a copy of its seed corpus;
 # skipped without clang.  Longer runs: scripts/fuzz_campaign.sh.

@@ -1,0 +1,318 @@
+"""BSR matrices in GPU memory, from CuPy or PyTorch arrays, without copies.
+
+Device arrays are read through ``__cuda_array_interface__`` (CuPy, PyTorch,
+Numba); objects that only speak DLPack are imported with
+``cupy.from_dlpack`` (zero-copy).  Work is enqueued on ``stream``: a
+``cupy.cuda.Stream``, a ``torch.cuda.Stream``, a raw ``cudaStream_t``
+integer, or None for the current stream of the framework the vector comes
+from (``cupy.cuda.get_current_stream()``, ``torch.cuda.current_stream()``).
+Products return as soon as the kernel is queued, like the frameworks' own.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from . import _core
+from ._errors import ArgumentError, DimensionError, NoDeviceError
+from ._matrix import BSRMatrix, _value_dtype
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def device_count() -> int:
+    """CUDA devices the library sees (0 without a GPU or a CUDA build)."""
+    return _core.gpu_device_count()
+
+
+def _framework(a: Any) -> str:
+    return type(a).__module__.split(".")[0]
+
+
+def _dlpack_on_cuda(a: Any) -> bool:
+    try:
+        kind, _ = a.__dlpack_device__()
+    except (AttributeError, TypeError):
+        return False
+    return int(kind) in (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def _import_dlpack(a: Any) -> Any:
+    """A DLPack-only device array as a CuPy array sharing its memory."""
+    try:
+        import cupy
+    except ImportError:
+        raise ArgumentError(f"{type(a).__name__} has no __cuda_array_interface__ and CuPy is"
+                            " not installed to import it through DLPack") from None
+    return cupy.from_dlpack(a)
+
+
+class _Dev:
+    """A device array as the library needs it: pointer, length, dtype and
+    device, plus the owner (kept alive by whoever holds this)."""
+
+    __slots__ = ("obj", "fw", "ptr", "shape", "dtype", "device", "contiguous")
+
+    def __init__(self, obj: Any, name: str) -> None:
+        if _framework(obj) == "torch" and getattr(obj, "requires_grad", False):
+            obj = obj.detach()
+        if not hasattr(obj, "__cuda_array_interface__"):
+            if _dlpack_on_cuda(obj):
+                obj = _import_dlpack(obj)
+            else:
+                raise ArgumentError(f"{name} is not a device array ({type(obj).__name__}); use a"
+                                    " CuPy array or a CUDA PyTorch tensor")
+        cai = obj.__cuda_array_interface__
+        self.obj = obj
+        self.fw = _framework(obj)
+        self.ptr = int(cai["data"][0])
+        self.shape = tuple(int(s) for s in cai["shape"])
+        self.dtype = np.dtype(cai["typestr"])
+        self.contiguous = _c_contiguous(self.shape, cai.get("strides"), self.dtype.itemsize)
+        self.device = _device_of(obj, self.fw, self.ptr)
+
+
+def _c_contiguous(shape: Tuple[int, ...], strides: Any, itemsize: int) -> bool:
+    if strides is None or int(np.prod(shape)) <= 1:
+        return True
+    step = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n > 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
+def _device_of(obj: Any, fw: str, ptr: int) -> int:
+    if fw == "cupy":
+        return int(obj.device.id)
+    if fw == "torch":
+        return int(obj.device.index)
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.pointerGetAttributes(ptr).device)
+    except Exception:
+        return 0
+
+
+def _convert(d: _Dev, dtype: np.dtype, name: str) -> _Dev:
+    """d in dtype and C-contiguous, converted by its own framework if needed
+    (a copy on the device)."""
+    if d.contiguous and d.dtype == dtype:
+        return d
+    if d.fw == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(d.device):
+            return _Dev(cupy.ascontiguousarray(d.obj, dtype=dtype), name)
+    if d.fw == "torch":
+        import torch
+
+        return _Dev(d.obj.to(getattr(torch, dtype.name)).contiguous(), name)
+    raise ArgumentError(f"{name} must be C-contiguous {dtype} (got {d.dtype}"
+                        f"{'' if d.contiguous else ', strided'})")
+
+
+def _empty(like: _Dev, n: Tuple[int, ...], dtype: np.dtype) -> Any:
+    if like.fw == "torch":
+        import torch
+
+        return torch.empty(n, dtype=getattr(torch, dtype.name), device=like.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(like.device):
+        return cupy.empty(n, dtype=dtype)
+
+
+def _stream_ptr(stream: Any, like: Optional[_Dev]) -> int:
+    """cudaStream_t of `stream`, or the current stream of like's framework."""
+    if stream is not None:
+        if isinstance(stream, int):
+            return stream
+        for attr in ("ptr", "cuda_stream"):
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        raise ArgumentError(f"stream must be a CuPy/PyTorch stream or an int, not "
+                            f"{type(stream).__name__}")
+    if like is None:
+        return 0
+    if like.fw == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(like.device):
+            return int(cupy.cuda.get_current_stream().ptr)
+    if like.fw == "torch":
+        import torch
+
+        return int(torch.cuda.current_stream(like.obj.device).cuda_stream)
+    s = like.obj.__cuda_array_interface__.get("stream")
+    return int(s) if s is not None else 0
+
+
+def _synchronize(stream: int, like: _Dev) -> None:
+    """Wait for `stream` (the producer's) before the library reads the
+    arrays with its own synchronous copies."""
+    if like.fw == "torch":
+        import torch
+
+        if stream:
+            torch.cuda.ExternalStream(stream, device=like.obj.device).synchronize()
+        else:
+            torch.cuda.synchronize(like.obj.device)
+        return
+    import cupy
+
+    with cupy.cuda.Device(like.device):
+        if stream:
+            cupy.cuda.ExternalStream(stream).synchronize()
+        else:
+            cupy.cuda.Device(like.device).synchronize()
+
+
+class GpuBSRMatrix:
+    """A BSR matrix in device memory (see the module notes).
+
+    :meth:`from_arrays` reads the caller's device arrays in place (int32
+    indptr and int64 indices are converted on the device, as on the host)
+    and keeps them alive; :meth:`from_host` uploads a :class:`BSRMatrix`.
+    Calls on one matrix from several threads are serialised (the library's
+    device handles are not thread-safe), but products of one matrix queued
+    on different streams must not run at the same time: the load-balanced
+    kernels keep partial sums in the matrix's device memory.  Use one
+    stream per matrix, or one matrix per stream."""
+
+    __slots__ = ("_m", "_keep", "_host", "shape", "dtype", "blocksize", "nnzb", "order",
+                 "device")
+
+    def __init__(self, core: "_core.GpuMatrix", shape, dtype, bs, nnzb, order, keep=None,
+                 host: Optional[BSRMatrix] = None) -> None:
+        self._m = core
+        self._keep = keep
+        self._host = host
+        self.shape: Tuple[int, int] = shape
+        self.dtype = np.dtype(dtype)
+        self.blocksize: int = bs
+        self.nnzb: int = nnzb
+        self.order: str = order
+        self.device: int = core.device
+
+    @classmethod
+    def from_arrays(cls, data: Any, indices: Any, indptr: Any, shape: Tuple[int, int],
+                    blocksize: Optional[int] = None, *, order: str = "row",
+                    stream: Any = None) -> "GpuBSRMatrix":
+        """Device BSR arrays as scipy lays them out (see
+        :meth:`bsrmv.BSRMatrix.from_arrays`).  The arrays' producer stream is
+        synchronised once, because the library reads indptr to plan."""
+        if device_count() == 0:
+            raise NoDeviceError("no CUDA device (or bsrmv built without CUDA)")
+        if order not in ("row", "col"):
+            raise ArgumentError(f"order must be 'row' or 'col', not {order!r}")
+        dv = _Dev(data, "data")
+        if blocksize is None:
+            if len(dv.shape) != 3:
+                raise ArgumentError("data must be (nnzb, bs, bs) blocks, or pass blocksize=")
+            blocksize = dv.shape[1]
+        bs = int(blocksize)
+        m, n = (int(s) for s in shape)
+        if bs < 1 or m % bs or n % bs:
+            raise DimensionError(f"shape {(m, n)} is not a multiple of the block size {bs}")
+        dv = _convert(dv, _value_dtype(dv.dtype), "data")
+        ci = _convert(_Dev(indices, "indices"), np.dtype(np.int32), "indices")
+        rp = _convert(_Dev(indptr, "indptr"), np.dtype(np.int64), "indptr")
+        if len({dv.device, ci.device, rp.device}) != 1:
+            raise ArgumentError("data, indices and indptr are on different devices")
+        nnzb = ci.shape[0] if ci.shape else 0
+        if rp.shape != (m // bs + 1,):
+            raise DimensionError(f"indptr has shape {rp.shape}, expected ({m // bs + 1},)")
+        if int(np.prod(dv.shape)) != nnzb * bs * bs:
+            raise DimensionError(f"data has {int(np.prod(dv.shape))} values, expected "
+                                 f"nnzb*bs*bs = {nnzb * bs * bs}")
+        _synchronize(_stream_ptr(stream, dv), dv)
+        core = _core.GpuMatrix.wrap(rp.ptr, ci.ptr, dv.ptr, m // bs, n // bs, bs, nnzb,
+                                    dv.dtype == np.float64, order == "row", dv.device)
+        return cls(core, (m, n), dv.dtype, bs, nnzb, order, keep=(rp.obj, ci.obj, dv.obj))
+
+    @classmethod
+    def from_host(cls, A: BSRMatrix, device: int = 0, stream: Any = None) -> "GpuBSRMatrix":
+        """Copy a host matrix to `device` (complete when the call returns)."""
+        core = _core.GpuMatrix.upload(A._m, int(device), _stream_ptr(stream, None))
+        return cls(core, A.shape, A.dtype, A.blocksize, A.nnzb, A.order, host=A)
+
+    @property
+    def kernel(self) -> str:
+        """The kernel the plan chose, e.g. "by_column/g8/r4/t256/p0"."""
+        return self._m.kernel
+
+    def _apply(self, op: int, x: Any, alpha: float, beta: float, y: Any, stream: Any) -> Any:
+        n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
+        xd = _convert(_Dev(x, "x"), self.dtype, "x")
+        if xd.shape != (n_in,):
+            raise DimensionError(f"x has shape {xd.shape}, expected ({n_in},)")
+        if xd.device != self.device:
+            raise ArgumentError(f"x is on device {xd.device}, the matrix on {self.device}")
+        if y is None:
+            if beta != 0.0:
+                raise ArgumentError("beta != 0 needs y=")
+            y = _empty(xd, (n_out,), self.dtype)
+        yd = _Dev(y, "y")
+        if not yd.contiguous or yd.dtype != self.dtype:
+            raise ArgumentError(f"y must be C-contiguous {self.dtype} (it is written in place)")
+        if yd.shape != (n_out,):
+            raise DimensionError(f"y has shape {yd.shape}, expected ({n_out},)")
+        if yd.device != self.device:
+            raise ArgumentError(f"y is on device {yd.device}, the matrix on {self.device}")
+        self._m.spmv(op, alpha, xd.ptr, n_in, beta, yd.ptr, n_out, _stream_ptr(stream, xd))
+        return y
+
+    def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0, y: Any = None,
+               stream: Any = None) -> Any:
+        """y = alpha*A@x + beta*y on the device; y is allocated by x's
+        framework when not given (then of x's type)."""
+        return self._apply(0, x, alpha, beta, y, stream)
+
+    def rmatvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0, y: Any = None,
+                stream: Any = None) -> Any:
+        """y = alpha*A.T@x + beta*y on the device."""
+        return self._apply(1, x, alpha, beta, y, stream)
+
+    def __matmul__(self, x: Any) -> Any:
+        return self._apply(0, x, 1.0, 0.0, None, None)
+
+    def _host_copy(self) -> BSRMatrix:
+        if self._host is not None:
+            return self._host
+        rp, ci, dv = (_to_numpy(a) for a in self._keep)
+        return BSRMatrix.from_arrays(dv.reshape(-1), ci, rp, self.shape, self.blocksize,
+                                     order=self.order)
+
+    def _solve(self, method, precond, b, tol, maxiter, restart, x0, stream):
+        from ._solve import _report
+
+        n = self.shape[0]
+        bd = _convert(_Dev(b, "b"), self.dtype, "b")
+        if bd.shape != (n,):
+            raise DimensionError(f"b has shape {bd.shape}, expected ({n},)")
+        if x0 is None:
+            x = _empty(bd, (n,), self.dtype)
+        else:
+            x0d = _convert(_Dev(x0, "x0"), self.dtype, "x0")
+            x = x0d.obj.copy() if x0d.fw == "cupy" else x0d.obj.clone()
+        xd = _Dev(x, "x")
+        host = self._host_copy() if precond else None
+        rep = _report(self._m.solve(method, host._m if host else None, bd.ptr, xd.ptr, n, tol,
+                                    maxiter, restart, x0 is None, _stream_ptr(stream, bd)))
+        return x, rep
+
+    def __repr__(self) -> str:
+        return (f"<bsrmv.gpu.GpuBSRMatrix {self.shape[0]}x{self.shape[1]}, bs={self.blocksize},"
+                f" nnzb={self.nnzb}, {self.dtype}, device {self.device}, kernel {self.kernel}>")
+
+
+def _to_numpy(a: Any) -> np.ndarray:
+    if _framework(a) == "torch":
+        return a.detach().cpu().numpy()
+    import cupy
+
+    return cupy.asnumpy(a)

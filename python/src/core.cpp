@@ -1,0 +1,483 @@
+// bsrmv._core: the thin layer between Python and the C API.  Array
+// conversion policy (dtypes, contiguity, copies) lives in the Python package;
+// this module only checks what the C library cannot see (array lengths,
+// dtypes against the matrix type, overlap), calls the library with the GIL
+// released and turns failures into the package's exception classes.
+#include <bsrmv.h>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+// A failed library call: the status and bsrmv_last_error()'s message, read
+// on the thread that made the call (the message is per thread).
+struct Failure {
+    bsrmv_status status;
+    std::string message;
+};
+
+[[noreturn]] void raise(bsrmv_status s, std::string msg)
+{
+    throw Failure{s, std::move(msg)};
+}
+
+void check(bsrmv_status s)
+{
+    if (s != BSRMV_SUCCESS)
+        raise(s, bsrmv_last_error());
+}
+
+// Python exception class per status code, registered by the package at
+// import time (bsrmv/_errors.py defines them).
+constexpr int n_status = BSRMV_ERR_NOT_CONVERGED + 1;
+std::array<PyObject *, n_status> error_class{};
+
+// set_num_threads() sets this; each call applies it on the calling thread,
+// because omp_set_num_threads only affects the thread that calls it and
+// Python code may call from any thread.
+std::atomic<int> thread_count{0};
+
+void apply_threads()
+{
+    int n = thread_count.load(std::memory_order_relaxed);
+    if (n > 0 && omp_get_max_threads() != n)
+        omp_set_num_threads(n);
+}
+
+bsrmv_type type_of(nb::dlpack::dtype dt)
+{
+    if (dt == nb::dtype<double>())
+        return BSRMV_DOUBLE;
+    if (dt == nb::dtype<float>())
+        return BSRMV_FLOAT;
+    raise(BSRMV_ERR_ARGUMENT, "values must be float32 or float64");
+}
+
+const char *type_name(bsrmv_type t)
+{
+    return t == BSRMV_DOUBLE ? "float64" : "float32";
+}
+
+using Index64 = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Index32 = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Values = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+using InVec = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using OutVec = nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// A host matrix.  Wrapped arrays stay alive through `keep`, which holds the
+// Python arrays the library reads; library-owned arrays die with `A`.
+struct Matrix {
+    bsrmv_matrix *A = nullptr;
+    bsrmv_matrix_info info{};
+    nb::object keep;
+
+    explicit Matrix(bsrmv_matrix *a, nb::object k = nb::none()) : A(a), keep(std::move(k))
+    {
+        check(bsrmv_matrix_get_info(A, &info));
+    }
+    Matrix(const Matrix &) = delete;
+    Matrix &operator=(const Matrix &) = delete;
+    ~Matrix() { bsrmv_matrix_destroy(A); }
+
+    void check_vec(nb::dlpack::dtype dt, const char *what) const
+    {
+        if (type_of(dt) != info.type)
+            raise(BSRMV_ERR_ARGUMENT, std::string(what) + " is " + type_name(type_of(dt)) +
+                                          ", the matrix is " + type_name(info.type));
+    }
+};
+
+Matrix *make_matrix(Index64 row_ptr, Index32 col_idx, Values val, int64_t mb, int64_t nb,
+                    int bs, int row_major, bool copy, nb::object keep)
+{
+    bsrmv_type t = type_of(val.dtype());
+    int64_t nnzb = (int64_t)col_idx.shape(0);
+    if ((int64_t)row_ptr.shape(0) != mb + 1)
+        raise(BSRMV_ERR_DIMENSION, "indptr has " + std::to_string(row_ptr.shape(0)) +
+                                       " entries, expected mb+1 = " + std::to_string(mb + 1));
+    if (bs < 1)
+        raise(BSRMV_ERR_ARGUMENT, "block size must be >= 1");
+    if ((int64_t)val.size() != nnzb * bs * bs)
+        raise(BSRMV_ERR_DIMENSION, "data has " + std::to_string(val.size()) +
+                                       " values, expected nnzb*bs*bs = " +
+                                       std::to_string(nnzb * bs * bs));
+    bsrmv_matrix *A = nullptr;
+    bsrmv_order order = row_major ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = copy ? bsrmv_matrix_create(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
+                                       val.data(), t, order)
+                 : bsrmv_matrix_wrap(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
+                                     val.data(), t, order);
+    }
+    check(s);
+    return new Matrix(A, copy ? nb::none() : std::move(keep));
+}
+
+Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, int dbl)
+{
+    bsrmv_matrix *A = nullptr;
+    bsrmv_coo *coo = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = bsrmv_mm_read(path.c_str(), &coo, 0);
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT, seed,
+                                      dbl ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_ROW_MAJOR);
+    }
+    std::string msg = bsrmv_last_error();
+    bsrmv_coo_destroy(coo);
+    if (s != BSRMV_SUCCESS)
+        raise(s, msg);
+    return new Matrix(A);
+}
+
+Matrix *generate_grid(int64_t nx, int64_t ny, int64_t nz, int bs, int points, uint64_t seed,
+                      int dbl, int row_major)
+{
+    bsrmv_matrix *A = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        s = bsrmv_generate_grid(&A, nx, ny, nz, bs, points, seed,
+                                dbl ? BSRMV_DOUBLE : BSRMV_FLOAT,
+                                row_major ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR);
+    }
+    check(s);
+    return new Matrix(A);
+}
+
+// Views of the library's arrays, owned by the Matrix object (so they keep
+// it, and through it the arrays, alive).  Structure is read-only.
+nb::tuple matrix_arrays(nb::handle self_h)
+{
+    Matrix &M = nb::cast<Matrix &>(self_h);
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    check(bsrmv_matrix_arrays(M.A, &rp, &ci, &v));
+    size_t np1 = (size_t)M.info.mb + 1, nnzb = (size_t)M.info.nnzb, bs = (size_t)M.info.bs;
+    nb::ndarray<nb::numpy, const int64_t, nb::ndim<1>> a_rp(rp, {np1}, self_h);
+    nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>> a_ci(ci, {nnzb}, self_h);
+    size_t shape[3] = {nnzb, bs, bs};
+    nb::dlpack::dtype dt = M.info.type == BSRMV_DOUBLE ? nb::dtype<double>() : nb::dtype<float>();
+    nb::ndarray<nb::numpy> a_v(const_cast<void *>(v), 3, shape, self_h, nullptr, dt);
+    return nb::make_tuple(a_rp, a_ci, a_v);
+}
+
+void matrix_spmv(const Matrix &M, int op, double alpha, InVec x, double beta, OutVec y)
+{
+    M.check_vec(x.dtype(), "x");
+    M.check_vec(y.dtype(), "y");
+    size_t es = bsrmv_type_size(M.info.type);
+    auto xb = (uintptr_t)x.data(), yb = (uintptr_t)y.data();
+    if (x.shape(0) && y.shape(0) && xb < yb + y.shape(0) * es && yb < xb + x.shape(0) * es)
+        raise(BSRMV_ERR_ARGUMENT, "x and y must not overlap");
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        s = bsrmv_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, M.A, x.data(), (int64_t)x.shape(0),
+                       beta, y.data(), (int64_t)y.shape(0));
+    }
+    check(s);
+}
+
+// Median seconds of one bsrmv_spmv call, timed in C++ (the baseline the
+// benchmark subtracts to get the Python call overhead).
+double time_c_spmv(const Matrix &M, InVec x, OutVec y, int reps)
+{
+    M.check_vec(x.dtype(), "x");
+    M.check_vec(y.dtype(), "y");
+    std::vector<double> t((size_t)std::max(reps, 1));
+    bsrmv_status s = BSRMV_SUCCESS;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        const int inner = 100;
+        for (double &ti : t) {
+            auto t0 = std::chrono::steady_clock::now();
+            for (int k = 0; k < inner && s == BSRMV_SUCCESS; k++)
+                s = bsrmv_spmv(BSRMV_OP_N, 1.0, M.A, x.data(), (int64_t)x.shape(0), 0.0,
+                               y.data(), (int64_t)y.shape(0));
+            ti = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                 inner;
+        }
+    }
+    check(s);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// Residual history from the solver's monitor (no Python involved, so the
+// solve runs without the GIL).
+int record_residual(int, double rel, void *ctx)
+{
+    static_cast<std::vector<double> *>(ctx)->push_back(rel);
+    return 0;
+}
+
+nb::object history_array(std::vector<double> &&h)
+{
+    auto *store = new std::vector<double>(std::move(h));
+    nb::capsule owner(store, [](void *p) noexcept { delete static_cast<std::vector<double> *>(p); });
+    return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(store->data(), {store->size()},
+                                                                 owner));
+}
+
+nb::tuple report_tuple(bsrmv_status s, const std::string &msg, const bsrmv_solve_report &r,
+                       std::vector<double> &&hist)
+{
+    return nb::make_tuple((int)s, msg, r.iterations, r.converged != 0, r.rel_residual,
+                          r.true_rel_residual, r.seconds, history_array(std::move(hist)));
+}
+
+bsrmv_solve_options solve_options(double rtol, int max_iter, int restart, bool x0_zero,
+                                  std::vector<double> *hist)
+{
+    bsrmv_solve_options o{};
+    o.rtol = rtol;
+    o.max_iter = max_iter;
+    o.restart = restart;
+    o.x0_zero = x0_zero;
+    o.monitor = record_residual;
+    o.monitor_ctx = hist;
+    return o;
+}
+
+// Status, message and report of a solve; a solve that ran but did not
+// converge returns normally (the caller decides), every other failure raises.
+nb::tuple matrix_solve(const Matrix &M, int method, bool precond, InVec b, OutVec x, double rtol,
+                       int max_iter, int restart, bool x0_zero)
+{
+    M.check_vec(b.dtype(), "b");
+    M.check_vec(x.dtype(), "x");
+    if (b.shape(0) != x.shape(0))
+        raise(BSRMV_ERR_DIMENSION, "b and x differ in length");
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    bsrmv_solve_report r{};
+    bsrmv_status s;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        bsrmv_precond *P = nullptr;
+        s = precond ? bsrmv_precond_block_jacobi(&P, M.A) : BSRMV_SUCCESS;
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_solve((bsrmv_solver)method, M.A, P, b.data(), x.data(),
+                            (int64_t)b.shape(0), &o, &r);
+        msg = bsrmv_last_error();
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
+}
+
+// ---- GPU ---------------------------------------------------------------
+// Device arrays arrive as raw pointers (the package reads them from
+// __cuda_array_interface__ or DLPack and keeps the owners alive); streams
+// as cudaStream_t values (0: the legacy default stream).
+
+void *as_ptr(uintptr_t p) { return reinterpret_cast<void *>(p); }
+
+// The library's device handles are not thread-safe: calls on one handle
+// are serialised here, since they run without the GIL.
+struct GpuMatrix {
+    bsrmv_gpu_matrix *A = nullptr;
+    bsrmv_gpu_plan_info plan{};
+    std::mutex mu;
+    GpuMatrix(const GpuMatrix &) = delete;
+    GpuMatrix &operator=(const GpuMatrix &) = delete;
+    explicit GpuMatrix(bsrmv_gpu_matrix *a) : A(a)
+    {
+        check(bsrmv_gpu_matrix_get_plan(A, &plan));
+    }
+    ~GpuMatrix() { bsrmv_gpu_matrix_destroy(A); }
+};
+
+GpuMatrix *gpu_wrap(uintptr_t row_ptr, uintptr_t col_idx, uintptr_t val, int64_t mb, int64_t nb,
+                    int bs, int64_t nnzb, int dbl, int row_major, int device)
+{
+    bsrmv_gpu_matrix *A = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = bsrmv_gpu_matrix_wrap(&A, mb, nb, bs, nnzb, (const int64_t *)as_ptr(row_ptr),
+                                  (const int32_t *)as_ptr(col_idx), as_ptr(val),
+                                  dbl ? BSRMV_DOUBLE : BSRMV_FLOAT,
+                                  row_major ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, device);
+    }
+    check(s);
+    return new GpuMatrix(A);
+}
+
+GpuMatrix *gpu_upload(const Matrix &M, int device, uintptr_t stream)
+{
+    bsrmv_gpu_matrix *A = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = bsrmv_gpu_matrix_upload(&A, M.A, device, as_ptr(stream));
+    }
+    check(s);
+    return new GpuMatrix(A);
+}
+
+void gpu_spmv(GpuMatrix &G, int op, double alpha, uintptr_t x, int64_t nx, double beta,
+              uintptr_t y, int64_t ny, uintptr_t stream)
+{
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
+        s = bsrmv_gpu_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, G.A, as_ptr(x), nx, beta,
+                           as_ptr(y), ny, as_ptr(stream));
+    }
+    check(s);
+}
+
+nb::tuple gpu_solve(GpuMatrix &G, int method, const Matrix *host_for_precond, uintptr_t b,
+                    uintptr_t x, int64_t n, double rtol, int max_iter, int restart, bool x0_zero,
+                    uintptr_t stream)
+{
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    bsrmv_solve_report r{};
+    bsrmv_status s = BSRMV_SUCCESS;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
+        bsrmv_precond *P = nullptr;
+        bsrmv_gpu_precond *dP = nullptr;
+        if (host_for_precond) {
+            apply_threads();
+            s = bsrmv_precond_block_jacobi(&P, host_for_precond->A);
+            if (s == BSRMV_SUCCESS)
+                s = bsrmv_gpu_precond_upload(&dP, P, G.plan.device);
+        }
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_gpu_solve((bsrmv_solver)method, G.A, dP, as_ptr(b), as_ptr(x), n, &o, &r,
+                                as_ptr(stream));
+        msg = bsrmv_last_error();
+        bsrmv_gpu_precond_destroy(dP);
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
+}
+
+int gpu_device_count()
+{
+    int n = 0;
+    bsrmv_status s = bsrmv_gpu_device_count(&n);
+    return s == BSRMV_SUCCESS ? n : 0;
+}
+
+std::string gpu_kernel(const GpuMatrix &G)
+{
+    char buf[128];
+    bsrmv_gpu_config_string(&G.plan.config, buf, sizeof buf);
+    return buf;
+}
+
+} // namespace
+
+NB_MODULE(_core, m)
+{
+    m.doc() = "bsrmv C library bindings (use the bsrmv package, not this module)";
+
+    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const Failure &f) {
+            PyObject *cls = (f.status > 0 && f.status < n_status) ? error_class[f.status]
+                                                                   : nullptr;
+            std::string msg = f.message.empty() ? bsrmv_status_string(f.status) : f.message;
+            PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg.c_str());
+        }
+    });
+
+    m.def("_register_errors", [](nb::dict classes) {
+        for (auto [k, v] : classes) {
+            int s = nb::cast<int>(k);
+            if (s > 0 && s < n_status) {
+                Py_XDECREF(error_class[s]);
+                error_class[s] = nb::object(v, nb::detail::borrow_t{}).release().ptr();
+            }
+        }
+    });
+    m.def("status_string", [](int s) { return std::string(bsrmv_status_string((bsrmv_status)s)); });
+    m.attr("n_status") = n_status;
+
+    m.def("set_num_threads", [](int n) {
+        if (n < 1)
+            raise(BSRMV_ERR_ARGUMENT, "set_num_threads: n must be >= 1");
+        thread_count.store(n);
+        omp_set_num_threads(n);
+    });
+    m.def("get_num_threads", []() {
+        apply_threads();
+        return bsrmv_num_threads();
+    });
+    m.def("has_kernel", [](int bs) { return bsrmv_cpu_has_kernel(bs) != 0; });
+
+    nb::class_<Matrix>(m, "Matrix")
+        .def_static("make", &make_matrix, nb::arg("row_ptr").noconvert(),
+                    nb::arg("col_idx").noconvert(), nb::arg("val").noconvert(), nb::arg("mb"),
+                    nb::arg("nb"), nb::arg("bs"), nb::arg("row_major"), nb::arg("copy"),
+                    nb::arg("keep"), nb::rv_policy::take_ownership)
+        .def_static("read_mtx", &read_mtx, nb::rv_policy::take_ownership)
+        .def_static("generate_grid", &generate_grid, nb::rv_policy::take_ownership)
+        .def("arrays", [](nb::handle self) { return matrix_arrays(self); })
+        .def("spmv", &matrix_spmv, nb::arg("op"), nb::arg("alpha"), nb::arg("x").noconvert(),
+             nb::arg("beta"), nb::arg("y").noconvert())
+        .def("time_c_spmv", &time_c_spmv, nb::arg("x").noconvert(), nb::arg("y").noconvert(),
+             nb::arg("reps"))
+        .def("solve", &matrix_solve, nb::arg("method"), nb::arg("precond"),
+             nb::arg("b").noconvert(), nb::arg("x").noconvert(), nb::arg("rtol"),
+             nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"))
+        .def_prop_ro("mb", [](const Matrix &M) { return M.info.mb; })
+        .def_prop_ro("nb", [](const Matrix &M) { return M.info.nb; })
+        .def_prop_ro("bs", [](const Matrix &M) { return M.info.bs; })
+        .def_prop_ro("nnzb", [](const Matrix &M) { return M.info.nnzb; })
+        .def_prop_ro("is_double", [](const Matrix &M) { return M.info.type == BSRMV_DOUBLE; })
+        .def_prop_ro("row_major", [](const Matrix &M) { return M.info.order == BSRMV_ROW_MAJOR; })
+        .def_prop_ro("owns_arrays", [](const Matrix &M) { return M.info.owns_arrays != 0; })
+        .def_prop_ro("spmv_bytes", [](const Matrix &M) { return bsrmv_matrix_spmv_bytes(M.A); });
+
+    m.def("gpu_device_count", &gpu_device_count);
+    nb::class_<GpuMatrix>(m, "GpuMatrix")
+        .def_static("wrap", &gpu_wrap, nb::rv_policy::take_ownership)
+        .def_static("upload", &gpu_upload, nb::rv_policy::take_ownership)
+        .def("spmv", &gpu_spmv)
+        .def("solve", &gpu_solve, nb::arg("method"), nb::arg("host_for_precond").none(),
+             nb::arg("b"), nb::arg("x"), nb::arg("n"), nb::arg("rtol"), nb::arg("max_iter"),
+             nb::arg("restart"), nb::arg("x0_zero"), nb::arg("stream"))
+        .def_prop_ro("kernel", &gpu_kernel)
+        .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
+        .def_prop_ro("owns_arrays", [](const GpuMatrix &G) { return G.plan.owns_arrays != 0; });
+}

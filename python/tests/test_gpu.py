@@ -1,0 +1,211 @@
+"""Device matrices from CuPy and PyTorch (skipped without a GPU)."""
+import gc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
+
+import bsrmv
+import bsrmv.gpu as bg
+from conftest import random_bsr, spmv_bound
+
+HAVE_GPU = bg.device_count() > 0
+needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device or a CPU-only build")
+
+
+class FakeDeviceArray:
+    """Only __cuda_array_interface__: what the package reads of a device array."""
+
+    def __init__(self, shape, typestr, strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "strides": strides,
+                                         "data": (0x1000, False), "version": 3, "stream": 1}
+
+
+def test_interface_parsing():
+    d = bg._Dev(FakeDeviceArray((4, 3), "<f8"), "x")
+    assert d.contiguous and d.shape == (4, 3) and d.dtype == np.float64 and d.ptr == 0x1000
+    assert not bg._Dev(FakeDeviceArray((4, 3), "<f8", (8, 32)), "x").contiguous
+    assert bg._Dev(FakeDeviceArray((4, 1), "<f4", (4, 99)), "x").contiguous
+    assert bg._stream_ptr(None, d) == 1  # the producer's stream from the interface
+    with pytest.raises(bsrmv.ArgumentError, match="C-contiguous"):
+        bg._convert(bg._Dev(FakeDeviceArray((4,), "<f8"), "x"), np.dtype(np.float32), "x")
+    with pytest.raises(bsrmv.ArgumentError, match="not a device array"):
+        bg._Dev(np.ones(3), "x")
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")
+def test_without_a_device_gpu_calls_raise():
+    with pytest.raises(bsrmv.NoDeviceError) as e:
+        bg.GpuBSRMatrix.from_host(bsrmv.grid(3, 2))
+    assert str(e.value)
+
+
+# ---- CuPy ---------------------------------------------------------------
+
+@pytest.fixture
+def cupy():
+    if not HAVE_GPU:
+        pytest.skip("no GPU")
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture
+def torch():
+    if not HAVE_GPU:
+        pytest.skip("no GPU")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bs", list(range(1, 9)) + [16])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_cupy_matches_scipy(cupy, rng, bs, dtype, index_dtype):
+    for mb, nb in [(1, 1), (9, 9), (17, 5), (300, 200)]:
+        S = random_bsr(rng, mb, nb, bs, dtype=dtype, index_dtype=index_dtype)
+        G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                        cupy.asarray(S.indptr), S.shape)
+        for transpose in (False, True):
+            n_in, n_out = S.shape[::-1] if not transpose else S.shape
+            x = rng.uniform(-1, 1, n_in).astype(dtype)
+            y0 = rng.uniform(-1, 1, n_out).astype(dtype)
+            f = G.rmatvec if transpose else G.matvec
+            for alpha, beta in [(1.0, 0.0), (-1.5, 0.5), (0.0, 2.0)]:
+                yd = cupy.asarray(y0) if beta else cupy.full(n_out, cupy.nan, dtype=dtype)
+                out = f(cupy.asarray(x), alpha=alpha, beta=beta, y=yd)
+                assert out is yd
+                A64 = S.astype(np.float64)
+                ref = alpha * ((A64.T if transpose else A64) @ x.astype(np.float64)) \
+                    + (beta * y0 if beta else 0)
+                bound = abs(alpha) * spmv_bound(S, x, dtype, transpose) \
+                    + 2 * np.finfo(dtype).eps * abs(beta * y0.astype(np.float64))
+                assert np.all(np.abs(cupy.asnumpy(out) - ref) <= bound)
+        y = G @ cupy.asarray(rng.uniform(-1, 1, S.shape[1]).astype(dtype))
+        assert isinstance(y, cupy.ndarray) and y.dtype == dtype
+
+
+@needs_gpu
+def test_cupy_zero_copy_lifetime_and_streams(cupy, rng):
+    S = random_bsr(rng, 200, 200, 3, empty_rows=False)
+    d, ci, rp = cupy.asarray(S.data), cupy.asarray(S.indices), cupy.asarray(S.indptr)
+    G = bg.GpuBSRMatrix.from_arrays(d, ci, rp, S.shape)
+    x = rng.uniform(-1, 1, S.shape[1])
+    xd = cupy.asarray(x)
+    y1 = cupy.asnumpy(G @ xd)
+    d *= 2.0  # same (current) stream as the product: ordered
+    y2 = cupy.asnumpy(G @ xd)
+    assert np.allclose(y2, 2 * y1, rtol=1e-14, atol=0)
+    del d, ci, rp
+    gc.collect()
+    cupy.get_default_memory_pool().free_all_blocks()
+    junk = cupy.full(10_000_000, 7.0)
+    assert np.allclose(cupy.asnumpy(G @ xd), 2 * (S @ x), rtol=1e-13, atol=1e-13)
+    del junk
+    # the current stream is followed; an explicit stream= too
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        xs = cupy.asarray(x)
+        ys = G @ xs
+    s.synchronize()
+    assert np.allclose(cupy.asnumpy(ys), 2 * (S @ x), rtol=1e-13, atol=1e-13)
+    s2 = cupy.cuda.Stream(non_blocking=True)
+    yo = cupy.zeros(S.shape[0])
+    cupy.cuda.Device().synchronize()  # yo's fill (current stream) before s2 writes it
+    G.matvec(xd, y=yo, stream=s2)
+    s2.synchronize()
+    assert np.allclose(cupy.asnumpy(yo), 2 * (S @ x), rtol=1e-13, atol=1e-13)
+
+
+@needs_gpu
+def test_cupy_conversions_and_errors(cupy, rng):
+    S = random_bsr(rng, 20, 20, 2, empty_rows=False)
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                    cupy.asarray(S.indptr), S.shape)
+    x = rng.uniform(-1, 1, 40)
+    strided = cupy.zeros(80)
+    strided[::2] = cupy.asarray(x)
+    assert np.allclose(cupy.asnumpy(G @ strided[::2]), S @ x, rtol=1e-13, atol=1e-13)
+    assert np.allclose(cupy.asnumpy(G @ cupy.asarray(x, dtype=cupy.float32)), S @ x,
+                       rtol=1e-6, atol=1e-6)
+    with pytest.raises(bsrmv.ArgumentError, match="device array"):
+        G @ x
+    with pytest.raises(bsrmv.DimensionError):
+        G @ cupy.ones(41)
+    with pytest.raises(bsrmv.ArgumentError, match="float64"):
+        G.matvec(cupy.asarray(x), y=cupy.zeros(40, dtype=cupy.float32))
+    bad = cupy.asarray(S.indices)
+    bad[0] = 1000
+    with pytest.raises(bsrmv.Error):
+        G2 = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), bad, cupy.asarray(S.indptr) + 1,
+                                         S.shape)
+        del G2
+
+
+@needs_gpu
+def test_cupy_solve(cupy, rng):
+    M = random_bsr(rng, 40, 40, 3, density=0.15, empty_rows=False)
+    S = (M + (abs(M).sum(axis=1).max() + 1) * sp.eye_array(120)).tobsr(blocksize=(3, 3))
+    S.sum_duplicates()
+    b = rng.uniform(-1, 1, 120)
+    ref = spsolve(S.tocsc(), b)
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                    cupy.asarray(S.indptr), S.shape)
+    for method in ("bicgstab", "gmres"):
+        x, rep = bsrmv.solve(G, cupy.asarray(b), method, tol=1e-10)
+        assert rep.converged, rep.message
+        assert np.linalg.norm(cupy.asnumpy(x) - ref) <= 1e-8 * np.linalg.norm(ref)
+    H = bg.GpuBSRMatrix.from_host(bsrmv.BSRMatrix.from_scipy(S))
+    x, rep = bsrmv.solve(H, cupy.asarray(b), "bicgstab", tol=1e-10)
+    assert rep.converged and np.linalg.norm(cupy.asnumpy(x) - ref) <= 1e-8 * np.linalg.norm(ref)
+    assert H.kernel
+
+
+# ---- PyTorch -------------------------------------------------------------
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bs", [1, 2, 3, 4, 6, 8])
+def test_torch_matches_scipy(torch, rng, bs, dtype):
+    S = random_bsr(rng, 50, 40, bs, dtype=dtype, index_dtype=np.int64)
+    dev = torch.device("cuda")
+    d = torch.from_numpy(S.data).to(dev)
+    G = bg.GpuBSRMatrix.from_arrays(d, torch.from_numpy(S.indices).to(dev),
+                                    torch.from_numpy(S.indptr).to(dev), S.shape)
+    x = rng.uniform(-1, 1, S.shape[1]).astype(dtype)
+    y = G @ torch.from_numpy(x).to(dev)
+    assert isinstance(y, torch.Tensor) and y.device.type == "cuda"
+    assert np.all(np.abs(y.cpu().numpy() - S.astype(np.float64) @ x.astype(np.float64))
+                  <= spmv_bound(S, x, dtype))
+    xt = rng.uniform(-1, 1, S.shape[0]).astype(dtype)
+    yt = G.rmatvec(torch.from_numpy(xt).to(dev))
+    assert np.all(np.abs(yt.cpu().numpy() - S.astype(np.float64).T @ xt.astype(np.float64))
+                  <= spmv_bound(S, xt, dtype, transpose=True))
+    d.mul_(-1.0)  # zero-copy: the next product sees it
+    y2 = G @ torch.from_numpy(x).to(dev)
+    assert np.allclose(y2.cpu().numpy(), -y.cpu().numpy(), rtol=1e-6 if dtype == np.float32
+                       else 1e-14, atol=0)
+
+
+@needs_gpu
+def test_torch_streams(torch, rng):
+    S = random_bsr(rng, 100, 100, 4, empty_rows=False)
+    dev = torch.device("cuda")
+    G = bg.GpuBSRMatrix.from_arrays(torch.from_numpy(S.data).to(dev),
+                                    torch.from_numpy(S.indices).to(dev),
+                                    torch.from_numpy(S.indptr).to(dev), S.shape)
+    x = rng.uniform(-1, 1, S.shape[1])
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        xd = torch.from_numpy(x).to(dev, non_blocking=False)
+        y = G @ xd
+    s.synchronize()
+    assert np.allclose(y.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
+    y2 = torch.zeros(S.shape[0], dtype=torch.float64, device=dev)
+    torch.cuda.synchronize()  # y2's fill (current stream) before s writes it
+    G.matvec(xd, y=y2, stream=s)
+    s.synchronize()
+    assert np.allclose(y2.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
