@@ -1,0 +1,52 @@
+/* Internal view of a distributed matrix, shared by src/mpi/. */
+#ifndef BSRMV_DIST_INTERNAL_H
+#define BSRMV_DIST_INTERNAL_H
+
+#include "bsrmv_mpi.h"
+#include "internal.h"
+
+struct bsrmv_dist_matrix {
+    MPI_Comm comm; /* a duplicate of the caller's: its tags cannot clash */
+    int rank, size;
+    int64_t mb_global, nb_global;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    MPI_Datatype mpi_type;
+    int64_t row_begin, mb, col_begin, nb;
+    bsrmv_matrix *local;   /* mb x nb, columns renumbered from col_begin   */
+    bsrmv_matrix *offrank; /* mb x ghosts, columns = ghost numbers         */
+    int64_t ghosts;
+    int64_t *ghost_cols;   /* global block column of each ghost, sorted    */
+    /* Halo plan of OP_N.  Ghosts are sorted by global column and the ranks'
+     * column ranges follow rank order, so the ghosts one rank owns are one
+     * run: they are received straight into ghost_buf, no unpack. */
+    int nrecv, nsend;
+    int *recv_rank, *send_rank;
+    int64_t *recv_start;   /* [nrecv+1] ghost offsets per source            */
+    int64_t *send_start;   /* [nsend+1] offsets into send_idx per target    */
+    int32_t *send_idx;     /* local block column of each entry sent         */
+    void *ghost_buf;       /* ghosts*bs values: x's ghosts, OP_T's partial sums */
+    void *send_buf;        /* send_start[nsend]*bs values                   */
+    MPI_Request *req_n;    /* OP_N: nrecv receives, then nsend sends        */
+    MPI_Request *req_t;    /* OP_T: nsend receives into send_buf, then nrecv
+                            * sends from ghost_buf                          */
+    bsrmv_dist_timers tm;
+};
+
+/* Collective: every rank learns the status of the lowest rank whose st is
+ * not BSRMV_SUCCESS, and its message prefixed by "rank r: " (the same
+ * status and message everywhere); BSRMV_SUCCESS when all succeeded. */
+bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st);
+
+/* bsrmv_dist_spmv without the argument checks and their agreement (the
+ * solvers call it with vectors they made). */
+bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                 const void *x, double beta, void *y);
+
+/* Point-to-point transfer of a large byte array in pieces that fit an int
+ * count (setup and scatter only). */
+void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);
+void bsrmv_dist_recv_bytes(void *buf, size_t bytes, int src, int tag, MPI_Comm comm);
+
+#endif
