@@ -163,6 +163,45 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
                               const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
                               bsrmv_solve_report *report);
 
+/* ------------------------------------------------------------------ */
+/* GPU ranks: one device per rank, the halo between devices through    */
+/* NCCL (grouped ncclSend/ncclRecv), the communicator bootstrapped     */
+/* through the matrix's MPI communicator.  Declared in every build;    */
+/* without CUDA and NCCL the functions return BSRMV_ERR_NO_DEVICE.     */
+/* ------------------------------------------------------------------ */
+
+typedef struct bsrmv_dist_gpu_matrix bsrmv_dist_gpu_matrix;
+
+/* Collective.  Uploads this rank's local and off-rank parts and the send
+ * list to `device` and makes the NCCL communicator (one per handle).  A
+ * must outlive the handle (its halo plan is used).  Errors, agreed on by
+ * every rank: the device ones of bsrmv_gpu_matrix_upload, BSRMV_ERR_DEVICE
+ * for an NCCL failure. */
+bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist_matrix *A,
+                                          int device);
+void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);
+
+/* The device parts (owned by dA): for benchmarks that time them alone. */
+bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
+                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank);
+
+/* Collective.  bsrmv_dist_spmv with x and y in device memory of dA's
+ * device, enqueued on `stream` (a cudaStream_t; NULL = the legacy default
+ * stream), asynchronous: the exchange runs on the handle's own
+ * high-priority stream, the local product on `stream`, the off-rank
+ * product after both.  No host copies.  Sets the calling thread's device. */
+bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dist_gpu_matrix *dA,
+                                 const void *d_x, int64_t nx, double beta, void *d_y, int64_t ny,
+                                 void *stream);
+
+/* Collective.  The forward exchange alone, ordered after `stream`'s work
+ * and before its later work (benchmarks). */
+bsrmv_status bsrmv_dist_gpu_halo_exchange(bsrmv_dist_gpu_matrix *dA, const void *d_x, int64_t nx,
+                                          void *stream);
+
+/* Waits until all work on dA's device is done. */
+bsrmv_status bsrmv_dist_gpu_sync(bsrmv_dist_gpu_matrix *dA);
+
 #ifdef __cplusplus
 }
 #endif

@@ -287,7 +287,7 @@ static void error_cases(void)
     /* block diagonal, 4 block rows per rank, bs 2 */
     const int64_t m = 4, n = 4 * size;
     int64_t rp[5] = {0, 1, 2, 3, 4}, ci[4];
-    double val[16] = {0};
+    double val[36] = {0}; /* 4 blocks of bs up to 3 */
     for (int i = 0; i < 4; i++)
         ci[i] = m * rank + i;
     bsrmv_dist_matrix *D = (bsrmv_dist_matrix *)&D; /* must come back NULL */
