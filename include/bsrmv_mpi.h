@@ -110,11 +110,16 @@ typedef struct bsrmv_dist_info {
 
 bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_info *info);
 
-/* The local and off-rank parts (owned by A; valid until it is destroyed)
- * and the global block column of each ghost (ghost_cols[ghosts]).  For
- * uploading the parts elsewhere, e.g. to a GPU. */
+/* The parts (owned by A; valid until it is destroyed), for uploading them
+ * elsewhere or timing them alone: local (mb x nb, columns from col_begin);
+ * offrank (columns = ghost numbers; ghost_cols[ghosts] their global block
+ * columns, increasing); its rows are this rank's mb rows, or, where fewer
+ * than half of them have off-rank blocks, only those rows, whose local
+ * numbers offrank_rows lists (else *offrank_rows = NULL).  Any output may
+ * be NULL. */
 bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_matrix **local,
-                                     const bsrmv_matrix **offrank, const int64_t **ghost_cols);
+                                     const bsrmv_matrix **offrank, const int64_t **offrank_rows,
+                                     const int64_t **ghost_cols);
 
 /* Collective.  y = alpha*op(A)*x + beta*y with this rank's parts of x and y
  * (nx, ny: their lengths, checked against the layout).  OP_N: the halo
@@ -181,9 +186,12 @@ bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist
                                           int device);
 void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);
 
-/* The device parts (owned by dA): for benchmarks that time them alone. */
+/* The device parts (owned by dA; as bsrmv_dist_matrix_parts describes
+ * them, offrank_rows in device memory), for benchmarks that time them
+ * alone.  Any output may be NULL. */
 bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
-                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank);
+                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank,
+                                         const int64_t **d_offrank_rows);
 
 /* Collective.  bsrmv_dist_spmv with x and y in device memory of dA's
  * device, enqueued on `stream` (a cudaStream_t; NULL = the legacy default

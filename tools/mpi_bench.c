@@ -163,7 +163,10 @@ typedef struct run {
     const bsrmv_matrix *local, *offrank;
     bsrmv_op op;
     void *x, *y, *ghost;
+    void *obuf;    /* the off-rank product's rows when the part is compressed */
     int64_t nx, ny, ng, rows;
+    int64_t orows; /* rows (values) of the off-rank part */
+    int compressed;
 #ifdef BSRMV_HAVE_NCCL
     bsrmv_dist_gpu_matrix *dD;
     bsrmv_gpu_matrix *dl, *doff;
@@ -206,7 +209,8 @@ static void do_products(void *c)
     if (r->dD) {
         die(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, r->dl, r->x, r->nx, 0.0, r->y, rows, NULL), "local");
         if (r->ng > 0)
-            die(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, r->doff, r->ghost, r->ng, 1.0, r->y, rows, NULL),
+            die(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, r->doff, r->ghost, r->ng, r->compressed ? 0.0 : 1.0,
+                               r->compressed ? r->obuf : r->y, r->orows, NULL),
                 "off-rank");
         die(bsrmv_dist_gpu_sync(r->dD), "GPU sync");
         return;
@@ -214,7 +218,9 @@ static void do_products(void *c)
 #endif
     die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->local, r->x, r->nx, 0.0, r->y, rows), "local");
     if (r->ng > 0)
-        die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->offrank, r->ghost, r->ng, 1.0, r->y, rows), "off-rank");
+        die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->offrank, r->ghost, r->ng, r->compressed ? 0.0 : 1.0,
+                       r->compressed ? r->obuf : r->y, r->orows),
+            "off-rank");
 }
 
 static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
@@ -267,16 +273,22 @@ int main(int argc, char **argv)
         bsrmv_matrix_destroy(G);
         bsrmv_dist_info in;
         die(bsrmv_dist_matrix_get_info(r.D, &in), "info");
-        die(bsrmv_dist_matrix_parts(r.D, &r.local, &r.offrank, NULL), "parts");
+        const int64_t *orow;
+        die(bsrmv_dist_matrix_parts(r.D, &r.local, &r.offrank, &orow, NULL), "parts");
+        bsrmv_matrix_info oin;
+        die(bsrmv_matrix_get_info(r.offrank, &oin), "info");
+        r.orows = oin.rows;
+        r.compressed = orow != NULL;
         const int64_t rows = in.mb * bs, cols = in.nb * bs;
         r.nx = o.op == BSRMV_OP_N ? cols : rows;
         r.ny = o.op == BSRMV_OP_N ? rows : cols;
         r.ng = in.ghosts * bs;
         r.rows = rows;
         void *hx = malloc((size_t)(r.nx + 1) * vs), *hg = malloc((size_t)(r.ng + 1) * vs);
-        void *hy = malloc((size_t)(r.ny + rows + 1) * vs);
+        void *hy = malloc((size_t)(r.ny + rows + 1) * vs), *ho = malloc((size_t)(r.orows + 1) * vs);
         r.y = hy;
-        if (!hx || !hg || !hy)
+        r.obuf = ho;
+        if (!hx || !hg || !hy || !ho)
             die(BSRMV_ERR_NOMEM, "vectors");
         die(bsrmv_fill_random(hx, r.nx, o.type, 3 + (uint64_t)rank), "x");
         die(bsrmv_fill_random(hg, r.ng, o.type, 5), "ghosts");
@@ -284,14 +296,16 @@ int main(int argc, char **argv)
         r.ghost = hg;
         char device[128] = "cpu";
 #ifdef BSRMV_HAVE_NCCL
-        void *dx = NULL, *dy = NULL, *dg = NULL;
+        void *dx = NULL, *dy = NULL, *dg = NULL, *dob = NULL;
         if (o.gpu) {
             int ndev = 0;
             die(bsrmv_gpu_device_count(&ndev), "GPU count");
             const int dev = rank % ndev;
             die(bsrmv_gpu_device_name(dev, device, sizeof device), "GPU name");
             die(bsrmv_dist_gpu_matrix_upload(&r.dD, r.D, dev), "GPU upload");
-            die(bsrmv_dist_gpu_matrix_parts(r.dD, &r.dl, &r.doff), "GPU parts");
+            die(bsrmv_dist_gpu_matrix_parts(r.dD, &r.dl, &r.doff, NULL), "GPU parts");
+            die(bsrmv_gpu_malloc(&dob, (size_t)(r.orows + 1) * vs), "GPU off-rank rows");
+            r.obuf = dob;
             die(bsrmv_gpu_malloc(&dx, (size_t)(r.nx + 1) * vs), "GPU x");
             die(bsrmv_gpu_malloc(&dy, (size_t)(r.ny + rows + 1) * vs), "GPU y");
             die(bsrmv_gpu_malloc(&dg, (size_t)(r.ng + 1) * vs), "GPU ghosts");
@@ -367,12 +381,14 @@ int main(int argc, char **argv)
             bsrmv_gpu_free(dx);
             bsrmv_gpu_free(dy);
             bsrmv_gpu_free(dg);
+            bsrmv_gpu_free(dob);
             bsrmv_dist_gpu_matrix_destroy(r.dD);
         }
 #endif
         free(hx);
         free(hg);
         free(hy);
+        free(ho);
         bsrmv_dist_matrix_destroy(r.D);
     }
     MPI_Finalize();

@@ -63,6 +63,8 @@ void bsrmv_dist_matrix_destroy(bsrmv_dist_matrix *A)
     bsrmv_matrix_destroy(A->local);
     bsrmv_matrix_destroy(A->offrank);
     free(A->ghost_cols);
+    free(A->offrank_rows);
+    bsrmv_big_free(A->row_buf);
     free(A->recv_rank);
     free(A->send_rank);
     free(A->recv_start);
@@ -200,27 +202,58 @@ static bsrmv_status split(bsrmv_dist_matrix *D, int64_t nnzb, const int64_t *row
         return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                           "%lld ghost columns exceed the 32-bit local indices", (long long)ng);
 
+    /* rows with off-rank blocks: compress the part to them when they are
+     * few (a gather or scatter of row_buf then costs less than a pass
+     * over all of y) */
+    int64_t mo = 0;
+    for (int64_t i = 0; i < mb; i++) {
+        int64_t own = 0;
+        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+            own += col_idx[k] >= c0 && col_idx[k] < c1;
+        mo += own < row_ptr[i + 1] - row_ptr[i];
+    }
+    const bool compress = 2 * mo < mb;
     bsrmv_status st;
     int64_t *rl, *ro;
     int32_t *cl, *co;
     void *vl, *vo;
     if ((st = bsrmv_matrix_shell(&D->local, mb, D->nb, D->bs, nl, D->type, D->order)) ||
         (st = bsrmv_matrix_alloc_arrays(D->local, &rl, &cl, &vl)) ||
-        (st = bsrmv_matrix_shell(&D->offrank, mb, ng, D->bs, no, D->type, D->order)) ||
+        (st = bsrmv_matrix_shell(&D->offrank, compress ? mo : mb, ng, D->bs, no, D->type,
+                                 D->order)) ||
         (st = bsrmv_matrix_alloc_arrays(D->offrank, &ro, &co, &vo)))
         return st;
+    if (compress) {
+        D->offrank_rows = malloc((size_t)(mo + 1) * sizeof *D->offrank_rows);
+        D->row_buf = bsrmv_big_alloc((size_t)(mo * D->bs) * bsrmv_type_size(D->type));
+        if (!D->offrank_rows || !D->row_buf)
+            return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %lld off-rank rows",
+                              (long long)mo);
+    }
+    /* ro_at[i]: where row i's off-rank blocks start in the part */
+    int64_t *ro_at = malloc((size_t)(mb + 1) * sizeof *ro_at);
+    if (!ro_at)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %lld row offsets", (long long)mb);
     rl[0] = ro[0] = 0;
-    for (int64_t i = 0; i < mb; i++) {
+    for (int64_t i = 0, r = 0, off = 0; i < mb; i++) {
         int64_t own = 0;
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
             own += col_idx[k] >= c0 && col_idx[k] < c1;
+        const int64_t other = row_ptr[i + 1] - row_ptr[i] - own;
         rl[i + 1] = rl[i] + own;
-        ro[i + 1] = ro[i] + (row_ptr[i + 1] - row_ptr[i] - own);
+        ro_at[i] = off;
+        off += other;
+        if (!compress)
+            ro[i + 1] = off;
+        else if (other > 0) {
+            D->offrank_rows[r] = i;
+            ro[++r] = off;
+        }
     }
     const size_t blk = (size_t)D->bs * (size_t)D->bs * bsrmv_type_size(D->type);
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t i = 0; i < mb; i++) {
-        int64_t jl = rl[i], jo = ro[i];
+        int64_t jl = rl[i], jo = ro_at[i];
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
             const int64_t c = col_idx[k];
             const char *src = (const char *)val + (size_t)k * blk;
@@ -233,6 +266,7 @@ static bsrmv_status split(bsrmv_dist_matrix *D, int64_t nnzb, const int64_t *row
             }
         }
     }
+    free(ro_at);
     return BSRMV_SUCCESS;
 }
 
@@ -471,7 +505,8 @@ bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_i
 }
 
 bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_matrix **local,
-                                     const bsrmv_matrix **offrank, const int64_t **ghost_cols)
+                                     const bsrmv_matrix **offrank, const int64_t **offrank_rows,
+                                     const int64_t **ghost_cols)
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_matrix_parts: NULL matrix");
@@ -479,6 +514,8 @@ bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_mat
         *local = A->local;
     if (offrank)
         *offrank = A->offrank;
+    if (offrank_rows)
+        *offrank_rows = A->offrank_rows;
     if (ghost_cols)
         *ghost_cols = A->ghost_cols;
     return BSRMV_SUCCESS;

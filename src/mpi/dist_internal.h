@@ -15,7 +15,14 @@ struct bsrmv_dist_matrix {
     MPI_Datatype mpi_type;
     int64_t row_begin, mb, col_begin, nb;
     bsrmv_matrix *local;   /* mb x nb, columns renumbered from col_begin   */
-    bsrmv_matrix *offrank; /* mb x ghosts, columns = ghost numbers         */
+    /* Off-rank part, columns = ghost numbers.  Where few rows have
+     * off-rank blocks (a grid's boundary planes), it holds only those rows
+     * (offrank_rows: their local numbers) and its product goes through
+     * row_buf, so it does not pass over all of y; else it has all mb rows
+     * and offrank_rows is NULL. */
+    bsrmv_matrix *offrank;
+    int64_t *offrank_rows;
+    void *row_buf;         /* offrank->mb*bs values                         */
     int64_t ghosts;
     int64_t *ghost_cols;   /* global block column of each ghost, sorted    */
     /* Halo plan of OP_N.  Ghosts are sorted by global column and the ranks'

@@ -1,4 +1,5 @@
-/* GPU ranks: one device per rank, the halo through NCCL.
+/* GPU ranks: one device per rank, the halo through NCCL.  The parts and
+ * their row lists are the host handle's (src/mpi/dist.c), uploaded.
  *
  * OP_N on the caller's stream S, with a high-priority stream C for the
  * exchange (its few thread blocks are scheduled ahead of the local
@@ -22,6 +23,8 @@ struct bsrmv_dist_gpu_matrix {
     bsrmv_dist_matrix *A; /* the host plan (neighbours, counts) */
     int device;
     bsrmv_gpu_matrix *local, *offrank;
+    int64_t *offrank_rows; /* device copy of A->offrank_rows (NULL: all rows) */
+    void *row_buf;
     int32_t *send_idx;
     void *send_buf, *ghost_buf;
     ncclComm_t nccl;
@@ -68,6 +71,22 @@ __global__ void k_unpack_add(int64_t n, int bs, const int32_t *__restrict__ idx,
     }
 }
 
+/* y[rows[i]] += buf[i] (add = 1) or buf[i] = y[rows[i]] (add = 0), bs values each */
+template <typename T>
+__global__ void k_rows(int64_t n, int bs, const int64_t *__restrict__ rows, T *__restrict__ buf,
+                       T *__restrict__ y, int add)
+{
+    const int64_t total = n * bs;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = i / bs, j = rows[k] * bs + (i - k * bs);
+        if (add)
+            y[j] += buf[i];
+        else
+            buf[i] = y[j];
+    }
+}
+
 static unsigned grid_for(int64_t values)
 {
     const int64_t g = (values + 255) / 256;
@@ -104,6 +123,51 @@ static cudaError_t unpack_add(const bsrmv_dist_gpu_matrix *d, void *y, cudaStrea
                 n, A->bs, d->send_idx + a, (const float *)buf, (float *)y);
     }
     return cudaGetLastError();
+}
+
+static cudaError_t rows_op(const bsrmv_dist_gpu_matrix *d, const void *v, int add,
+                           cudaStream_t s)
+{
+    const bsrmv_dist_matrix *A = d->A;
+    const int64_t n = A->offrank->mb;
+    if (n == 0)
+        return cudaSuccess;
+    if (A->type == BSRMV_DOUBLE)
+        k_rows<double><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->offrank_rows,
+                                                          (double *)d->row_buf, (double *)v, add);
+    else
+        k_rows<float><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->offrank_rows,
+                                                         (float *)d->row_buf, (float *)v, add);
+    return cudaGetLastError();
+}
+
+/* y += alpha * (off-rank part) * ghosts, on s */
+static bsrmv_status offrank_n(const bsrmv_dist_gpu_matrix *d, double alpha, void *y,
+                              cudaStream_t s)
+{
+    const bsrmv_dist_matrix *A = d->A;
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!d->offrank_rows)
+        return bsrmv_gpu_spmv(BSRMV_OP_N, alpha, d->offrank, d->ghost_buf, gh, 1.0, y, n, s);
+    bsrmv_status st =
+        bsrmv_gpu_spmv(BSRMV_OP_N, alpha, d->offrank, d->ghost_buf, gh, 0.0, d->row_buf, n, s);
+    if (st)
+        return st;
+    return cuda_err(rows_op(d, y, 1, s), "adding the off-rank rows");
+}
+
+/* ghosts = alpha * (off-rank part)^T * x, on s */
+static bsrmv_status offrank_t(const bsrmv_dist_gpu_matrix *d, double alpha, const void *x,
+                              cudaStream_t s)
+{
+    const bsrmv_dist_matrix *A = d->A;
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!d->offrank_rows)
+        return bsrmv_gpu_spmv(BSRMV_OP_T, alpha, d->offrank, x, n, 0.0, d->ghost_buf, gh, s);
+    bsrmv_status st = cuda_err(rows_op(d, x, 0, s), "gathering the off-rank rows");
+    if (st)
+        return st;
+    return bsrmv_gpu_spmv(BSRMV_OP_T, alpha, d->offrank, d->row_buf, n, 0.0, d->ghost_buf, gh, s);
 }
 
 /* Grouped point-to-point on the exchange stream.  OP_N: ghosts in from
@@ -146,6 +210,8 @@ extern "C" void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *d)
         ncclCommDestroy(d->nccl);
     bsrmv_gpu_matrix_destroy(d->local);
     bsrmv_gpu_matrix_destroy(d->offrank);
+    cudaFree(d->offrank_rows);
+    cudaFree(d->row_buf);
     cudaFree(d->send_idx);
     cudaFree(d->send_buf);
     cudaFree(d->ghost_buf);
@@ -205,6 +271,18 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA,
             st = cuda_err(cudaMemcpy(d->send_idx, A->send_idx, (size_t)nsend * sizeof(int32_t),
                                      cudaMemcpyHostToDevice),
                           "copying the send list");
+        if (!st && A->offrank_rows) {
+            const int64_t mo = A->offrank->mb;
+            st = cuda_err(cudaMalloc(&d->offrank_rows, (size_t)(mo + 1) * sizeof(int64_t)),
+                          "allocating the off-rank rows");
+            if (!st)
+                st = cuda_err(cudaMalloc(&d->row_buf, (size_t)(mo + 1) * bsv),
+                              "allocating the off-rank row buffer");
+            if (!st && mo > 0)
+                st = cuda_err(cudaMemcpy(d->offrank_rows, A->offrank_rows,
+                                         (size_t)mo * sizeof(int64_t), cudaMemcpyHostToDevice),
+                              "copying the off-rank rows");
+        }
     }
     /* the NCCL communicator, bootstrapped through MPI; only once every
      * rank is ready, or a failed rank would leave the others in init */
@@ -228,7 +306,8 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA,
 
 extern "C" bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
                                                     bsrmv_gpu_matrix **local,
-                                                    bsrmv_gpu_matrix **offrank)
+                                                    bsrmv_gpu_matrix **offrank,
+                                                    const int64_t **d_offrank_rows)
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_matrix_parts: NULL matrix");
@@ -236,6 +315,8 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix 
         *local = dA->local;
     if (offrank)
         *offrank = dA->offrank;
+    if (d_offrank_rows)
+        *d_offrank_rows = dA->offrank_rows;
     return BSRMV_SUCCESS;
 }
 
@@ -294,11 +375,10 @@ extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dis
         if ((e = cudaStreamWaitEvent(s, dA->halo, 0)) != cudaSuccess)
             return cuda_err(e, "waiting for the halo");
         if (gh > 0)
-            st = bsrmv_gpu_spmv(op, alpha, dA->offrank, dA->ghost_buf, gh, 1.0, d_y, ny, stream);
+            st = offrank_n(dA, alpha, d_y, s);
         return st;
     }
-    if (gh > 0 &&
-        (st = bsrmv_gpu_spmv(op, alpha, dA->offrank, d_x, nx, 0.0, dA->ghost_buf, gh, stream)))
+    if (gh > 0 && (st = offrank_t(dA, alpha, d_x, s)))
         return st;
     if ((e = cudaEventRecord(dA->ready, s)) != cudaSuccess ||
         (e = cudaStreamWaitEvent(dA->comm_stream, dA->ready, 0)) != cudaSuccess)

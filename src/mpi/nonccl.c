@@ -20,7 +20,8 @@ void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA)
 }
 
 bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
-                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank)
+                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank,
+                                         const int64_t **d_offrank_rows)
 {
     return none();
 }

@@ -2,7 +2,8 @@
  *
  * OP_N: pack x's entries the neighbours need, start the persistent
  * receives (into ghost_buf) and sends, multiply the local part, wait for
- * the receives, add the off-rank part's product.
+ * the receives, add the off-rank part's product (through row_buf where
+ * the part holds only the rows that have off-rank blocks).
  * OP_T: the off-rank part's partial sums (A_o^T x, one per ghost) go back
  * to the ghosts' owners while the local part multiplies; each owner adds
  * them at the columns it sent in OP_N, neighbour by neighbour in rank order
@@ -34,6 +35,27 @@
             for (int c = 0; c < bs; c++)                                                 \
                 yk[c] += buf[k * bs + c];                                                \
         }                                                                                \
+    }                                                                                    \
+    /* y at the compressed off-rank rows += row_buf */                                   \
+    static void rows_add_##SUF(const bsrmv_dist_matrix *A, T *y)                         \
+    {                                                                                    \
+        const int64_t n = A->offrank->mb;                                                \
+        const int bs = A->bs;                                                            \
+        const T *buf = A->row_buf;                                                       \
+        _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
+        for (int64_t i = 0; i < n; i++)                                                  \
+            for (int c = 0; c < bs; c++)                                                 \
+                y[A->offrank_rows[i] * bs + c] += buf[i * bs + c];                       \
+    }                                                                                    \
+    /* row_buf = x at the compressed off-rank rows (OP_T's input) */                     \
+    static void rows_gather_##SUF(const bsrmv_dist_matrix *A, const T *x)                \
+    {                                                                                    \
+        const int64_t n = A->offrank->mb;                                                \
+        const int bs = A->bs;                                                            \
+        T *buf = A->row_buf;                                                             \
+        _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
+        for (int64_t i = 0; i < n; i++)                                                  \
+            memcpy(buf + i * bs, x + A->offrank_rows[i] * bs, (size_t)bs * sizeof(T));    \
     }
 DEFINE_HALO_OPS(double, d)
 DEFINE_HALO_OPS(float, s)
@@ -52,6 +74,36 @@ static void unpack_add(const bsrmv_dist_matrix *A, void *y)
         unpack_add_d(A, y);
     else
         unpack_add_s(A, y);
+}
+
+/* y += alpha * (off-rank part) * ghosts */
+static bsrmv_status offrank_n(bsrmv_dist_matrix *A, double alpha, void *y)
+{
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!A->offrank_rows)
+        return bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 1.0, y, n);
+    bsrmv_status st = bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 0.0,
+                                 A->row_buf, n);
+    if (!st) {
+        if (A->type == BSRMV_DOUBLE)
+            rows_add_d(A, y);
+        else
+            rows_add_s(A, y);
+    }
+    return st;
+}
+
+/* ghosts = alpha * (off-rank part)^T * x */
+static bsrmv_status offrank_t(bsrmv_dist_matrix *A, double alpha, const void *x)
+{
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!A->offrank_rows)
+        return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, x, n, 0.0, A->ghost_buf, gh);
+    if (A->type == BSRMV_DOUBLE)
+        rows_gather_d(A, x);
+    else
+        rows_gather_s(A, x);
+    return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, A->row_buf, n, 0.0, A->ghost_buf, gh);
 }
 
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
@@ -74,11 +126,11 @@ bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A
         MPI_Waitall(A->nrecv, A->req_n, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
         if (!st && A->offrank->nnzb > 0)
-            st = bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 1.0, y, rows);
+            st = offrank_n(A, alpha, y);
         MPI_Waitall(A->nsend, A->req_n + A->nrecv, MPI_STATUSES_IGNORE);
     } else {
         if (gh > 0)
-            st = bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, x, rows, 0.0, A->ghost_buf, gh);
+            st = offrank_t(A, alpha, x);
         const double tp = MPI_Wtime();
         MPI_Startall(nreq, A->req_t);
         t1 = MPI_Wtime();

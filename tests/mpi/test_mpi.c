@@ -201,6 +201,35 @@ static void spmv_cases(void)
                 check_spmv(what, G, rs, cs, 300 + s);
                 bsrmv_matrix_destroy(G);
             }
+    /* a grid: only the slabs' boundary planes have off-rank blocks, so the
+     * off-rank part holds just those rows */
+    for (int t = 0; t < 2; t++) {
+        bsrmv_matrix *Gg;
+        TU_OK(bsrmv_generate_grid(&Gg, 4, 4, 24, 2 + t, 27, 3, (bsrmv_type)t,
+                                  (bsrmv_order)t));
+        partition(BALANCED, 384, row_ptr_of(Gg), rs);
+        memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
+        check_spmv("grid27 4x4x24", Gg, rs, cs, 450 + t);
+        bsrmv_dist_matrix *Dg;
+        TU_OK(make_dist(&Dg, Gg, rs, cs));
+        const bsrmv_matrix *off;
+        const int64_t *orows;
+        TU_OK(bsrmv_dist_matrix_parts(Dg, NULL, &off, &orows, NULL));
+        bsrmv_matrix_info oi;
+        TU_OK(bsrmv_matrix_get_info(off, &oi));
+        /* rows within NX*NY + NX + 1 = 21 of a cut reach past it */
+        const int64_t mine = rs[rank + 1] - rs[rank];
+        if (size > 1)
+            TU_CHECK(orows != NULL && oi.mb <= 2 * 21 && oi.mb > 0 &&
+                         orows[0] < orows[oi.mb - 1] + (oi.mb == 1) && orows[oi.mb - 1] < mine,
+                     "rank %d: off-rank part of %lld rows (of %lld), compressed %d", rank,
+                     (long long)oi.mb, (long long)mine, orows != NULL);
+        else
+            TU_CHECK(oi.nnzb == 0, "one rank: no off-rank blocks, got %lld", (long long)oi.nnzb);
+        checks++;
+        bsrmv_dist_matrix_destroy(Dg);
+        bsrmv_matrix_destroy(Gg);
+    }
     /* a power-law matrix: long rows reach every rank's columns */
     bsrmv_matrix *G;
     TU_OK(bsrmv_generate_powerlaw(&G, 500, 500, 4, 6, 1.6, 500, 11, BSRMV_DOUBLE,
