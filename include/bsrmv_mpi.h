@@ -187,8 +187,9 @@ bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist
 void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);
 
 /* The device parts (owned by dA; as bsrmv_dist_matrix_parts describes
- * them, offrank_rows in device memory), for benchmarks that time them
- * alone.  Any output may be NULL. */
+ * them, offrank_rows in device memory; offrank NULL when the rank has no
+ * off-rank blocks), for benchmarks that time them alone.  Any output may
+ * be NULL. */
 bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
                                          bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank,
                                          const int64_t **d_offrank_rows);

@@ -256,7 +256,7 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA,
             st = cuda_err(cudaEventCreateWithFlags(&d->halo, cudaEventDisableTiming), "events");
         if (!st)
             st = bsrmv_gpu_matrix_upload(&d->local, A->local, device, NULL);
-        if (!st)
+        if (!st && A->offrank->nnzb > 0) /* none: no ghosts, never multiplied */
             st = bsrmv_gpu_matrix_upload(&d->offrank, A->offrank, device, NULL);
         if (!st)
             st = cuda_err(cudaMalloc(&d->send_idx, (size_t)(nsend + 1) * sizeof(int32_t)),
