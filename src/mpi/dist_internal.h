@@ -3,6 +3,12 @@
 #define BSRMV_DIST_INTERNAL_H
 
 #include "bsrmv_mpi.h"
+
+/* gpu.cu is C++: the library's internal C functions keep C linkage */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include "internal.h"
 
 struct bsrmv_dist_matrix {
@@ -55,5 +61,9 @@ bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A
  * count (setup and scatter only). */
 void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);
 void bsrmv_dist_recv_bytes(void *buf, size_t bytes, int src, int tag, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
