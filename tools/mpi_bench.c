@@ -31,7 +31,10 @@ static void usage(FILE *f)
             "  --bs LIST          block sizes, comma-separated (default 3)\n"
             "  --type double|float, --order col|row, --op n|t\n"
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
-            "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n");
+            "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
+            "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
+            "                     block Jacobi (CPU ranks) on the reservoir matrix (cg: its\n"
+            "                     SPD sibling), bs = components; time per iteration\n");
 }
 
 typedef struct opts {
@@ -46,6 +49,8 @@ typedef struct opts {
     bsrmv_order order;
     bsrmv_op op;
     int reps, gpu;
+    int64_t reservoir[3];
+    int solve; /* 0: SpMV; else 1 + bsrmv_solver */
 } opts;
 
 static void parse_list(const char *opt, const char *s, int64_t *v, int n, int64_t lo, int64_t hi)
@@ -101,6 +106,18 @@ static opts parse(int argc, char **argv)
             o.reps = (int)args_integer("--reps", v, 1, 100000);
         else if (!strcmp(argv[i], "--gpu"))
             o.gpu = 1;
+        else if ((v = args_value(argc, argv, &i, "--reservoir")))
+            parse_list("--reservoir", v, o.reservoir, 3, 1, 1 << 20);
+        else if ((v = args_value(argc, argv, &i, "--solve"))) {
+            if (!strcmp(v, "cg"))
+                o.solve = 1 + BSRMV_SOLVER_CG;
+            else if (!strcmp(v, "bicgstab"))
+                o.solve = 1 + BSRMV_SOLVER_BICGSTAB;
+            else if (!strcmp(v, "gmres"))
+                o.solve = 1 + BSRMV_SOLVER_GMRES;
+            else
+                args_fail("--solve: expected cg, bicgstab or gmres, got '%s'", v);
+        }
         else if (!strcmp(argv[i], "--help")) {
             if (rank == 0)
                 usage(stdout);
@@ -109,7 +126,9 @@ static opts parse(int argc, char **argv)
         } else
             args_fail("unknown option '%s'", argv[i]);
     }
-    if (!o.grid[0] && !o.pl[0] && !o.mtx)
+    if (o.solve && (!o.reservoir[0] || o.gpu))
+        args_fail("--solve needs --reservoir and CPU ranks");
+    if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
         args_fail("give a matrix: --grid, --powerlaw or --mtx");
     return o;
 }
@@ -248,6 +267,69 @@ static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
     return G;
 }
 
+/* One distributed solve from x = 0 with a random b; one JSON line. */
+static void solve(const opts *o, int bs)
+{
+    const bsrmv_solver m = (bsrmv_solver)(o->solve - 1);
+    bsrmv_matrix *G = NULL;
+    if (rank == 0)
+        die(m == BSRMV_SOLVER_CG
+                ? bsrmv_generate_block_laplacian(&G, o->reservoir[0], o->reservoir[1],
+                                                 o->reservoir[2], bs, 1, o->type, o->order)
+                : bsrmv_generate_reservoir(&G, o->reservoir[0], o->reservoir[1],
+                                           o->reservoir[2], bs, 1, o->type, o->order),
+            "building the matrix");
+    bsrmv_dist_matrix *D;
+    die(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
+    bsrmv_matrix_destroy(G);
+    bsrmv_dist_info in;
+    die(bsrmv_dist_matrix_get_info(D, &in), "info");
+    bsrmv_precond *P;
+    die(bsrmv_dist_precond_block_jacobi(&P, D), "block Jacobi");
+    const int64_t n = in.mb * bs;
+    const size_t vs = bsrmv_type_size(o->type);
+    void *b = malloc((size_t)(n + 1) * vs), *x = malloc((size_t)(n + 1) * vs);
+    if (!b || !x)
+        die(BSRMV_ERR_NOMEM, "vectors");
+    die(bsrmv_fill_random(b, n, o->type, 11 + (uint64_t)rank), "b");
+    bsrmv_solve_options so = {.rtol = o->type == BSRMV_DOUBLE ? 1e-8 : 1e-5, .x0_zero = 1};
+    bsrmv_solve_report rep;
+    /* not converging is a result to report, not a failure of the bench */
+    const bsrmv_status st = bsrmv_dist_solve(m, D, P, b, x, n, &so, &rep);
+    if (st != BSRMV_ERR_NOT_CONVERGED)
+        die(st, "solving");
+    if (rank == 0) {
+        static const char *const names[] = {"cg", "bicgstab", "gmres"};
+        char name[96];
+        snprintf(name, sizeof name, "%s_%lldx%lldx%lld", m == BSRMV_SOLVER_CG ? "laplacian"
+                                                                             : "reservoir",
+                 (long long)o->reservoir[0], (long long)o->reservoir[1],
+                 (long long)o->reservoir[2]);
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "bench", "mpi_solve");
+        json_str(&j, "matrix", name);
+        json_str(&j, "method", names[m]);
+        json_int(&j, "ranks", size);
+        json_int(&j, "threads", bsrmv_num_threads());
+        json_int(&j, "bs", bs);
+        json_str(&j, "type", o->type == BSRMV_DOUBLE ? "double" : "float");
+        json_int(&j, "mb", in.mb_global);
+        json_int(&j, "iterations", rep.iterations);
+        json_int(&j, "converged", rep.converged);
+        json_num(&j, "true_rel_residual", rep.true_rel_residual);
+        json_num(&j, "seconds", rep.seconds);
+        json_num(&j, "ms_per_iteration", rep.iterations ? rep.seconds / rep.iterations * 1e3 : NAN);
+        json_num(&j, "gbps", rep.bytes / rep.seconds * 1e-9);
+        json_end(&j);
+        fflush(stdout);
+    }
+    free(b);
+    free(x);
+    bsrmv_precond_destroy(P);
+    bsrmv_dist_matrix_destroy(D);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -258,7 +340,9 @@ int main(int argc, char **argv)
     const opts o = parse(argc, argv);
     const size_t vs = bsrmv_type_size(o.type);
 
-    for (int b = 0; b < o.nbs; b++) {
+    for (int b = 0; o.solve && b < o.nbs; b++)
+        solve(&o, o.bs[b]);
+    for (int b = 0; !o.solve && b < o.nbs; b++) {
         const int bs = o.bs[b];
         char name[160];
         bsrmv_matrix *G = build(&o, bs, name, sizeof name);
@@ -327,7 +411,8 @@ int main(int argc, char **argv)
         die(bsrmv_dist_matrix_timers(r.D, NULL, 1), "timers");
         const double t = time_max(do_spmv, &r, o.reps, &best);
         die(bsrmv_dist_matrix_timers(r.D, &tm, 0), "timers");
-        const double tx = time_max(do_exchange, &r, o.reps, &best_x);
+        /* the forward exchange and the products alone: OP_N only */
+        const double tx = o.op == BSRMV_OP_N ? time_max(do_exchange, &r, o.reps, &best_x) : NAN;
         const double tp = o.op == BSRMV_OP_N ? time_max(do_products, &r, o.reps, &best_p) : NAN;
         /* the exposed wait per call, the slowest rank's (host timers: CPU
          * ranks only; GPU calls return before the device is done) */
