@@ -127,7 +127,11 @@ bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_mat
  * multiplies, then the off-rank part adds its product.  OP_T: the off-rank
  * part's partial sums go back to the owners of those columns and are added
  * there, while the local part multiplies.  beta == 0 does not read y;
- * alpha == 0 exchanges nothing.  Errors: BSRMV_ERR_DIMENSION, ARGUMENT. */
+ * alpha == 0 exchanges nothing.  The arguments are agreed on before any
+ * message (one small MPI_Allreduce), so a bad one on any rank fails every
+ * rank; OP_T also agrees on the outcome (a rank's failure spoils the sums
+ * it sent).  Errors: BSRMV_ERR_DIMENSION, BSRMV_ERR_ARGUMENT,
+ * BSRMV_ERR_NOMEM. */
 bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
                              int64_t nx, double beta, void *y, int64_t ny);
 

@@ -183,7 +183,10 @@ bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, co
     bsrmv_status st = bsrmv_dist_agree(A->comm, check_args(op, A, x, nx, alpha, y, ny));
     if (st)
         return st;
-    return bsrmv_dist_spmv_run(op, alpha, A, x, beta, y);
+    st = bsrmv_dist_spmv_run(op, alpha, A, x, beta, y);
+    /* OP_T: a rank whose product failed (out of memory for its thread
+     * buffers) has sent wrong partial sums to the others */
+    return op == BSRMV_OP_T && alpha != 0 ? bsrmv_dist_agree(A->comm, st) : st;
 }
 
 bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx)
