@@ -34,10 +34,12 @@ pkg-config --exists PETSc || { echo "mpi_peers: PETSc not found (apt-get install
 
 BUILD=$ROOT/build-mpi-peers
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBSRMV_CUDA=OFF -DBSRMV_MPI=ON > /dev/null &&
-    cmake --build "$BUILD" -j "$(nproc)" --target bsrmv bsrmv_mpi_bench > /dev/null &&
+    cmake --build "$BUILD" -j "$(nproc --all)" --target bsrmv bsrmv_mpi_bench > /dev/null &&
     make -s -C bench/peers BSRMV_BUILD="$BUILD" OUT="$BUILD/peers" "$BUILD/peers/petsc_mpi" ||
     { echo "mpi_peers: build failed" >&2; exit 1; }
 
+CORES=$(nproc --all)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 export GLIBC_TUNABLES=glibc.malloc.hugetlb=1 OMP_NUM_THREADS=1
 MPIRUN=(mpirun -np "$RANKS" --bind-to core --map-by core -x GLIBC_TUNABLES -x OMP_NUM_THREADS)
 [ "$(id -u)" = 0 ] && MPIRUN+=(--allow-run-as-root)
@@ -56,7 +58,8 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 {
-    echo "# bench/mpi_peers.sh $RANKS ranks, $ROUNDS rounds of $REPS reps; $(nproc) cores; $(uname -r)"
+    echo "# bench/mpi_peers.sh $RANKS ranks, $ROUNDS rounds of $REPS reps; $CORES cores;" \
+         "load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg); $(uname -r)"
     cat "$LINES"
     python3 - "$LINES" << 'EOF'
 import json, statistics, sys
