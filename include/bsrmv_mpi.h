@@ -127,11 +127,12 @@ bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_mat
  * multiplies, then the off-rank part adds its product.  OP_T: the off-rank
  * part's partial sums go back to the owners of those columns and are added
  * there, while the local part multiplies.  beta == 0 does not read y;
- * alpha == 0 exchanges nothing.  The arguments are agreed on before any
- * message (one small MPI_Allreduce), so a bad one on any rank fails every
- * rank; OP_T also agrees on the outcome (a rank's failure spoils the sums
- * it sent).  Errors: BSRMV_ERR_DIMENSION, BSRMV_ERR_ARGUMENT,
- * BSRMV_ERR_NOMEM. */
+ * alpha == 0 exchanges nothing.  No collective: a rank whose arguments
+ * are wrong (or whose OP_T partial sums could not be made) still takes
+ * part in the exchange, returns its error, and sends its status with its
+ * halo, so every rank that needs its data fails too (BSRMV_ERR_... of that
+ * rank, the message naming it); ranks that do not need it are unaffected.
+ * Errors: BSRMV_ERR_DIMENSION, BSRMV_ERR_ARGUMENT, BSRMV_ERR_NOMEM. */
 bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
                              int64_t nx, double beta, void *y, int64_t ny);
 
@@ -147,7 +148,8 @@ typedef struct bsrmv_dist_timers {
 bsrmv_status bsrmv_dist_matrix_timers(bsrmv_dist_matrix *A, bsrmv_dist_timers *t, int reset);
 
 /* Collective.  Only the forward halo exchange of x (pack, send, receive,
- * wait), nothing multiplied: for benchmarks, the exchange time alone. */
+ * wait), nothing multiplied: for benchmarks, the exchange time alone.
+ * Errors as for bsrmv_dist_spmv. */
 bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx);
 
 /* ------------------------------------------------------------------ */

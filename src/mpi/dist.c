@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_N = 0x6273, TAG_T = 0x6274 };
+enum { TAG_N = 0x6270, TAG_T = 0x6271 }; /* + 2: the status beside the data */
 
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st)
 {
@@ -53,13 +53,14 @@ void bsrmv_dist_matrix_destroy(bsrmv_dist_matrix *A)
     if (!A)
         return;
     if (A->req_n)
-        for (int i = 0; i < A->nrecv + A->nsend; i++)
+        for (int i = 0; i < 2 * (A->nrecv + A->nsend); i++)
             MPI_Request_free(&A->req_n[i]);
     if (A->req_t)
-        for (int i = 0; i < A->nrecv + A->nsend; i++)
+        for (int i = 0; i < 2 * (A->nrecv + A->nsend); i++)
             MPI_Request_free(&A->req_t[i]);
     free(A->req_n);
     free(A->req_t);
+    free(A->peer_status);
     bsrmv_matrix_destroy(A->local);
     bsrmv_matrix_destroy(A->offrank);
     free(A->ghost_cols);
@@ -316,11 +317,13 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
         D->send_idx = bsrmv_big_alloc((size_t)total * sizeof *D->send_idx);
         D->ghost_buf = bsrmv_big_alloc((size_t)D->ghosts * bsv);
         D->send_buf = bsrmv_big_alloc((size_t)total * bsv);
-        D->req_n = malloc((size_t)(D->nrecv + D->nsend + 1) * sizeof *D->req_n);
-        D->req_t = malloc((size_t)(D->nrecv + D->nsend + 1) * sizeof *D->req_t);
+        D->req_n = malloc((size_t)(2 * (D->nrecv + D->nsend) + 1) * sizeof *D->req_n);
+        D->req_t = malloc((size_t)(2 * (D->nrecv + D->nsend) + 1) * sizeof *D->req_t);
+        D->peer_status = malloc((size_t)(D->nrecv + D->nsend + 1) * sizeof *D->peer_status);
         req = malloc((size_t)(total + 1) * sizeof *req);
         if (!D->recv_rank || !D->send_rank || !D->recv_start || !D->send_start ||
-            !D->send_idx || !D->ghost_buf || !D->send_buf || !D->req_n || !D->req_t || !req)
+            !D->send_idx || !D->ghost_buf || !D->send_buf || !D->req_n || !D->req_t ||
+            !D->peer_status || !req)
             st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the halo buffers");
     }
     if ((st = bsrmv_dist_agree(D->comm, st))) {
@@ -356,20 +359,27 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
     free(req);
 
     char *gb = D->ghost_buf, *sb = D->send_buf;
+    const int nr = D->nrecv, ns = D->nsend;
     MPI_Request *rn = D->req_n, *rt = D->req_t;
-    for (int i = 0; i < D->nrecv; i++) {
+    for (int i = 0; i < nr; i++) {
         const int64_t a = D->recv_start[i], n = D->recv_start[i + 1] - a;
-        MPI_Recv_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, D->recv_rank[i],
-                      TAG_N, D->comm, &rn[i]);
-        MPI_Send_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, D->recv_rank[i],
-                      TAG_T, D->comm, &rt[D->nsend + i]);
+        const int peer = D->recv_rank[i];
+        MPI_Recv_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
+                      &rn[i]);
+        MPI_Recv_init(&D->peer_status[i], 1, MPI_INT, peer, TAG_N + 2, D->comm, &rn[nr + i]);
+        MPI_Send_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
+                      &rt[2 * ns + i]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_T + 2, D->comm, &rt[2 * ns + nr + i]);
     }
-    for (int j = 0; j < D->nsend; j++) {
+    for (int j = 0; j < ns; j++) {
         const int64_t a = D->send_start[j], n = D->send_start[j + 1] - a;
-        MPI_Send_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, D->send_rank[j],
-                      TAG_N, D->comm, &rn[D->nrecv + j]);
-        MPI_Recv_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, D->send_rank[j],
-                      TAG_T, D->comm, &rt[j]);
+        const int peer = D->send_rank[j];
+        MPI_Send_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
+                      &rn[2 * nr + j]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_N + 2, D->comm, &rn[2 * nr + ns + j]);
+        MPI_Recv_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
+                      &rt[j]);
+        MPI_Recv_init(&D->peer_status[j], 1, MPI_INT, peer, TAG_T + 2, D->comm, &rt[ns + j]);
     }
 done:
     free(want);

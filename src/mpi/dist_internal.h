@@ -41,9 +41,18 @@ struct bsrmv_dist_matrix {
     int32_t *send_idx;     /* local block column of each entry sent         */
     void *ghost_buf;       /* ghosts*bs values: x's ghosts, OP_T's partial sums */
     void *send_buf;        /* send_start[nsend]*bs values                   */
-    MPI_Request *req_n;    /* OP_N: nrecv receives, then nsend sends        */
-    MPI_Request *req_t;    /* OP_T: nsend receives into send_buf, then nrecv
-                            * sends from ghost_buf                          */
+    /* Persistent requests.  Each data message has a status message beside
+     * it: a rank whose arguments or off-rank product failed still takes
+     * part in the exchange and tells the ranks that use its data, so none
+     * waits forever and none uses wrong data unknowingly, without a
+     * collective in every product.
+     * OP_N: nrecv data and nrecv status receives (into ghost_buf and
+     * peer_status), then nsend data and nsend status sends.
+     * OP_T: nsend data and nsend status receives (into send_buf), then
+     * nrecv data and nrecv status sends (from ghost_buf). */
+    MPI_Request *req_n, *req_t;
+    int my_status;         /* sent with every data message                  */
+    int *peer_status;      /* received, one per source                      */
     bsrmv_dist_timers tm;
 };
 
@@ -52,8 +61,12 @@ struct bsrmv_dist_matrix {
  * status and message everywhere); BSRMV_SUCCESS when all succeeded. */
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st);
 
-/* bsrmv_dist_spmv without the argument checks and their agreement (the
- * solvers call it with vectors they made). */
+/* bsrmv_dist_spmv after the argument checks, whose outcome st this rank
+ * sends with its halo (not BSRMV_SUCCESS: x and y are not touched, the
+ * exchange still runs); op must be N or T.  _run: with valid arguments
+ * (the solvers' own vectors). */
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                     const void *x, double beta, void *y, bsrmv_status st);
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
                                  const void *x, double beta, void *y);
 

@@ -7,7 +7,11 @@
  * OP_T: the off-rank part's partial sums (A_o^T x, one per ghost) go back
  * to the ghosts' owners while the local part multiplies; each owner adds
  * them at the columns it sent in OP_N, neighbour by neighbour in rank order
- * (deterministic). */
+ * (deterministic).
+ *
+ * Each data message travels with the sender's status, so a rank whose
+ * arguments or off-rank product failed fails the ranks that use its data,
+ * and no product needs a collective. */
 #include "dist_internal.h"
 
 #include <string.h>
@@ -106,42 +110,68 @@ static bsrmv_status offrank_t(bsrmv_dist_matrix *A, double alpha, const void *x)
     return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, A->row_buf, n, 0.0, A->ghost_buf, gh);
 }
 
+/* After the receives: the first failed source this rank depends on. */
+static bsrmv_status peers_ok(const bsrmv_dist_matrix *A, int n, const int *rank_of)
+{
+    for (int i = 0; i < n; i++)
+        if (A->peer_status[i] != BSRMV_SUCCESS)
+            return bsrmv_fail((bsrmv_status)A->peer_status[i],
+                              "rank %d, whose data this rank's product needs, failed (%s); "
+                              "this rank's result is not valid",
+                              rank_of[i], bsrmv_status_string((bsrmv_status)A->peer_status[i]));
+    return BSRMV_SUCCESS;
+}
+
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
                                  const void *x, double beta, void *y)
 {
+    return bsrmv_dist_spmv_checked(op, alpha, A, x, beta, y, BSRMV_SUCCESS);
+}
+
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                     const void *x, double beta, void *y, bsrmv_status st)
+{
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs, gh = A->ghosts * A->bs;
-    const int nreq = A->nrecv + A->nsend;
-    if (alpha == 0)
-        return op == BSRMV_OP_N ? bsrmv_spmv(op, 0, A->local, x, cols, beta, y, rows)
-                                : bsrmv_spmv(op, 0, A->local, x, rows, beta, y, cols);
-    bsrmv_status st = BSRMV_SUCCESS, s2;
+    const int nr = A->nrecv, ns = A->nsend;
+    if (alpha == 0) /* the same on every rank: no exchange anywhere */
+        return st ? st
+                  : op == BSRMV_OP_N ? bsrmv_spmv(op, 0, A->local, x, cols, beta, y, rows)
+                                     : bsrmv_spmv(op, 0, A->local, x, rows, beta, y, cols);
     const double t0 = MPI_Wtime();
     double t1, t2, t3;
     if (op == BSRMV_OP_N) {
-        pack(A, x);
-        MPI_Startall(nreq, A->req_n);
+        if (!st)
+            pack(A, x);
+        A->my_status = (int)st;
+        MPI_Startall(2 * (nr + ns), A->req_n);
         t1 = MPI_Wtime();
-        st = bsrmv_spmv(BSRMV_OP_N, alpha, A->local, x, cols, beta, y, rows);
+        if (!st)
+            st = bsrmv_spmv(BSRMV_OP_N, alpha, A->local, x, cols, beta, y, rows);
         t2 = MPI_Wtime();
-        MPI_Waitall(A->nrecv, A->req_n, MPI_STATUSES_IGNORE);
-        t3 = MPI_Wtime();
-        if (!st && A->offrank->nnzb > 0)
-            st = offrank_n(A, alpha, y);
-        MPI_Waitall(A->nsend, A->req_n + A->nrecv, MPI_STATUSES_IGNORE);
-    } else {
-        if (gh > 0)
-            st = offrank_t(A, alpha, x);
-        const double tp = MPI_Wtime();
-        MPI_Startall(nreq, A->req_t);
-        t1 = MPI_Wtime();
-        s2 = bsrmv_spmv(BSRMV_OP_T, alpha, A->local, x, rows, beta, y, cols);
-        st = st ? st : s2;
-        t2 = MPI_Wtime();
-        MPI_Waitall(A->nsend, A->req_t, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2 * nr, A->req_n, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
         if (!st)
+            st = peers_ok(A, nr, A->recv_rank);
+        if (!st && A->offrank->nnzb > 0)
+            st = offrank_n(A, alpha, y);
+        MPI_Waitall(2 * ns, A->req_n + 2 * nr, MPI_STATUSES_IGNORE);
+    } else {
+        if (!st && gh > 0)
+            st = offrank_t(A, alpha, x);
+        const double tp = MPI_Wtime();
+        A->my_status = (int)st; /* the partial sums sent are valid or not */
+        MPI_Startall(2 * (nr + ns), A->req_t);
+        t1 = MPI_Wtime();
+        if (!st)
+            st = bsrmv_spmv(BSRMV_OP_T, alpha, A->local, x, rows, beta, y, cols);
+        t2 = MPI_Wtime();
+        MPI_Waitall(2 * ns, A->req_t, MPI_STATUSES_IGNORE);
+        t3 = MPI_Wtime();
+        if (!st)
+            st = peers_ok(A, ns, A->send_rank);
+        if (!st)
             unpack_add(A, y);
-        MPI_Waitall(A->nrecv, A->req_t + A->nsend, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2 * nr, A->req_t + 2 * ns, MPI_STATUSES_IGNORE);
         /* the off-rank product ran before the exchange started */
         A->tm.offrank += tp - t0;
         t1 -= tp - t0;
@@ -156,7 +186,7 @@ bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A
     return st;
 }
 
-/* The arguments of this rank; agreed on by the caller. */
+/* The arguments of this rank. */
 static bsrmv_status check_args(bsrmv_op op, const bsrmv_dist_matrix *A, const void *x,
                                int64_t nx, double alpha, void *y, int64_t ny)
 {
@@ -179,14 +209,10 @@ bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, co
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
-    /* one rank returning early would leave the others waiting for its halo */
-    bsrmv_status st = bsrmv_dist_agree(A->comm, check_args(op, A, x, nx, alpha, y, ny));
-    if (st)
-        return st;
-    st = bsrmv_dist_spmv_run(op, alpha, A, x, beta, y);
-    /* OP_T: a rank whose product failed (out of memory for its thread
-     * buffers) has sent wrong partial sums to the others */
-    return op == BSRMV_OP_T && alpha != 0 ? bsrmv_dist_agree(A->comm, st) : st;
+    /* a rank with bad arguments still takes part in the exchange (an
+     * unknown op runs as OP_N's exchange) and its status travels with it */
+    const bsrmv_status st = check_args(op, A, x, nx, alpha, y, ny);
+    return bsrmv_dist_spmv_checked(op == BSRMV_OP_T ? op : BSRMV_OP_N, alpha, A, x, beta, y, st);
 }
 
 bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx)
@@ -198,10 +224,11 @@ bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64
         st = bsrmv_fail(BSRMV_ERR_DIMENSION,
                         "bsrmv_dist_halo_exchange: x has %lld entries, this rank owns %lld",
                         (long long)nx, (long long)(A->nb * A->bs));
-    if ((st = bsrmv_dist_agree(A->comm, st)))
-        return st;
-    pack(A, x);
-    MPI_Startall(A->nrecv + A->nsend, A->req_n);
-    MPI_Waitall(A->nrecv + A->nsend, A->req_n, MPI_STATUSES_IGNORE);
-    return BSRMV_SUCCESS;
+    if (!st)
+        pack(A, x);
+    A->my_status = (int)st;
+    const int n = 2 * (A->nrecv + A->nsend);
+    MPI_Startall(n, A->req_n);
+    MPI_Waitall(n, A->req_n, MPI_STATUSES_IGNORE);
+    return st ? st : peers_ok(A, A->nrecv, A->recv_rank);
 }

@@ -1,9 +1,11 @@
 /* Distributed matrices, run under mpiexec with any number of ranks: every
  * distributed SpMV and transpose is gathered and checked against the
  * long-double reference of the whole matrix (tu_check_result) on every
- * rank; then inconsistent input (every rank must get the same error, none
- * may hang), the Matrix Market helper on shared matrices, and the
- * distributed solvers against the single-process ones. */
+ * rank; then inconsistent input at creation (every rank must get the same
+ * error, none may hang), a bad SpMV argument on one rank (it and the ranks
+ * that need its data fail, the others do not), the Matrix Market helper on
+ * shared matrices, and the distributed solvers against the single-process
+ * ones. */
 #include "bsrmv_mpi.h"
 #include "testutil.h"
 
@@ -383,14 +385,43 @@ static void error_cases(void)
         expect_everywhere(st, BSRMV_ERR_STRUCTURE, "columns out of rank order", "block columns");
     }
 
-    /* a wrong vector length on the last rank fails the SpMV everywhere */
-    TU_OK(bsrmv_dist_matrix_create(&D, MPI_COMM_WORLD, n, n, 2, m * rank, m, m * rank, m, 4, rp,
-                                   ci, val, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    /* a wrong vector length on the last rank: it fails, and so does the
+     * rank that needs its data (block tridiagonal: rank last - 1), in both
+     * directions; the others are unaffected and nothing hangs */
+    int64_t trp[5] = {0}, tci[12];
+    double tval[48] = {0};
+    int64_t k = 0;
+    for (int64_t i = 0; i < m; i++) {
+        for (int64_t c = m * rank + i - 1; c <= m * rank + i + 1; c++)
+            if (c >= 0 && c < n)
+                tci[k++] = c;
+        trp[i + 1] = k;
+    }
+    TU_OK(bsrmv_dist_matrix_create(&D, MPI_COMM_WORLD, n, n, 2, m * rank, m, m * rank, m, k,
+                                   trp, tci, tval, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     double x[8] = {0}, y[8] = {0};
-    st = bsrmv_dist_spmv(BSRMV_OP_N, 1.0, D, x, rank == last ? 7 : 8, 0.0, y, 8);
-    expect_everywhere(st, BSRMV_ERR_DIMENSION, "spmv length", "x has 7");
+    for (int op = 0; op < 2; op++) {
+        st = bsrmv_dist_spmv((bsrmv_op)op, 1.0, D, x, rank == last ? 7 : 8, 0.0, y, 8);
+        const char *msg = bsrmv_last_error();
+        if (rank == last)
+            TU_CHECK(st == BSRMV_ERR_DIMENSION && strstr(msg, "x has 7"),
+                     "op %d: the rank with the bad length got %s (%s)", op,
+                     bsrmv_status_string(st), msg);
+        else if (rank == last - 1) {
+            char want[32];
+            snprintf(want, sizeof want, "rank %d,", last);
+            TU_CHECK(st == BSRMV_ERR_DIMENSION && strstr(msg, want),
+                     "op %d: the rank that needs the bad rank's data got %s (%s)", op,
+                     bsrmv_status_string(st), msg);
+        } else
+            TU_CHECK(st == BSRMV_SUCCESS, "op %d: rank %d does not need the bad rank's data "
+                     "but got %s (%s)", op, rank, bsrmv_status_string(st), msg);
+        checks++;
+    }
     /* the handle still works after a refused call */
     TU_OK(bsrmv_dist_spmv(BSRMV_OP_N, 1.0, D, x, 8, 0.0, y, 8));
+    TU_OK(bsrmv_dist_spmv(BSRMV_OP_T, 1.0, D, x, 8, 0.0, y, 8));
+    TU_OK(bsrmv_dist_halo_exchange(D, x, 8));
     bsrmv_dist_matrix_destroy(D);
 
     /* a file that cannot be read: root's error everywhere */
