@@ -76,7 +76,7 @@ bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, 
     bsrmv_status st;
     double bb;
     const void *pair[1] = {b};
-    if (be->n == 0)
+    if (be->n == 0 && !be->collective)
         bb = 0;
     else if ((st = be->dots(be, 1, pair, pair, &bb)))
         return st;

@@ -39,6 +39,9 @@ struct sv_backend {
     bsrmv_type type;
     int has_p;
     double spmv_bytes; /* one y = A x: values, indices, x and y */
+    /* the reductions are collective over processes (src/mpi/solve.c): every
+     * process takes part in each, even one that holds no rows */
+    int collective;
 
     /* count contiguous vectors (vector i at v + i*n values), zero-filled so
      * that no page is first touched inside the timed loop; release(NULL) is

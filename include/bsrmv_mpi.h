@@ -1,0 +1,224 @@
+/*
+ * bsrmv_mpi: distributed BSR matrices over MPI (library bsrmv_mpi, built
+ * when MPI is found; link bsrmv::bsrmv_mpi).  The core header bsrmv.h never
+ * includes mpi.h; this one does.
+ *
+ * Layout (PETSc MPIBAIJ / hypre IJ style)
+ *  - The global matrix has mb_global x nb_global blocks of bs x bs.  Rank r
+ *    of the communicator owns a contiguous range of block rows, and the
+ *    ranges follow rank order: rank 0 the first, rank 1 the next, ...  A rank
+ *    may own none.  Column indices are global (64-bit).
+ *  - Vectors follow the same partition: rank r holds the entries of y for
+ *    its block rows (mb*bs values) and the entries of x for its range of block
+ *    columns (nb*bs values).  For a square matrix the column range is usually
+ *    the row range; any contiguous ranges in rank order that tile
+ *    [0, nb_global) are accepted.  For the transpose the roles swap.
+ *  - Setup splits each rank's rows into a local part (the columns it owns,
+ *    renumbered from 0) and an off-rank part whose columns are the distinct
+ *    off-rank columns it touches ("ghosts"), compacted; both are ordinary
+ *    bsrmv matrices, so the OpenMP kernels of bsrmv_spmv do the products.  The
+ *    halo plan (neighbours, send lists) is made once.
+ *
+ * Collectives and errors
+ *  - Every function here that takes a bsrmv_dist_matrix or an MPI_Comm is
+ *    collective: all ranks of the communicator call it, with the same scalar
+ *    arguments (op, alpha, beta, method, options).
+ *  - Creation checks each rank's input and the ranks against each other
+ *    (same sizes, bs, type and order; row and column ranges that tile the
+ *    matrix; columns in range) and agrees on the outcome before any
+ *    point-to-point message: on bad input every rank returns the same
+ *    status and the same message, which names the first rank that found a
+ *    problem ("rank 2: ...").  Nothing hangs on bad input.
+ *  - A handle is not thread-safe (it owns the exchange buffers); the MPI
+ *    library must be initialised (MPI_THREAD_FUNNELED or more when OpenMP
+ *    threads run beside it; only the calling thread makes MPI calls).
+ */
+#ifndef BSRMV_MPI_H
+#define BSRMV_MPI_H
+
+#include <mpi.h>
+
+#include "bsrmv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsrmv_dist_matrix bsrmv_dist_matrix;
+
+/* Collective.  This rank owns block rows [row_begin, row_begin + mb) and
+ * block columns [col_begin, col_begin + nb) of x; its rows come as BSR
+ * arrays: row_ptr[mb + 1] (row_ptr[0] == 0), col_idx[nnzb] global block
+ * columns in [0, nb_global), strictly increasing within a row, val as for
+ * bsrmv_matrix_create.  The arrays are copied (the caller may free them).
+ * Errors (the same on every rank): BSRMV_ERR_ARGUMENT (NULL pointers, sizes,
+ * or ranks that disagree on mb_global, nb_global, bs, type or order),
+ * BSRMV_ERR_STRUCTURE (row or column ranges that overlap, leave a gap or are
+ * out of rank order; bad row_ptr; a column out of range or out of order),
+ * BSRMV_ERR_OVERFLOW (a rank's part exceeds the 32-bit local indices or an
+ * MPI count), BSRMV_ERR_NOMEM. */
+bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int64_t mb_global,
+                                      int64_t nb_global, int bs, int64_t row_begin, int64_t mb,
+                                      int64_t col_begin, int64_t nb, int64_t nnzb,
+                                      const int64_t *row_ptr, const int64_t *col_idx,
+                                      const void *val, bsrmv_type type, bsrmv_order order);
+
+/* Collective.  Distributes G (read on `root` only; ignored elsewhere) by
+ * rows: row_starts[0..size] (on root; NULL elsewhere and for the default)
+ * gives rank r the block rows [row_starts[r], row_starts[r+1]); NULL splits
+ * the rows so that every rank gets about the same number of stored blocks
+ * plus rows (bsrmv_dist_partition).  Columns: a square G uses the row
+ * partition, a rectangular one splits the block columns evenly.  Errors of
+ * create, plus those of root's input. */
+bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
+                                       const bsrmv_matrix *G, const int64_t *row_starts);
+
+/* Collective.  Reads a Matrix Market file on `root` (bsrmv_mm_read), builds
+ * the BSR matrix there (bsrmv_matrix_from_coo with bs, how, seed, type,
+ * order) and distributes it as bsrmv_dist_matrix_scatter does.  A file that
+ * cannot be read gives every rank root's status and message. */
+bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
+                                       const char *path, int bs, bsrmv_blocking how,
+                                       uint64_t seed, bsrmv_type type, bsrmv_order order,
+                                       const int64_t *row_starts);
+
+/* Row partition of a BSR row_ptr into nparts contiguous ranges balanced by
+ * stored blocks plus rows (so empty rows count too): starts[0..nparts],
+ * starts[0] = 0, starts[nparts] = mb.  Not collective. */
+bsrmv_status bsrmv_dist_partition(const int64_t *row_ptr, int64_t mb, int nparts,
+                                  int64_t *starts);
+
+void bsrmv_dist_matrix_destroy(bsrmv_dist_matrix *A); /* collective: frees MPI requests */
+
+typedef struct bsrmv_dist_info {
+    int rank, size;
+    int64_t mb_global, nb_global;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    int64_t row_begin, mb;        /* this rank's block rows (y for OP_N)       */
+    int64_t col_begin, nb;        /* this rank's block columns (x for OP_N)    */
+    int64_t nnzb_local;           /* blocks in owned columns                   */
+    int64_t nnzb_offrank;         /* blocks in other ranks' columns            */
+    int64_t ghosts;               /* distinct off-rank block columns touched   */
+    int recv_neighbors;           /* ranks this one receives x entries from    */
+    int send_neighbors;           /* ranks this one sends x entries to         */
+    int64_t send_blocks;          /* block-column entries of x sent per SpMV   */
+    double halo_send_bytes;       /* bytes this rank sends per SpMV (OP_N;     */
+    double halo_recv_bytes;       /* the transpose swaps send and receive)     */
+} bsrmv_dist_info;
+
+bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_info *info);
+
+/* The parts (owned by A; valid until it is destroyed), for uploading them
+ * elsewhere or timing them alone: local (mb x nb, columns from col_begin);
+ * offrank (columns = ghost numbers; ghost_cols[ghosts] their global block
+ * columns, increasing); its rows are this rank's mb rows, or, where fewer
+ * than half of them have off-rank blocks, only those rows, whose local
+ * numbers offrank_rows lists (else *offrank_rows = NULL).  Any output may
+ * be NULL. */
+bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_matrix **local,
+                                     const bsrmv_matrix **offrank, const int64_t **offrank_rows,
+                                     const int64_t **ghost_cols);
+
+/* Collective.  y = alpha*op(A)*x + beta*y with this rank's parts of x and y
+ * (nx, ny: their lengths, checked against the layout).  OP_N: the halo
+ * exchange of x (persistent MPI requests) runs while the local part
+ * multiplies, then the off-rank part adds its product.  OP_T: the off-rank
+ * part's partial sums go back to the owners of those columns and are added
+ * there, while the local part multiplies.  beta == 0 does not read y;
+ * alpha == 0 exchanges nothing.  No collective: a rank whose arguments
+ * are wrong (or whose OP_T partial sums could not be made) still takes
+ * part in the exchange, returns its error, and sends its status with its
+ * halo, so every rank that needs its data fails too (BSRMV_ERR_... of that
+ * rank, the message naming it); ranks that do not need it are unaffected.
+ * Errors: BSRMV_ERR_DIMENSION, BSRMV_ERR_ARGUMENT, BSRMV_ERR_NOMEM. */
+bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
+                             int64_t nx, double beta, void *y, int64_t ny);
+
+/* Time spent inside bsrmv_dist_spmv by this rank, summed over calls since
+ * the handle was made or reset.  post: pack the send buffer and start the
+ * exchange; local: the local product; wait: waiting for the exchange after
+ * the local product (the exchange time that was not hidden); offrank: the
+ * off-rank product (OP_T: before the exchange) and the unpack. */
+typedef struct bsrmv_dist_timers {
+    int64_t calls;
+    double post, local, wait, offrank, total;
+} bsrmv_dist_timers;
+bsrmv_status bsrmv_dist_matrix_timers(bsrmv_dist_matrix *A, bsrmv_dist_timers *t, int reset);
+
+/* Collective.  Only the forward halo exchange of x (pack, send, receive,
+ * wait), nothing multiplied: for benchmarks, the exchange time alone.
+ * Errors as for bsrmv_dist_spmv. */
+bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx);
+
+/* ------------------------------------------------------------------ */
+/* Distributed solvers: the single-process methods (bsrmv_solve) with  */
+/* the distributed SpMV and every dot product summed over the ranks    */
+/* (MPI_Allreduce).  A must be square with the same row and column     */
+/* partition.                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Collective.  Block Jacobi on each rank's diagonal blocks: an ordinary
+ * host preconditioner for this rank's rows (bsrmv_precond_apply works on
+ * it).  A missing or singular diagonal block on any rank gives every rank
+ * BSRMV_ERR_SINGULAR naming the rank and its block row. */
+bsrmv_status bsrmv_dist_precond_block_jacobi(bsrmv_precond **P, const bsrmv_dist_matrix *A);
+
+/* Collective.  Solves A x = b; b and x are this rank's parts (n = mb*bs).
+ * P (from bsrmv_dist_precond_block_jacobi) may be NULL on all ranks.
+ * Every rank makes the same decisions (the reductions are the same
+ * everywhere) and gets the same report; report->bytes sums the ranks'
+ * traffic.  Errors as for bsrmv_solve. */
+bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
+                              const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
+                              bsrmv_solve_report *report);
+
+/* ------------------------------------------------------------------ */
+/* GPU ranks: one device per rank, the halo between devices through    */
+/* NCCL (grouped ncclSend/ncclRecv), the communicator bootstrapped     */
+/* through the matrix's MPI communicator.  Declared in every build;    */
+/* without CUDA and NCCL the functions return BSRMV_ERR_NO_DEVICE.     */
+/* ------------------------------------------------------------------ */
+
+typedef struct bsrmv_dist_gpu_matrix bsrmv_dist_gpu_matrix;
+
+/* Collective.  Uploads this rank's local and off-rank parts and the send
+ * list to `device` and makes the NCCL communicator (one per handle).  A
+ * must outlive the handle (its halo plan is used).  Errors, agreed on by
+ * every rank: the device ones of bsrmv_gpu_matrix_upload, BSRMV_ERR_DEVICE
+ * for an NCCL failure. */
+bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist_matrix *A,
+                                          int device);
+void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);
+
+/* The device parts (owned by dA; as bsrmv_dist_matrix_parts describes
+ * them, offrank_rows in device memory; offrank NULL when the rank has no
+ * off-rank blocks), for benchmarks that time them alone.  Any output may
+ * be NULL. */
+bsrmv_status bsrmv_dist_gpu_matrix_parts(const bsrmv_dist_gpu_matrix *dA,
+                                         bsrmv_gpu_matrix **local, bsrmv_gpu_matrix **offrank,
+                                         const int64_t **d_offrank_rows);
+
+/* Collective.  bsrmv_dist_spmv with x and y in device memory of dA's
+ * device, enqueued on `stream` (a cudaStream_t; NULL = the legacy default
+ * stream), asynchronous: the exchange runs on the handle's own
+ * high-priority stream, the local product on `stream`, the off-rank
+ * product after both.  No host copies.  Sets the calling thread's device. */
+bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dist_gpu_matrix *dA,
+                                 const void *d_x, int64_t nx, double beta, void *d_y, int64_t ny,
+                                 void *stream);
+
+/* Collective.  The forward exchange alone, ordered after `stream`'s work
+ * and before its later work (benchmarks). */
+bsrmv_status bsrmv_dist_gpu_halo_exchange(bsrmv_dist_gpu_matrix *dA, const void *d_x, int64_t nx,
+                                          void *stream);
+
+/* Waits until all work on dA's device is done. */
+bsrmv_status bsrmv_dist_gpu_sync(bsrmv_dist_gpu_matrix *dA);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BSRMV_MPI_H */

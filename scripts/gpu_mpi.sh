@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Distributed SpMV on GPU ranks, for a machine with 2 GPUs, OpenMPI and
+# NCCL, in phases (each fits a 10-minute command; the build directory
+# build-gpu-mpi/ and the records in it carry over between calls):
+#   build    configure and build (CUDA + MPI + NCCL), -j16
+#   test     the distributed tests: CPU ranks 1-4, GPU ranks (mpirun -n 2)
+#   sanitize the GPU-rank test under compute-sanitizer memcheck
+#   strong   27-point grids of >= 8 GB at bs 3 and bs 6 and a power-law
+#            matrix at bs 4, on 1 and 2 GPUs (bsrmv_mpi_bench --gpu)
+#   weak     the bs 3 and bs 6 grids doubled along z on 2 GPUs (each GPU
+#            keeps the 1-GPU size)
+#   ksparse  the KSPARSE paper's single-process multi-GPU SpMV on the strong
+#            matrices, 1 and 2 GPUs (bsrmv_ksparse_multigpu)
+# No phase named: all of them (about 15 minutes).  Every call writes its
+# logs, all records so far (bench.jsonl) and the summary table
+# (summary.txt: scaling, hidden exchange) under $OUT.  A step that fails is
+# logged and the rest go on; the exit status says whether any failed.
+#
+# Under a 10-minute limit per command, one phase group per call:
+#   OUT=/some/dir scripts/gpu_mpi.sh build       (again if it ran out of time:
+#                                                 the build resumes)
+#   OUT=/some/dir scripts/gpu_mpi.sh test sanitize
+#   OUT=/some/dir scripts/gpu_mpi.sh strong
+#   OUT=/some/dir scripts/gpu_mpi.sh weak ksparse
+# (default OUT: ./gpu_mpi_out)
+set -u -o pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+OUT=${OUT:-$ROOT/gpu_mpi_out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+BUILD=build-gpu-mpi
+FAILED=0
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+
+note() { echo "$*" | tee -a "$SUMMARY"; }
+step() { # step NAME TIMEOUT_S CMD...: runs CMD, log in $OUT/NAME.log
+    local name=$1 limit=$2
+    shift 2
+    local t0=$SECONDS
+    timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+    local rc=$?
+    note "$(printf '%-28s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t0)))"
+    [ "$rc" -eq 0 ] || FAILED=1
+    return "$rc"
+}
+
+PHASES=${*:-build test sanitize strong weak ksparse}
+RECORDS=$ROOT/$BUILD/gpu_mpi_records.jsonl
+{ nvidia-smi; nvidia-smi topo -m; mpirun --version; ls -l /usr/include/nccl.h /usr/lib/x86_64-linux-gnu/libnccl* 2>&1; } \
+    > "$OUT/machine.txt" 2>&1
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+note "phases: $PHASES; GPUs: $NGPU"
+has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if has build; then
+    step configure 120 cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DBSRMV_CUDA=ON -DBSRMV_MPI=ON
+    grep -q 'BSRMV_NCCL_LIBRARY:FILEPATH=.*nccl' $BUILD/CMakeCache.txt || note "NCCL not found by CMake"
+    step build 450 cmake --build $BUILD -j16 --target bsrmv_mpi_bench bsrmv_ksparse_multigpu \
+        test_mpi test_mpi_gpu
+fi
+[ -x $BUILD/bsrmv_mpi_bench ] || { note "not built: run the build phase first"; exit 1; }
+
+if has test; then
+    step test_cpu_ranks 300 bash -c "cd $BUILD && ctest -R 'test_mpi_[1-4]' --output-on-failure"
+    step test_gpu_ranks 300 mpirun -n 2 --bind-to none $BUILD/tests/mpi/test_mpi_gpu
+fi
+if has sanitize; then
+    if command -v compute-sanitizer > /dev/null; then
+        step test_gpu_sanitizer 420 mpirun -n 2 --bind-to none compute-sanitizer --tool memcheck \
+            --error-exitcode 9 $BUILD/tests/mpi/test_mpi_gpu
+    else
+        note "compute-sanitizer not found: skipped"
+    fi
+fi
+
+bench() { # bench NAME RANKS ARGS...
+    local name=$1 np=$2
+    shift 2
+    step "$name" 300 mpirun -n "$np" --bind-to none $BUILD/bsrmv_mpi_bench --gpu --reps 50 "$@" &&
+        grep '^{' "$OUT/$name.log" >> "$RECORDS"
+}
+ksparse() { # ksparse NAME GPUS ARGS...
+    local name=$1 g=$2
+    shift 2
+    step "$name" 300 $BUILD/bsrmv_ksparse_multigpu --gpus "$g" --reps 50 "$@" &&
+        grep '^{' "$OUT/$name.log" >> "$RECORDS"
+}
+# >= 8 GB of matrix: bs 3, 160^3 nodes (8.4 GB); bs 6, 102^3 nodes (8.4 GB);
+# power law: 4M block rows, 16 blocks each on average, bs 4 (8.4 GB)
+for np in 1 2; do
+    [ "$np" -le "$NGPU" ] || continue
+    if has strong; then
+        bench strong_bs3_np$np $np --grid 160 --bs 3
+        bench strong_bs6_np$np $np --grid 102 --bs 6
+        bench powerlaw_bs4_np$np $np --powerlaw 4000000,16,40000 --bs 4
+    fi
+    if has ksparse; then
+        ksparse ksparse_bs3_g$np $np --grid 160 --bs 3
+        ksparse ksparse_bs6_g$np $np --grid 102 --bs 6
+        ksparse ksparse_pl_bs4_g$np $np --powerlaw 4000000,16,40000 --bs 4
+    fi
+done
+if has weak && [ "$NGPU" -ge 2 ]; then
+    bench weak_bs3_np2 2 --grid 160,160,320 --bs 3
+    bench weak_bs6_np2 2 --grid 102,102,204 --bs 6
+fi
+BENCH=$OUT/bench.jsonl
+touch "$RECORDS"
+cp "$RECORDS" "$BENCH"
+
+# Strong scaling, weak efficiency and the hidden exchange from the records.
+python3 - "$BENCH" >> "$SUMMARY" 2>&1 << 'EOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+dist = {(r['matrix'], r['bs'], r['ranks']): r for r in recs if r['bench'] == 'mpi_spmv'}
+ks = {(r['matrix'], r['bs'], r['gpus'], r['x_broadcast']): r for r in recs
+      if r['bench'] == 'ksparse_multigpu'}
+def f(v, w, d):
+    return f"{v:{w}.{d}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
+print("\nmatrix                       bs ranks      ms   GB/s  halo_MB  exch_ms  prod_ms  "
+      "spmv/prod  hidden")
+for (m, bs, p), r in sorted(dist.items()):
+    print(f"{m:28s} {bs:2d} {p:5d} {f(r['ms'], 7, 3)} {f(r['gbps'], 6, 0)} "
+          f"{f(r['halo_bytes'] / 1e6, 8, 3)} {f(r['exchange_ms'], 8, 3)} "
+          f"{f(r['products_ms'], 8, 3)} {f(r['ratio_to_products'], 10, 3)} "
+          f"{f(r['hidden_overlap'], 7, 2)}")
+print("\nstrong scaling (time 1 rank / time 2 ranks):")
+for (m, bs, p), r in sorted(dist.items()):
+    if p == 2 and (m, bs, 1) in dist:
+        print(f"  halo design  {m:28s} bs {bs}: {dist[(m, bs, 1)]['ms'] / r['ms']:.3f}x")
+for (m, bs, g, xb), r in sorted(ks.items()):
+    if g == 2 and (m, bs, 1, xb) in ks:
+        print(f"  KSPARSE      {m:28s} bs {bs} {'x broadcast' if xb else 'x replicated'}: "
+              f"{ks[(m, bs, 1, xb)]['ms'] / r['ms']:.3f}x")
+print("\nweak scaling efficiency (time 1 rank / time 2 ranks at twice the size):")
+for (m, bs, p), r in sorted(dist.items()):
+    if p == 2 and (m.endswith('x320') or m.endswith('x204')):
+        base = [v for (m1, b1, p1), v in dist.items() if b1 == bs and p1 == 1
+                and m1.startswith('grid27')]
+        if base:
+            print(f"  {m} bs {bs}: {base[0]['ms'] / r['ms']:.3f}")
+EOF
+note "records: $BENCH"
+exit $FAILED

@@ -1,0 +1,82 @@
+/* Internal view of a distributed matrix, shared by src/mpi/. */
+#ifndef BSRMV_DIST_INTERNAL_H
+#define BSRMV_DIST_INTERNAL_H
+
+#include "bsrmv_mpi.h"
+
+/* gpu.cu is C++: the library's internal C functions keep C linkage */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "internal.h"
+
+struct bsrmv_dist_matrix {
+    MPI_Comm comm; /* a duplicate of the caller's: its tags cannot clash */
+    int rank, size;
+    int64_t mb_global, nb_global;
+    int bs;
+    bsrmv_type type;
+    bsrmv_order order;
+    MPI_Datatype mpi_type;
+    int64_t row_begin, mb, col_begin, nb;
+    bsrmv_matrix *local;   /* mb x nb, columns renumbered from col_begin   */
+    /* Off-rank part, columns = ghost numbers.  Where few rows have
+     * off-rank blocks (a grid's boundary planes), it holds only those rows
+     * (offrank_rows: their local numbers) and its product goes through
+     * row_buf, so it does not pass over all of y; else it has all mb rows
+     * and offrank_rows is NULL. */
+    bsrmv_matrix *offrank;
+    int64_t *offrank_rows;
+    void *row_buf;         /* offrank->mb*bs values                         */
+    int64_t ghosts;
+    int64_t *ghost_cols;   /* global block column of each ghost, sorted    */
+    /* Halo plan of OP_N.  Ghosts are sorted by global column and the ranks'
+     * column ranges follow rank order, so the ghosts one rank owns are one
+     * run: they are received straight into ghost_buf, no unpack. */
+    int nrecv, nsend;
+    int *recv_rank, *send_rank;
+    int64_t *recv_start;   /* [nrecv+1] ghost offsets per source            */
+    int64_t *send_start;   /* [nsend+1] offsets into send_idx per target    */
+    int32_t *send_idx;     /* local block column of each entry sent         */
+    void *ghost_buf;       /* ghosts*bs values: x's ghosts, OP_T's partial sums */
+    void *send_buf;        /* send_start[nsend]*bs values                   */
+    /* Persistent requests.  Each data message has a status message beside
+     * it: a rank whose arguments or off-rank product failed still takes
+     * part in the exchange and tells the ranks that use its data, so none
+     * waits forever and none uses wrong data unknowingly, without a
+     * collective in every product.
+     * OP_N: nrecv data and nrecv status receives (into ghost_buf and
+     * peer_status), then nsend data and nsend status sends.
+     * OP_T: nsend data and nsend status receives (into send_buf), then
+     * nrecv data and nrecv status sends (from ghost_buf). */
+    MPI_Request *req_n, *req_t;
+    int my_status;         /* sent with every data message                  */
+    int *peer_status;      /* received, one per source                      */
+    bsrmv_dist_timers tm;
+};
+
+/* Collective: every rank learns the status of the lowest rank whose st is
+ * not BSRMV_SUCCESS, and its message prefixed by "rank r: " (the same
+ * status and message everywhere); BSRMV_SUCCESS when all succeeded. */
+bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st);
+
+/* bsrmv_dist_spmv after the argument checks, whose outcome st this rank
+ * sends with its halo (not BSRMV_SUCCESS: x and y are not touched, the
+ * exchange still runs); op must be N or T.  _run: with valid arguments
+ * (the solvers' own vectors). */
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                     const void *x, double beta, void *y, bsrmv_status st);
+bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                 const void *x, double beta, void *y);
+
+/* Point-to-point transfer of a large byte array in pieces that fit an int
+ * count (setup and scatter only). */
+void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);
+void bsrmv_dist_recv_bytes(void *buf, size_t bytes, int src, int tag, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,190 @@
+/* Distributed solvers: the single-process methods (src/solve/) run on a
+ * vector backend that is the host backend of this rank's rows with two
+ * changes: the SpMV is the distributed one, and every operation that
+ * returns dot products sums them over the ranks.  The methods' decisions
+ * depend only on those sums, so every rank takes the same path.
+ *
+ * A failure on one rank (out of memory) must not leave the others in a
+ * collective: each reduction carries a failure flag, and the allocations
+ * (a few per solve) are agreed on. */
+#include "dist_internal.h"
+#include "solve/solve_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct dist_backend {
+    sv_backend be;  /* first: the methods see this; its ctx is cpu's       */
+    sv_backend cpu; /* the host operations on this rank's rows             */
+    bsrmv_dist_matrix *A;
+    double *sum; /* reduction buffer: the most partial sums one op returns, + 1 */
+} dist_backend;
+
+static dist_backend *D(sv_backend *be)
+{
+    return (dist_backend *)be;
+}
+
+/* out[0..k) summed over the ranks (k <= the scratch's room); a failed st
+ * on any rank fails all, with that rank's message. */
+static bsrmv_status allsum(sv_backend *be, bsrmv_status st, int k, double *out)
+{
+    dist_backend *d = D(be);
+    double *b = d->sum;
+    for (int i = 0; i < k; i++)
+        b[i] = st ? 0.0 : out[i];
+    b[k] = st ? 1.0 : 0.0;
+    MPI_Allreduce(MPI_IN_PLACE, b, k + 1, MPI_DOUBLE, MPI_SUM, d->A->comm);
+    if (b[k] != 0)
+        return bsrmv_dist_agree(d->A->comm, st);
+    for (int i = 0; i < k; i++)
+        out[i] = b[i];
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status d_alloc(sv_backend *be, int count, void **v)
+{
+    dist_backend *d = D(be);
+    bsrmv_status st = d->cpu.alloc(&d->cpu, count, v);
+    if ((st = bsrmv_dist_agree(d->A->comm, st)) && *v) {
+        d->cpu.release(&d->cpu, *v);
+        *v = NULL;
+    }
+    return st;
+}
+
+static bsrmv_status d_spmv(sv_backend *be, const void *x, void *y)
+{
+    return bsrmv_dist_spmv_run(BSRMV_OP_N, 1.0, D(be)->A, x, 0.0, y);
+}
+
+static bsrmv_status d_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
+                           double *out)
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->dots(c, k, a, b, out), k, out);
+}
+
+static bsrmv_status d_mdot(sv_backend *be, int k, const void *V, const void *u, double *out)
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->mdot(c, k, V, u, out), k, out);
+}
+
+static bsrmv_status d_residual(sv_backend *be, const void *b, void *r, double *rr)
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->residual(c, b, r, rr), 1, rr);
+}
+
+static bsrmv_status d_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
+                              const void *q, void *z, double out[2])
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->cg_step(c, alpha, x, p, r, q, z, out), 2, out);
+}
+
+static bsrmv_status d_bicg_x(sv_backend *be, double alpha, double omega, void *x,
+                             const void *phat, const void *shat, void *r, const void *t,
+                             const void *r0, double out[2])
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->bicg_x(c, alpha, omega, x, phat, shat, r, t, r0, out), 2, out);
+}
+
+static bsrmv_status d_lincomb(sv_backend *be, int k, const double *cf, const void *V, void *u,
+                              double *uu)
+{
+    sv_backend *c = &D(be)->cpu;
+    return allsum(be, c->lincomb(c, k, cf, V, u, uu), 1, uu);
+}
+
+/* Square with the same row and column partition, on this rank. */
+static bsrmv_status check_square(const bsrmv_dist_matrix *A)
+{
+    if (A->mb_global != A->nb_global || A->row_begin != A->col_begin || A->mb != A->nb)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "the solvers need a square matrix whose column partition is its row "
+                          "partition; this rank has rows %lld+%lld, columns %lld+%lld",
+                          (long long)A->row_begin, (long long)A->mb, (long long)A->col_begin,
+                          (long long)A->nb);
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_dist_precond_block_jacobi(bsrmv_precond **P, const bsrmv_dist_matrix *A)
+{
+    if (P)
+        *P = NULL;
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_precond_block_jacobi: NULL matrix");
+    bsrmv_status st = check_square(A);
+    if (!st && !P)
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_precond_block_jacobi: NULL handle");
+    if (!st && (st = bsrmv_precond_block_jacobi(P, A->local)) == BSRMV_ERR_SINGULAR) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", bsrmv_last_error());
+        st = bsrmv_fail(st, "%s (a local block row; its global number is %lld more)", why,
+                        (long long)A->row_begin);
+    }
+    if ((st = bsrmv_dist_agree(A->comm, st)) && P) {
+        bsrmv_precond_destroy(*P);
+        *P = NULL;
+    }
+    return st;
+}
+
+bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
+                              const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
+                              bsrmv_solve_report *report)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve: NULL matrix");
+    int hp[2] = {P != NULL, P == NULL}, any[2];
+    MPI_Allreduce(hp, any, 2, MPI_INT, MPI_MAX, A->comm);
+    bsrmv_status st = check_square(A);
+    if (!st)
+        st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
+    if (!st && P)
+        st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type);
+    if (!st && any[0] && any[1])
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                        "some ranks pass a preconditioner and some do not; this one does%s",
+                        P ? "" : " not");
+    dist_backend d = {.A = A};
+    /* GMRES sums up to restart + 1 products in one call */
+    const int most = bsrmv_sv_restart(opt) + SV_MAX_DOTS + 2;
+    if (!st && !(d.sum = malloc((size_t)most * sizeof *d.sum)))
+        st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the reduction buffer");
+    if (!st && (st = bsrmv_sv_cpu_init(&d.cpu, A->local, P)) == BSRMV_SUCCESS)
+        d.be.ctx = d.cpu.ctx; /* marks cpu as made */
+    if ((st = bsrmv_dist_agree(A->comm, st))) {
+        if (d.be.ctx)
+            bsrmv_sv_cpu_free(&d.cpu);
+        free(d.sum);
+        return st;
+    }
+    d.be = d.cpu;
+    d.be.collective = 1;
+    d.be.spmv_bytes = bsrmv_matrix_spmv_bytes(A->local) + bsrmv_matrix_spmv_bytes(A->offrank) -
+                      (double)A->mb * A->bs * (double)bsrmv_type_size(A->type);
+    d.be.alloc = d_alloc;
+    d.be.spmv = d_spmv;
+    d.be.dots = d_dots;
+    d.be.mdot = d_mdot;
+    d.be.residual = d_residual;
+    d.be.cg_step = d_cg_step;
+    d.be.bicg_x = d_bicg_x;
+    d.be.lincomb = d_lincomb;
+    bsrmv_solve_report rep = {0};
+    st = bsrmv_sv_solve(method, &d.be, b, x, opt, &rep);
+    bsrmv_sv_cpu_free(&d.cpu);
+    free(d.sum);
+    double sum[1] = {rep.bytes}, mx[1] = {rep.seconds};
+    MPI_Allreduce(MPI_IN_PLACE, sum, 1, MPI_DOUBLE, MPI_SUM, A->comm);
+    MPI_Allreduce(MPI_IN_PLACE, mx, 1, MPI_DOUBLE, MPI_MAX, A->comm);
+    rep.bytes = sum[0];
+    rep.seconds = mx[0];
+    if (report)
+        *report = rep;
+    return st;
+}

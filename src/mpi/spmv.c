@@ -1,0 +1,234 @@
+/* Distributed SpMV: the halo exchange overlapped with the local product.
+ *
+ * OP_N: pack x's entries the neighbours need, start the persistent
+ * receives (into ghost_buf) and sends, multiply the local part, wait for
+ * the receives, add the off-rank part's product (through row_buf where
+ * the part holds only the rows that have off-rank blocks).
+ * OP_T: the off-rank part's partial sums (A_o^T x, one per ghost) go back
+ * to the ghosts' owners while the local part multiplies; each owner adds
+ * them at the columns it sent in OP_N, neighbour by neighbour in rank order
+ * (deterministic).
+ *
+ * Each data message travels with the sender's status, so a rank whose
+ * arguments or off-rank product failed fails the ranks that use its data,
+ * and no product needs a collective. */
+#include "dist_internal.h"
+
+#include <string.h>
+
+/* Below this many values, packing is not worth a thread team. */
+#define PACK_PARALLEL_MIN 16384
+
+#define DEFINE_HALO_OPS(T, SUF)                                                          \
+    static void pack_##SUF(const bsrmv_dist_matrix *A, const T *x)                       \
+    {                                                                                    \
+        const int64_t n = A->send_start[A->nsend];                                       \
+        const int bs = A->bs;                                                            \
+        T *buf = A->send_buf;                                                            \
+        _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
+        for (int64_t k = 0; k < n; k++)                                                  \
+            memcpy(buf + k * bs, x + (int64_t)A->send_idx[k] * bs, (size_t)bs * sizeof(T)); \
+    }                                                                                    \
+    static void unpack_add_##SUF(const bsrmv_dist_matrix *A, T *y)                       \
+    {                                                                                    \
+        const int64_t n = A->send_start[A->nsend];                                       \
+        const int bs = A->bs;                                                            \
+        const T *buf = A->send_buf;                                                      \
+        for (int64_t k = 0; k < n; k++) {                                                \
+            T *yk = y + (int64_t)A->send_idx[k] * bs;                                    \
+            for (int c = 0; c < bs; c++)                                                 \
+                yk[c] += buf[k * bs + c];                                                \
+        }                                                                                \
+    }                                                                                    \
+    /* y at the compressed off-rank rows += row_buf */                                   \
+    static void rows_add_##SUF(const bsrmv_dist_matrix *A, T *y)                         \
+    {                                                                                    \
+        const int64_t n = A->offrank->mb;                                                \
+        const int bs = A->bs;                                                            \
+        const T *buf = A->row_buf;                                                       \
+        _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
+        for (int64_t i = 0; i < n; i++)                                                  \
+            for (int c = 0; c < bs; c++)                                                 \
+                y[A->offrank_rows[i] * bs + c] += buf[i * bs + c];                       \
+    }                                                                                    \
+    /* row_buf = x at the compressed off-rank rows (OP_T's input) */                     \
+    static void rows_gather_##SUF(const bsrmv_dist_matrix *A, const T *x)                \
+    {                                                                                    \
+        const int64_t n = A->offrank->mb;                                                \
+        const int bs = A->bs;                                                            \
+        T *buf = A->row_buf;                                                             \
+        _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
+        for (int64_t i = 0; i < n; i++)                                                  \
+            memcpy(buf + i * bs, x + A->offrank_rows[i] * bs, (size_t)bs * sizeof(T));    \
+    }
+DEFINE_HALO_OPS(double, d)
+DEFINE_HALO_OPS(float, s)
+
+static void pack(const bsrmv_dist_matrix *A, const void *x)
+{
+    if (A->type == BSRMV_DOUBLE)
+        pack_d(A, x);
+    else
+        pack_s(A, x);
+}
+
+static void unpack_add(const bsrmv_dist_matrix *A, void *y)
+{
+    if (A->type == BSRMV_DOUBLE)
+        unpack_add_d(A, y);
+    else
+        unpack_add_s(A, y);
+}
+
+/* y += alpha * (off-rank part) * ghosts */
+static bsrmv_status offrank_n(bsrmv_dist_matrix *A, double alpha, void *y)
+{
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!A->offrank_rows)
+        return bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 1.0, y, n);
+    bsrmv_status st = bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 0.0,
+                                 A->row_buf, n);
+    if (!st) {
+        if (A->type == BSRMV_DOUBLE)
+            rows_add_d(A, y);
+        else
+            rows_add_s(A, y);
+    }
+    return st;
+}
+
+/* ghosts = alpha * (off-rank part)^T * x */
+static bsrmv_status offrank_t(bsrmv_dist_matrix *A, double alpha, const void *x)
+{
+    const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    if (!A->offrank_rows)
+        return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, x, n, 0.0, A->ghost_buf, gh);
+    if (A->type == BSRMV_DOUBLE)
+        rows_gather_d(A, x);
+    else
+        rows_gather_s(A, x);
+    return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, A->row_buf, n, 0.0, A->ghost_buf, gh);
+}
+
+/* After the receives: the first failed source this rank depends on. */
+static bsrmv_status peers_ok(const bsrmv_dist_matrix *A, int n, const int *rank_of)
+{
+    for (int i = 0; i < n; i++)
+        if (A->peer_status[i] != BSRMV_SUCCESS)
+            return bsrmv_fail((bsrmv_status)A->peer_status[i],
+                              "rank %d, whose data this rank's product needs, failed (%s); "
+                              "this rank's result is not valid",
+                              rank_of[i], bsrmv_status_string((bsrmv_status)A->peer_status[i]));
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                 const void *x, double beta, void *y)
+{
+    return bsrmv_dist_spmv_checked(op, alpha, A, x, beta, y, BSRMV_SUCCESS);
+}
+
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
+                                     const void *x, double beta, void *y, bsrmv_status st)
+{
+    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs, gh = A->ghosts * A->bs;
+    const int nr = A->nrecv, ns = A->nsend;
+    if (alpha == 0) /* the same on every rank: no exchange anywhere */
+        return st ? st
+                  : op == BSRMV_OP_N ? bsrmv_spmv(op, 0, A->local, x, cols, beta, y, rows)
+                                     : bsrmv_spmv(op, 0, A->local, x, rows, beta, y, cols);
+    const double t0 = MPI_Wtime();
+    double t1, t2, t3;
+    if (op == BSRMV_OP_N) {
+        if (!st)
+            pack(A, x);
+        A->my_status = (int)st;
+        MPI_Startall(2 * (nr + ns), A->req_n);
+        t1 = MPI_Wtime();
+        if (!st)
+            st = bsrmv_spmv(BSRMV_OP_N, alpha, A->local, x, cols, beta, y, rows);
+        t2 = MPI_Wtime();
+        MPI_Waitall(2 * nr, A->req_n, MPI_STATUSES_IGNORE);
+        t3 = MPI_Wtime();
+        if (!st)
+            st = peers_ok(A, nr, A->recv_rank);
+        if (!st && A->offrank->nnzb > 0)
+            st = offrank_n(A, alpha, y);
+        MPI_Waitall(2 * ns, A->req_n + 2 * nr, MPI_STATUSES_IGNORE);
+    } else {
+        if (!st && gh > 0)
+            st = offrank_t(A, alpha, x);
+        const double tp = MPI_Wtime();
+        A->my_status = (int)st; /* the partial sums sent are valid or not */
+        MPI_Startall(2 * (nr + ns), A->req_t);
+        t1 = MPI_Wtime();
+        if (!st)
+            st = bsrmv_spmv(BSRMV_OP_T, alpha, A->local, x, rows, beta, y, cols);
+        t2 = MPI_Wtime();
+        MPI_Waitall(2 * ns, A->req_t, MPI_STATUSES_IGNORE);
+        t3 = MPI_Wtime();
+        if (!st)
+            st = peers_ok(A, ns, A->send_rank);
+        if (!st)
+            unpack_add(A, y);
+        MPI_Waitall(2 * nr, A->req_t + 2 * ns, MPI_STATUSES_IGNORE);
+        /* the off-rank product ran before the exchange started */
+        A->tm.offrank += tp - t0;
+        t1 -= tp - t0;
+    }
+    const double t4 = MPI_Wtime();
+    A->tm.calls++;
+    A->tm.post += t1 - t0;
+    A->tm.local += t2 - t1;
+    A->tm.wait += t3 - t2;
+    A->tm.offrank += t4 - t3;
+    A->tm.total += t4 - t0;
+    return st;
+}
+
+/* The arguments of this rank. */
+static bsrmv_status check_args(bsrmv_op op, const bsrmv_dist_matrix *A, const void *x,
+                               int64_t nx, double alpha, void *y, int64_t ny)
+{
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: unknown op %d", (int)op);
+    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
+    const int64_t want_x = op == BSRMV_OP_N ? cols : rows, want_y = op == BSRMV_OP_N ? rows : cols;
+    if (nx != want_x || ny != want_y)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "bsrmv_dist_spmv: this rank's part of op(A) is %lld x %lld but x has "
+                          "%lld and y %lld entries",
+                          (long long)want_y, (long long)want_x, (long long)nx, (long long)ny);
+    if ((ny > 0 && !y) || (nx > 0 && !x && alpha != 0))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL vector");
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
+                             int64_t nx, double beta, void *y, int64_t ny)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
+    /* a rank with bad arguments still takes part in the exchange (an
+     * unknown op runs as OP_N's exchange) and its status travels with it */
+    const bsrmv_status st = check_args(op, A, x, nx, alpha, y, ny);
+    return bsrmv_dist_spmv_checked(op == BSRMV_OP_T ? op : BSRMV_OP_N, alpha, A, x, beta, y, st);
+}
+
+bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_halo_exchange: NULL matrix");
+    bsrmv_status st = BSRMV_SUCCESS;
+    if (nx != A->nb * A->bs || (nx > 0 && !x))
+        st = bsrmv_fail(BSRMV_ERR_DIMENSION,
+                        "bsrmv_dist_halo_exchange: x has %lld entries, this rank owns %lld",
+                        (long long)nx, (long long)(A->nb * A->bs));
+    if (!st)
+        pack(A, x);
+    A->my_status = (int)st;
+    const int n = 2 * (A->nrecv + A->nsend);
+    MPI_Startall(n, A->req_n);
+    MPI_Waitall(n, A->req_n, MPI_STATUSES_IGNORE);
+    return st ? st : peers_ok(A, A->nrecv, A->recv_rank);
+}

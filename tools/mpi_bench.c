@@ -1,0 +1,481 @@
+/* bsrmv_mpi_bench: the distributed SpMV, timed.
+ *
+ *   mpiexec -n P bsrmv_mpi_bench (--grid N|NX,NY,NZ | --powerlaw MB,MEAN,MAX | --mtx FILE)
+ *                                --bs LIST [options]
+ *
+ * Rank 0 builds (or reads) the matrix and distributes it balanced by
+ * blocks.  Each timed SpMV starts after a barrier and counts as the
+ * slowest rank's time; the record gives the median.  Beside it, on the
+ * same handle: the exchange alone (bsrmv_dist_halo_exchange) and the two
+ * products alone (local + off-rank, no exchange), so the record says how
+ * much of the exchange the local product hid:
+ *   hidden = 1 - (wait after the local product) / (exchange alone) (CPU),
+ *   hidden_overlap = (products + exchange - SpMV) / exchange (CPU, GPU).
+ * One JSON line per configuration on rank 0's stdout. */
+#include "args.h"
+#include "bsrmv_mpi.h"
+#include "json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpiexec -n P bsrmv_mpi_bench MATRIX --bs LIST [options]\n"
+            "  MATRIX: --grid N|NX,NY,NZ [--stencil 7|27] | --powerlaw MB,MEAN,MAX\n"
+            "          [--exponent E] | --mtx FILE [--promote]\n"
+            "  --bs LIST          block sizes, comma-separated (default 3)\n"
+            "  --type double|float, --order col|row, --op n|t\n"
+            "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
+            "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
+            "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
+            "                     block Jacobi (CPU ranks) on the reservoir matrix (cg: its\n"
+            "                     SPD sibling), bs = components; time per iteration\n");
+}
+
+typedef struct opts {
+    int64_t grid[3];
+    int stencil;
+    int64_t pl[3];
+    double exponent;
+    const char *mtx;
+    int promote;
+    int bs[16], nbs;
+    bsrmv_type type;
+    bsrmv_order order;
+    bsrmv_op op;
+    int reps, gpu;
+    int64_t reservoir[3];
+    int solve; /* 0: SpMV; else 1 + bsrmv_solver */
+} opts;
+
+static void parse_list(const char *opt, const char *s, int64_t *v, int n, int64_t lo, int64_t hi)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    int k = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+        if (k < n)
+            v[k++] = args_integer(opt, tok, lo, hi);
+        else
+            args_fail("%s: at most %d values", opt, n);
+    if (n == 3 && k == 1 && !strcmp(opt, "--grid"))
+        v[1] = v[2] = v[0], k = 3;
+    if (k != n)
+        args_fail("%s: expected %d values, got '%s'", opt, n, s);
+}
+
+static opts parse(int argc, char **argv)
+{
+    opts o = {.stencil = 27, .exponent = 2.0, .type = BSRMV_DOUBLE, .order = BSRMV_COL_MAJOR,
+              .op = BSRMV_OP_N, .reps = 30, .bs = {3}, .nbs = 1};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if ((v = args_value(argc, argv, &i, "--grid")))
+            parse_list("--grid", v, o.grid, 3, 1, 1 << 20);
+        else if ((v = args_value(argc, argv, &i, "--stencil")))
+            o.stencil = (int)args_integer("--stencil", v, 7, 27);
+        else if ((v = args_value(argc, argv, &i, "--powerlaw")))
+            parse_list("--powerlaw", v, o.pl, 3, 1, INT32_MAX);
+        else if ((v = args_value(argc, argv, &i, "--exponent")))
+            o.exponent = args_number("--exponent", v, 1.01, 10);
+        else if ((v = args_value(argc, argv, &i, "--mtx")))
+            o.mtx = v;
+        else if (!strcmp(argv[i], "--promote"))
+            o.promote = 1;
+        else if ((v = args_value(argc, argv, &i, "--bs"))) {
+            int64_t b[16];
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            o.nbs = 0;
+            for (char *tok = strtok(buf, ","); tok && o.nbs < 16; tok = strtok(NULL, ","))
+                b[o.nbs++] = args_integer("--bs", tok, 1, 1024);
+            for (int k = 0; k < o.nbs; k++)
+                o.bs[k] = (int)b[k];
+        } else if ((v = args_value(argc, argv, &i, "--type")))
+            o.type = !strcmp(v, "float") ? BSRMV_FLOAT : BSRMV_DOUBLE;
+        else if ((v = args_value(argc, argv, &i, "--order")))
+            o.order = !strcmp(v, "row") ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR;
+        else if ((v = args_value(argc, argv, &i, "--op")))
+            o.op = !strcmp(v, "t") ? BSRMV_OP_T : BSRMV_OP_N;
+        else if ((v = args_value(argc, argv, &i, "--reps")))
+            o.reps = (int)args_integer("--reps", v, 1, 100000);
+        else if (!strcmp(argv[i], "--gpu"))
+            o.gpu = 1;
+        else if ((v = args_value(argc, argv, &i, "--reservoir")))
+            parse_list("--reservoir", v, o.reservoir, 3, 1, 1 << 20);
+        else if ((v = args_value(argc, argv, &i, "--solve"))) {
+            if (!strcmp(v, "cg"))
+                o.solve = 1 + BSRMV_SOLVER_CG;
+            else if (!strcmp(v, "bicgstab"))
+                o.solve = 1 + BSRMV_SOLVER_BICGSTAB;
+            else if (!strcmp(v, "gmres"))
+                o.solve = 1 + BSRMV_SOLVER_GMRES;
+            else
+                args_fail("--solve: expected cg, bicgstab or gmres, got '%s'", v);
+        }
+        else if (!strcmp(argv[i], "--help")) {
+            if (rank == 0)
+                usage(stdout);
+            MPI_Finalize();
+            exit(0);
+        } else
+            args_fail("unknown option '%s'", argv[i]);
+    }
+    if (o.solve && (!o.reservoir[0] || o.gpu))
+        args_fail("--solve needs --reservoir and CPU ranks");
+    if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
+        args_fail("give a matrix: --grid, --powerlaw or --mtx");
+    return o;
+}
+
+static void die(bsrmv_status st, const char *what)
+{
+    if (st == BSRMV_SUCCESS)
+        return;
+    fprintf(stderr, "bsrmv_mpi_bench (rank %d): %s: %s: %s\n", rank, what,
+            bsrmv_status_string(st), bsrmv_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The slowest rank's time of fn, per repetition; the median. */
+typedef void (*timed_fn)(void *ctx);
+static double time_max(timed_fn fn, void *ctx, int reps, double *best)
+{
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!t)
+        die(BSRMV_ERR_NOMEM, "timings");
+    for (int r = 0; r < 3; r++)
+        fn(ctx);
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        fn(ctx);
+        double dt = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[r] = dt;
+    }
+    const double m = median(t, reps);
+    *best = t[0];
+    free(t);
+    return m;
+}
+
+typedef struct run {
+    bsrmv_dist_matrix *D;
+    const bsrmv_matrix *local, *offrank;
+    bsrmv_op op;
+    void *x, *y, *ghost;
+    void *obuf;    /* the off-rank product's rows when the part is compressed */
+    int64_t nx, ny, ng, rows;
+    int64_t orows; /* rows (values) of the off-rank part */
+    int compressed;
+#ifdef BSRMV_HAVE_NCCL
+    bsrmv_dist_gpu_matrix *dD;
+    bsrmv_gpu_matrix *dl, *doff;
+#endif
+} run;
+
+static void do_spmv(void *c)
+{
+    run *r = c;
+#ifdef BSRMV_HAVE_NCCL
+    if (r->dD) {
+        die(bsrmv_dist_gpu_spmv(r->op, 1.0, r->dD, r->x, r->nx, 0.0, r->y, r->ny, NULL),
+            "GPU SpMV");
+        die(bsrmv_dist_gpu_sync(r->dD), "GPU sync");
+        return;
+    }
+#endif
+    die(bsrmv_dist_spmv(r->op, 1.0, r->D, r->x, r->nx, 0.0, r->y, r->ny), "SpMV");
+}
+
+static void do_exchange(void *c)
+{
+    run *r = c;
+#ifdef BSRMV_HAVE_NCCL
+    if (r->dD) {
+        die(bsrmv_dist_gpu_halo_exchange(r->dD, r->x, r->nx, NULL), "GPU exchange");
+        die(bsrmv_dist_gpu_sync(r->dD), "GPU sync");
+        return;
+    }
+#endif
+    die(bsrmv_dist_halo_exchange(r->D, r->x, r->nx), "exchange");
+}
+
+/* The products alone (OP_N), on the bench's own ghost vector. */
+static void do_products(void *c)
+{
+    run *r = c;
+    const int64_t rows = r->rows;
+#ifdef BSRMV_HAVE_NCCL
+    if (r->dD) {
+        die(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, r->dl, r->x, r->nx, 0.0, r->y, rows, NULL), "local");
+        if (r->ng > 0)
+            die(bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, r->doff, r->ghost, r->ng, r->compressed ? 0.0 : 1.0,
+                               r->compressed ? r->obuf : r->y, r->orows, NULL),
+                "off-rank");
+        die(bsrmv_dist_gpu_sync(r->dD), "GPU sync");
+        return;
+    }
+#endif
+    die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->local, r->x, r->nx, 0.0, r->y, rows), "local");
+    if (r->ng > 0)
+        die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->offrank, r->ghost, r->ng, r->compressed ? 0.0 : 1.0,
+                       r->compressed ? r->obuf : r->y, r->orows),
+            "off-rank");
+}
+
+static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
+{
+    bsrmv_matrix *G = NULL;
+    bsrmv_status st = BSRMV_SUCCESS;
+    if (o->grid[0]) {
+        snprintf(name, len, "grid%d_%lldx%lldx%lld", o->stencil, (long long)o->grid[0],
+                 (long long)o->grid[1], (long long)o->grid[2]);
+        if (rank == 0)
+            st = bsrmv_generate_grid(&G, o->grid[0], o->grid[1], o->grid[2], bs, o->stencil, 1,
+                                     o->type, o->order);
+    } else if (o->pl[0]) {
+        snprintf(name, len, "powerlaw_%lld_%lld_%lld", (long long)o->pl[0], (long long)o->pl[1],
+                 (long long)o->pl[2]);
+        if (rank == 0)
+            st = bsrmv_generate_powerlaw(&G, o->pl[0], o->pl[0], bs, (double)o->pl[1],
+                                         o->exponent, o->pl[2], 1, o->type, o->order);
+    } else {
+        const char *base = strrchr(o->mtx, '/');
+        snprintf(name, len, "%s", base ? base + 1 : o->mtx);
+    }
+    if (rank == 0)
+        die(st, "building the matrix");
+    return G;
+}
+
+/* One distributed solve from x = 0 with a random b; one JSON line. */
+static void solve(const opts *o, int bs)
+{
+    const bsrmv_solver m = (bsrmv_solver)(o->solve - 1);
+    bsrmv_matrix *G = NULL;
+    if (rank == 0)
+        die(m == BSRMV_SOLVER_CG
+                ? bsrmv_generate_block_laplacian(&G, o->reservoir[0], o->reservoir[1],
+                                                 o->reservoir[2], bs, 1, o->type, o->order)
+                : bsrmv_generate_reservoir(&G, o->reservoir[0], o->reservoir[1],
+                                           o->reservoir[2], bs, 1, o->type, o->order),
+            "building the matrix");
+    bsrmv_dist_matrix *D;
+    die(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
+    bsrmv_matrix_destroy(G);
+    bsrmv_dist_info in;
+    die(bsrmv_dist_matrix_get_info(D, &in), "info");
+    bsrmv_precond *P;
+    die(bsrmv_dist_precond_block_jacobi(&P, D), "block Jacobi");
+    const int64_t n = in.mb * bs;
+    const size_t vs = bsrmv_type_size(o->type);
+    void *b = malloc((size_t)(n + 1) * vs), *x = malloc((size_t)(n + 1) * vs);
+    if (!b || !x)
+        die(BSRMV_ERR_NOMEM, "vectors");
+    die(bsrmv_fill_random(b, n, o->type, 11 + (uint64_t)rank), "b");
+    bsrmv_solve_options so = {.rtol = o->type == BSRMV_DOUBLE ? 1e-8 : 1e-5, .x0_zero = 1};
+    bsrmv_solve_report rep;
+    /* not converging is a result to report, not a failure of the bench */
+    const bsrmv_status st = bsrmv_dist_solve(m, D, P, b, x, n, &so, &rep);
+    if (st != BSRMV_ERR_NOT_CONVERGED)
+        die(st, "solving");
+    if (rank == 0) {
+        static const char *const names[] = {"cg", "bicgstab", "gmres"};
+        char name[96];
+        snprintf(name, sizeof name, "%s_%lldx%lldx%lld", m == BSRMV_SOLVER_CG ? "laplacian"
+                                                                             : "reservoir",
+                 (long long)o->reservoir[0], (long long)o->reservoir[1],
+                 (long long)o->reservoir[2]);
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "bench", "mpi_solve");
+        json_str(&j, "matrix", name);
+        json_str(&j, "method", names[m]);
+        json_int(&j, "ranks", size);
+        json_int(&j, "threads", bsrmv_num_threads());
+        json_int(&j, "bs", bs);
+        json_str(&j, "type", o->type == BSRMV_DOUBLE ? "double" : "float");
+        json_int(&j, "mb", in.mb_global);
+        json_int(&j, "iterations", rep.iterations);
+        json_int(&j, "converged", rep.converged);
+        json_num(&j, "true_rel_residual", rep.true_rel_residual);
+        json_num(&j, "seconds", rep.seconds);
+        json_num(&j, "ms_per_iteration", rep.iterations ? rep.seconds / rep.iterations * 1e3 : NAN);
+        json_num(&j, "gbps", rep.bytes / rep.seconds * 1e-9);
+        json_end(&j);
+        fflush(stdout);
+    }
+    free(b);
+    free(x);
+    bsrmv_precond_destroy(P);
+    bsrmv_dist_matrix_destroy(D);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    args_init("mpi_bench", usage);
+    const opts o = parse(argc, argv);
+    const size_t vs = bsrmv_type_size(o.type);
+
+    for (int b = 0; o.solve && b < o.nbs; b++)
+        solve(&o, o.bs[b]);
+    for (int b = 0; !o.solve && b < o.nbs; b++) {
+        const int bs = o.bs[b];
+        char name[160];
+        bsrmv_matrix *G = build(&o, bs, name, sizeof name);
+        run r = {.op = o.op};
+        if (o.mtx)
+            die(bsrmv_dist_matrix_read_mm(&r.D, MPI_COMM_WORLD, 0, o.mtx, bs,
+                                          o.promote ? BSRMV_PROMOTE : BSRMV_SPLIT, 1, o.type,
+                                          o.order, NULL),
+                "reading the matrix");
+        else
+            die(bsrmv_dist_matrix_scatter(&r.D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
+        bsrmv_matrix_destroy(G);
+        bsrmv_dist_info in;
+        die(bsrmv_dist_matrix_get_info(r.D, &in), "info");
+        const int64_t *orow;
+        die(bsrmv_dist_matrix_parts(r.D, &r.local, &r.offrank, &orow, NULL), "parts");
+        bsrmv_matrix_info oin;
+        die(bsrmv_matrix_get_info(r.offrank, &oin), "info");
+        r.orows = oin.rows;
+        r.compressed = orow != NULL;
+        const int64_t rows = in.mb * bs, cols = in.nb * bs;
+        r.nx = o.op == BSRMV_OP_N ? cols : rows;
+        r.ny = o.op == BSRMV_OP_N ? rows : cols;
+        r.ng = in.ghosts * bs;
+        r.rows = rows;
+        void *hx = malloc((size_t)(r.nx + 1) * vs), *hg = malloc((size_t)(r.ng + 1) * vs);
+        void *hy = malloc((size_t)(r.ny + rows + 1) * vs), *ho = malloc((size_t)(r.orows + 1) * vs);
+        r.y = hy;
+        r.obuf = ho;
+        if (!hx || !hg || !hy || !ho)
+            die(BSRMV_ERR_NOMEM, "vectors");
+        die(bsrmv_fill_random(hx, r.nx, o.type, 3 + (uint64_t)rank), "x");
+        die(bsrmv_fill_random(hg, r.ng, o.type, 5), "ghosts");
+        r.x = hx;
+        r.ghost = hg;
+        char device[128] = "cpu";
+#ifdef BSRMV_HAVE_NCCL
+        void *dx = NULL, *dy = NULL, *dg = NULL, *dob = NULL;
+        if (o.gpu) {
+            int ndev = 0;
+            die(bsrmv_gpu_device_count(&ndev), "GPU count");
+            const int dev = rank % ndev;
+            die(bsrmv_gpu_device_name(dev, device, sizeof device), "GPU name");
+            die(bsrmv_dist_gpu_matrix_upload(&r.dD, r.D, dev), "GPU upload");
+            die(bsrmv_dist_gpu_matrix_parts(r.dD, &r.dl, &r.doff, NULL), "GPU parts");
+            die(bsrmv_gpu_malloc(&dob, (size_t)(r.orows + 1) * vs), "GPU off-rank rows");
+            r.obuf = dob;
+            die(bsrmv_gpu_malloc(&dx, (size_t)(r.nx + 1) * vs), "GPU x");
+            die(bsrmv_gpu_malloc(&dy, (size_t)(r.ny + rows + 1) * vs), "GPU y");
+            die(bsrmv_gpu_malloc(&dg, (size_t)(r.ng + 1) * vs), "GPU ghosts");
+            die(bsrmv_gpu_to_device(dx, hx, (size_t)r.nx * vs), "GPU x");
+            die(bsrmv_gpu_to_device(dg, hg, (size_t)r.ng * vs), "GPU ghosts");
+            r.x = dx;
+            r.y = dy;
+            r.ghost = dg;
+        }
+#else
+        if (o.gpu) {
+            if (rank == 0)
+                fprintf(stderr, "bsrmv_mpi_bench: built without CUDA and NCCL: no --gpu\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+#endif
+        double best, best_x, best_p;
+        bsrmv_dist_timers tm;
+        die(bsrmv_dist_matrix_timers(r.D, NULL, 1), "timers");
+        const double t = time_max(do_spmv, &r, o.reps, &best);
+        die(bsrmv_dist_matrix_timers(r.D, &tm, 0), "timers");
+        /* the forward exchange and the products alone: OP_N only */
+        const double tx = o.op == BSRMV_OP_N ? time_max(do_exchange, &r, o.reps, &best_x) : NAN;
+        const double tp = o.op == BSRMV_OP_N ? time_max(do_products, &r, o.reps, &best_p) : NAN;
+        /* the exposed wait per call, the slowest rank's (host timers: CPU
+         * ranks only; GPU calls return before the device is done) */
+        double wait = tm.calls > 0 ? tm.wait / (double)tm.calls : NAN;
+        MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+
+        double sums[4] = {in.halo_send_bytes,
+                          bsrmv_matrix_spmv_bytes(r.local) + bsrmv_matrix_spmv_bytes(r.offrank) -
+                              (double)rows * vs,
+                          (double)(in.nnzb_local + in.nnzb_offrank), (double)in.ghosts};
+        double mx[2] = {in.halo_send_bytes, (double)in.recv_neighbors};
+        MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (rank == 0) {
+            struct json_line j;
+            json_begin(&j, stdout);
+            json_str(&j, "bench", "mpi_spmv");
+            json_str(&j, "matrix", name);
+            json_str(&j, "device", device);
+            json_int(&j, "ranks", size);
+            json_int(&j, "threads", bsrmv_num_threads());
+            json_int(&j, "bs", bs);
+            json_str(&j, "type", o.type == BSRMV_DOUBLE ? "double" : "float");
+            json_str(&j, "order", o.order == BSRMV_COL_MAJOR ? "col" : "row");
+            json_str(&j, "op", o.op == BSRMV_OP_N ? "n" : "t");
+            json_int(&j, "mb", in.mb_global);
+            json_int(&j, "nnzb", (int64_t)sums[2]);
+            json_int(&j, "ghosts", (int64_t)sums[3]);
+            json_num(&j, "halo_bytes", sums[0]);
+            json_num(&j, "halo_bytes_max_rank", mx[0]);
+            json_int(&j, "max_neighbors", (int64_t)mx[1]);
+            json_int(&j, "reps", o.reps);
+            json_num(&j, "ms", t * 1e3);
+            json_num(&j, "ms_best", best * 1e3);
+            json_num(&j, "gbps", sums[1] / t * 1e-9);
+            json_num(&j, "gflops", 2.0 * sums[2] * bs * bs / t * 1e-9);
+            json_num(&j, "products_ms", tp * 1e3);
+            json_num(&j, "exchange_ms", tx * 1e3);
+            json_num(&j, "exposed_wait_ms", wait * 1e3);
+            /* hidden: from the exposed wait (CPU); hidden_overlap: from
+             * the times alone, (products + exchange - spmv) / exchange */
+            json_num(&j, "hidden", tx > 0 && !isnan(wait) ? 1.0 - fmin(wait / tx, 1.0) : NAN);
+            json_num(&j, "hidden_overlap",
+                     tx > 0 ? fmax(0.0, fmin(1.0, (tp + tx - t) / tx)) : NAN);
+            json_num(&j, "ratio_to_products", t / tp);
+            json_end(&j);
+            fflush(stdout);
+        }
+#ifdef BSRMV_HAVE_NCCL
+        if (r.dD) {
+            bsrmv_gpu_free(dx);
+            bsrmv_gpu_free(dy);
+            bsrmv_gpu_free(dg);
+            bsrmv_gpu_free(dob);
+            bsrmv_dist_gpu_matrix_destroy(r.dD);
+        }
+#endif
+        free(hx);
+        free(hg);
+        free(hy);
+        free(ho);
+        bsrmv_dist_matrix_destroy(r.D);
+    }
+    MPI_Finalize();
+    return 0;
+}
