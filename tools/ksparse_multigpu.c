@@ -12,6 +12,8 @@
  * Host wall time after every GPU is synchronised, median of R, one JSON
  * line per measure. */
 #include "args.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
 #include "json.h"
 

@@ -13,6 +13,8 @@
  *   hidden_overlap = (products + exchange - SpMV) / exchange (CPU, GPU).
  * One JSON line per configuration on rank 0's stdout. */
 #include "args.h"
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
 #include "json.h"
 

@@ -4,6 +4,7 @@
 // dtypes against the matrix type, overlap), calls the library with the GIL
 // released and turns failures into the package's exception classes.
 #include <bsrmv.h>
+#include <bsrmv_gen.h>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

@@ -6,6 +6,8 @@
  * that need its data fail, the others do not), the Matrix Market helper on
  * shared matrices, and the distributed solvers against the single-process
  * ones. */
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
 #include "testutil.h"
 

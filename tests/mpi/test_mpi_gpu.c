@@ -2,6 +2,8 @@
  * and transpose on the device, gathered and checked against the
  * long-double reference of the whole matrix on every rank.  Exits 77
  * (skipped) when a rank has no usable GPU. */
+#include "bsrmv_bench.h"
+#include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
 #include "testutil.h"
 
