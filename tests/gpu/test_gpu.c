@@ -293,6 +293,8 @@ static void test_errors(void)
     void *dx, *dy;
     TU_OK(bsrmv_gpu_malloc(&dx, n * sizeof(double)));
     TU_OK(bsrmv_gpu_malloc(&dy, n * sizeof(double)));
+    /* x is read (gather bound, SpMV): defined values, so that initcheck sees none undefined */
+    TU_CHECK(cudaMemset(dx, 0, n * sizeof(double)) == cudaSuccess, "cudaMemset");
     /* host pointers where device pointers are required */
     TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, hx, n, 0, dy, n, NULL), BSRMV_ERR_ARGUMENT);
     TU_FAILS(bsrmv_gpu_spmv(BSRMV_OP_N, 1, dA, dx, n, 0, hy, n, NULL), BSRMV_ERR_ARGUMENT);
