@@ -455,7 +455,11 @@ void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA);
 /* y = alpha*op(A)*x + beta*y with x and y in device memory, enqueued on
  * `stream` (a cudaStream_t; NULL = default stream); asynchronous.  nx, ny
  * as for bsrmv_spmv.  beta == 0 never reads y; alpha == 0 reads neither A
- * nor x.  Errors: BSRMV_ERR_ARGUMENT (host pointer for x or y, NULL),
+ * nor x.  x and y must not overlap (BSRMV_ERR_ARGUMENT).  The balanced
+ * kernels (merge path, fragment, segmented) keep partial sums in the
+ * handle's own device memory: products of one handle must not run on two
+ * streams at once (one stream per handle, or a handle per stream).
+ * Errors: BSRMV_ERR_ARGUMENT (host pointer for x or y, NULL, overlap),
  * BSRMV_ERR_DIMENSION, BSRMV_ERR_DEVICE (launch failure). */
 bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
                             const void *d_x, int64_t nx, double beta, void *d_y,
