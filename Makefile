@@ -42,7 +42,7 @@ clean:
 
 # Each fuzz target (fuzz/) for FUZZ_SECONDS on a copy of its seed corpus;
 # skipped without clang.  Longer runs: scripts/fuzz_campaign.sh.
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 20
 fuzz: deps
 	@./scripts/deps_clang.sh
 	@if ! command -v clang >/dev/null; then echo "fuzz: no clang, skipped"; exit 0; fi; \
