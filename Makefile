@@ -47,7 +47,7 @@ clean:
 
 # Each fuzz target (fuzz/) for FUZZ_SECONDS on a copy of its seed corpus;
 # skipped without clang.  Longer runs: scripts/fuzz_campaign.sh.
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 20
 fuzz: deps
 	@./scripts/deps_clang.sh
 	@if ! command -v clang >/dev/null; then echo "fuzz: no clang, skipped"; exit 0; fi; \
@@ -67,13 +67,13 @@ fuzz: deps
 # Archer, so OpenMP's own synchronisation is understood): the thread test
 # and the SpMV and solver tests.
 TSAN_TESTS = test_threads test_spmv test_solve
-ARCHER ?= $(firstword $(wildcard /usr/lib/llvm-*/lib/libarcher.so))
 test-tsan: deps
 	@./scripts/deps_clang.sh
-	@if ! command -v clang >/dev/null || [ -z "$(ARCHER)" ]; then \
+	@archer=$$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -1); \
+	if ! command -v clang >/dev/null || [ -z "$$archer" ]; then \
 	  echo "test-tsan: needs clang and libomp's libarcher.so (libomp-dev), skipped"; exit 0; fi; \
 	set -e; CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DBSRMV_CUDA=OFF -DBSRMV_TSAN=ON >/dev/null; \
 	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS); \
-	cd build-tsan && OMP_TOOL_LIBRARIES=$(ARCHER) TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+	cd build-tsan && OMP_TOOL_LIBRARIES=$$archer TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
 	  ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
