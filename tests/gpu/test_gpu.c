@@ -386,6 +386,37 @@ static void test_errors(void)
     bsrmv_matrix_destroy(A);
 }
 
+/* The measured choice: every candidate timed on the matrix, the fastest
+ * kept (from_tune_table 2) and still correct, for regular and irregular
+ * rows; its arguments checked. */
+static void test_measured_choice(cudaStream_t s)
+{
+    const tu_shape shapes[2] = {{3000, 3000, 3, 12, 0.0, -1, 0}, {6000, 6000, 2, 4, 0.05, 17, 3000}};
+    for (int i = 0; i < 2; ++i) {
+        fixture f = fixture_make(&shapes[i], i ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_COL_MAJOR, 77 + i, s);
+        double ms = -1;
+        TU_OK(bsrmv_gpu_matrix_tune(f.dA, 0, 3, s, &ms));
+        bsrmv_gpu_plan_info pi;
+        TU_OK(bsrmv_gpu_matrix_get_plan(f.dA, &pi));
+        TU_CHECK(pi.from_tune_table == 2 && ms > 0, "measured choice: from_tune_table %d, %g ms",
+                 pi.from_tune_table, ms);
+        for (int k = 0; k < 2; ++k)
+            run_case(f.dA, f.A, BSRMV_OP_N, &pi.config, k ? -2.5 : 1.0, k ? 0.5 : 0.0, f.x, f.dx, f.dy, f.y0,
+                     f.y, s);
+        /* back to the table's choice, then a measured choice among two */
+        TU_OK(bsrmv_gpu_matrix_set_config(f.dA, NULL));
+        TU_OK(bsrmv_gpu_matrix_get_plan(f.dA, &pi));
+        TU_CHECK(pi.from_tune_table == 0, "the table's choice again");
+        TU_OK(bsrmv_gpu_matrix_tune(f.dA, 1, 0, s, NULL));
+        TU_OK(bsrmv_gpu_matrix_get_plan(f.dA, &pi));
+        TU_CHECK(pi.from_tune_table == 2, "measured choice among two");
+        run_case(f.dA, f.A, BSRMV_OP_N, &pi.config, 1.0, 0.0, f.x, f.dx, f.dy, f.y0, f.y, s);
+        TU_FAILS(bsrmv_gpu_matrix_tune(NULL, 0, 0, s, NULL), BSRMV_ERR_ARGUMENT);
+        TU_FAILS(bsrmv_gpu_matrix_tune(f.dA, -1, 0, s, NULL), BSRMV_ERR_ARGUMENT);
+        fixture_free(&f);
+    }
+}
+
 /* The staged kernel sizes its buffers by the longest row, so the matrices
  * above (a full block row) leave it out.  Here: rows of 0-4 blocks (mean
  * 2, 15% empty) and one of 12 (the last: it reaches the arrays' ends), on
@@ -455,6 +486,8 @@ int main(void)
 
     test_errors();
     printf("error paths: ok\n");
+    test_measured_choice(s);
+    printf("measured choice: ok\n");
 
     static const int full[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 9, 10, 17, 20, 33, 48, 64, 100, 150};
     static const int small[] = {1, 2, 3, 5, 8, 12, 32, 9, 33};
