@@ -13,7 +13,7 @@
 #   ksparse  the KSPARSE paper's single-process multi-GPU SpMV on the strong
 #            matrices, 1 and 2 GPUs (bsrmv_ksparse_multigpu)
 #   solve    distributed BiCGSTAB with block Jacobi on GPU ranks, reservoir
-#            140^3 with 4 components, 1 and 2 GPUs (bsrmv_mpi_bench --gpu
+#            120^3 with 4 components, 1 and 2 GPUs (bsrmv_mpi_bench --gpu
 #            --solve; 200 iterations, median of 3 solves): time per
 #            iteration and efficiency against the bandwidth bound (about a
 #            minute)
@@ -119,7 +119,7 @@ if has solve; then
     for np in 1 2; do
         [ "$np" -le "$NGPU" ] || continue
         step solve_bicgstab_np$np 150 mpirun -n "$np" --bind-to none $BUILD/bsrmv_mpi_bench --gpu \
-            --solve bicgstab --reservoir 140,140,140 --bs 4 --max-iter 200 --repeat 3 &&
+            --solve bicgstab --reservoir 120,120,120 --bs 4 --max-iter 200 --repeat 3 &&
             grep '^{' "$OUT/solve_bicgstab_np$np.log" >> "$RECORDS"
     done
 fi
