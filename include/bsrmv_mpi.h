@@ -217,6 +217,30 @@ bsrmv_status bsrmv_dist_gpu_halo_exchange(bsrmv_dist_gpu_matrix *dA, const void 
 /* Waits until all work on dA's device is done. */
 bsrmv_status bsrmv_dist_gpu_sync(bsrmv_dist_gpu_matrix *dA);
 
+/* Collective.  bsrmv_dist_precond_block_jacobi, uploaded to dA's device
+ * (free it with bsrmv_gpu_precond_destroy).  Errors as for that function
+ * and bsrmv_gpu_precond_upload, agreed on by every rank. */
+bsrmv_status bsrmv_dist_gpu_precond_block_jacobi(bsrmv_gpu_precond **dP,
+                                                 const bsrmv_dist_gpu_matrix *dA);
+
+/* Collective.  bsrmv_dist_solve on GPU ranks: the methods of
+ * bsrmv_gpu_solve (the same fused device kernels, the same decisions) with
+ * d_b and d_x this rank's parts in device memory of dA's device (n =
+ * mb*bs), the SpMV through bsrmv_dist_gpu_spmv, dP (from
+ * bsrmv_dist_gpu_precond_block_jacobi) NULL on all ranks or none.  The
+ * vector work is enqueued on `stream` (a cudaStream_t; NULL = the legacy
+ * default stream); each reduction's few sums come to the host (one copy
+ * and one stream sync, as on one GPU) and are summed over the ranks with
+ * MPI_Allreduce, so the call returns with the work done.  Every rank gets
+ * the same report; report->bytes sums the ranks' traffic, seconds is the
+ * slowest rank's.  Sets the calling thread's device.  Errors as for
+ * bsrmv_gpu_solve and bsrmv_dist_solve; the argument errors are agreed on
+ * by every rank. */
+bsrmv_status bsrmv_dist_gpu_solve(bsrmv_solver method, bsrmv_dist_gpu_matrix *dA,
+                                  const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
+                                  int64_t n, const bsrmv_solve_options *opt,
+                                  bsrmv_solve_report *report, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

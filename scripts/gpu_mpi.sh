@@ -12,7 +12,12 @@
 #            keeps the 1-GPU size)
 #   ksparse  the KSPARSE paper's single-process multi-GPU SpMV on the strong
 #            matrices, 1 and 2 GPUs (bsrmv_ksparse_multigpu)
-# No phase named: all of them (about 15 minutes).  Every call writes its
+#   solve    distributed BiCGSTAB with block Jacobi on GPU ranks, reservoir
+#            120^3 with 4 components, 1 and 2 GPUs (bsrmv_mpi_bench --gpu
+#            --solve; 200 iterations, median of 3 solves): time per
+#            iteration and efficiency against the bandwidth bound (about a
+#            minute)
+# No phase named: all of them (about 16 minutes).  Every call writes its
 # logs, all records so far (bench.jsonl) and the summary table
 # (summary.txt: scaling, hidden exchange) under $OUT.  A step that fails is
 # logged and the rest go on; the exit status says whether any failed.
@@ -23,6 +28,7 @@
 #   OUT=/some/dir scripts/gpu_mpi.sh test sanitize
 #   OUT=/some/dir scripts/gpu_mpi.sh strong
 #   OUT=/some/dir scripts/gpu_mpi.sh weak ksparse
+#   OUT=/some/dir scripts/gpu_mpi.sh solve
 # (default OUT: ./gpu_mpi_out)
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,7 +55,7 @@ step() { # step NAME TIMEOUT_S CMD...: runs CMD, log in $OUT/NAME.log
     return "$rc"
 }
 
-PHASES=${*:-build test sanitize strong weak ksparse}
+PHASES=${*:-build test sanitize strong weak ksparse solve}
 RECORDS=$ROOT/$BUILD/gpu_mpi_records.jsonl
 { nvidia-smi; nvidia-smi topo -m; mpirun --version; ls -l /usr/include/nccl.h /usr/lib/x86_64-linux-gnu/libnccl* 2>&1; } \
     > "$OUT/machine.txt" 2>&1
@@ -109,6 +115,14 @@ if has weak && [ "$NGPU" -ge 2 ]; then
     bench weak_bs3_np2 2 --grid 160,160,320 --bs 3
     bench weak_bs6_np2 2 --grid 102,102,204 --bs 6
 fi
+if has solve; then
+    for np in 1 2; do
+        [ "$np" -le "$NGPU" ] || continue
+        step solve_bicgstab_np$np 150 mpirun -n "$np" --bind-to none $BUILD/bsrmv_mpi_bench --gpu \
+            --solve bicgstab --reservoir 120,120,120 --bs 4 --max-iter 200 --repeat 3 &&
+            grep '^{' "$OUT/solve_bicgstab_np$np.log" >> "$RECORDS"
+    done
+fi
 BENCH=$OUT/bench.jsonl
 touch "$RECORDS"
 cp "$RECORDS" "$BENCH"
@@ -144,6 +158,19 @@ for (m, bs, p), r in sorted(dist.items()):
                 and m1.startswith('grid27')]
         if base:
             print(f"  {m} bs {bs}: {base[0]['ms'] / r['ms']:.3f}")
+sv = {(r['matrix'], r['method'], r['bs'], r['ranks']): r for r in recs
+      if r['bench'] == 'mpi_solve' and r.get('backend') == 'gpu'}
+if sv:
+    print("\ndistributed GPU solve (block Jacobi; bound = bytes per iteration / summed read "
+          "bandwidth):")
+    print("matrix                   method    bs ranks  iters  ms/iter   GB/s  read_GB/s  "
+          "bound_ms  efficiency  speedup")
+for (m, me, bs, p), r in sorted(sv.items()):
+    one = sv.get((m, me, bs, 1))
+    sp = one['ms_per_iteration'] / r['ms_per_iteration'] if one else None
+    print(f"{m:24s} {me:8s} {bs:3d} {p:5d} {r['iterations']:6d} "
+          f"{f(r['ms_per_iteration'], 8, 3)} {f(r['gbps'], 6, 0)} {f(r['read_gbps'], 10, 0)} "
+          f"{f(r['bound_ms_per_iteration'], 9, 3)} {f(r['efficiency'], 11, 3)} {f(sp, 8, 3)}")
 EOF
 note "records: $BENCH"
 exit $FAILED

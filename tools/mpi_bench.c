@@ -35,8 +35,11 @@ static void usage(FILE *f)
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
             "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
-            "                     block Jacobi (CPU ranks) on the reservoir matrix (cg: its\n"
-            "                     SPD sibling), bs = components; time per iteration\n");
+            "                     block Jacobi on the reservoir matrix (cg: its SPD\n"
+            "                     sibling), bs = components; time per iteration (with\n"
+            "                     --gpu: and its efficiency against the bandwidth bound)\n"
+            "  --repeat R         solves timed after one warm-up, median (default 3)\n"
+            "  --max-iter N       iteration limit of a solve (default: the library's)\n");
 }
 
 typedef struct opts {
@@ -53,6 +56,7 @@ typedef struct opts {
     int reps, gpu;
     int64_t reservoir[3];
     int solve; /* 0: SpMV; else 1 + bsrmv_solver */
+    int repeat, max_iter;
 } opts;
 
 static void parse_list(const char *opt, const char *s, int64_t *v, int n, int64_t lo, int64_t hi)
@@ -74,7 +78,7 @@ static void parse_list(const char *opt, const char *s, int64_t *v, int n, int64_
 static opts parse(int argc, char **argv)
 {
     opts o = {.stencil = 27, .exponent = 2.0, .type = BSRMV_DOUBLE, .order = BSRMV_COL_MAJOR,
-              .op = BSRMV_OP_N, .reps = 30, .bs = {3}, .nbs = 1};
+              .op = BSRMV_OP_N, .reps = 30, .bs = {3}, .nbs = 1, .repeat = 3};
     for (int i = 1; i < argc; i++) {
         const char *v;
         if ((v = args_value(argc, argv, &i, "--grid")))
@@ -106,6 +110,10 @@ static opts parse(int argc, char **argv)
             o.op = !strcmp(v, "t") ? BSRMV_OP_T : BSRMV_OP_N;
         else if ((v = args_value(argc, argv, &i, "--reps")))
             o.reps = (int)args_integer("--reps", v, 1, 100000);
+        else if ((v = args_value(argc, argv, &i, "--repeat")))
+            o.repeat = (int)args_integer("--repeat", v, 1, 1000);
+        else if ((v = args_value(argc, argv, &i, "--max-iter")))
+            o.max_iter = (int)args_integer("--max-iter", v, 1, 1 << 30);
         else if (!strcmp(argv[i], "--gpu"))
             o.gpu = 1;
         else if ((v = args_value(argc, argv, &i, "--reservoir")))
@@ -128,8 +136,8 @@ static opts parse(int argc, char **argv)
         } else
             args_fail("unknown option '%s'", argv[i]);
     }
-    if (o.solve && (!o.reservoir[0] || o.gpu))
-        args_fail("--solve needs --reservoir and CPU ranks");
+    if (o.solve && !o.reservoir[0])
+        args_fail("--solve needs --reservoir");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
         args_fail("give a matrix: --grid, --powerlaw or --mtx");
     return o;
@@ -269,7 +277,12 @@ static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
     return G;
 }
 
-/* One distributed solve from x = 0 with a random b; one JSON line. */
+/* Distributed solves from x = 0 with a random b (one warm-up, then
+ * o->repeat timed, the median); one JSON line.  With --gpu, each rank's
+ * device read bandwidth is measured too: the bound of an iteration is the
+ * bytes all ranks move over the sum of their bandwidths (the partition is
+ * balanced by blocks, so the ranks move about the same), and the
+ * efficiency is that bound over the measured time. */
 static void solve(const opts *o, int bs)
 {
     const bsrmv_solver m = (bsrmv_solver)(o->solve - 1);
@@ -286,20 +299,52 @@ static void solve(const opts *o, int bs)
     bsrmv_matrix_destroy(G);
     bsrmv_dist_info in;
     die(bsrmv_dist_matrix_get_info(D, &in), "info");
-    bsrmv_precond *P;
-    die(bsrmv_dist_precond_block_jacobi(&P, D), "block Jacobi");
     const int64_t n = in.mb * bs;
     const size_t vs = bsrmv_type_size(o->type);
     void *b = malloc((size_t)(n + 1) * vs), *x = malloc((size_t)(n + 1) * vs);
     if (!b || !x)
         die(BSRMV_ERR_NOMEM, "vectors");
     die(bsrmv_fill_random(b, n, o->type, 11 + (uint64_t)rank), "b");
-    bsrmv_solve_options so = {.rtol = o->type == BSRMV_DOUBLE ? 1e-8 : 1e-5, .x0_zero = 1};
+    bsrmv_precond *P = NULL;
+    bsrmv_dist_gpu_matrix *dD = NULL;
+    bsrmv_gpu_precond *dP = NULL;
+    void *db = NULL, *dx = NULL;
+    double gbps = 0;
+    char device[128] = "cpu";
+    if (o->gpu) {
+        int ndev = 0;
+        die(bsrmv_gpu_device_count(&ndev), "GPU count");
+        const int dev = ndev > 0 ? rank % ndev : 0;
+        die(bsrmv_dist_gpu_matrix_upload(&dD, D, dev), "GPU upload");
+        die(bsrmv_gpu_device_name(dev, device, sizeof device), "GPU name");
+        die(bsrmv_dist_gpu_precond_block_jacobi(&dP, dD), "block Jacobi");
+        die(bsrmv_gpu_malloc(&db, (size_t)(n + 1) * vs), "GPU b");
+        die(bsrmv_gpu_malloc(&dx, (size_t)(n + 1) * vs), "GPU x");
+        die(bsrmv_gpu_to_device(db, b, (size_t)n * vs), "GPU b");
+        /* the device is current (the upload made it so); 1 GiB read */
+        die(bsrmv_gpu_read_bandwidth((size_t)1 << 30, 30, &gbps), "GPU read bandwidth");
+        MPI_Allreduce(MPI_IN_PLACE, &gbps, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else {
+        die(bsrmv_dist_precond_block_jacobi(&P, D), "block Jacobi");
+    }
+    bsrmv_solve_options so = {.rtol = o->type == BSRMV_DOUBLE ? 1e-8 : 1e-5, .x0_zero = 1,
+                              .max_iter = o->max_iter};
     bsrmv_solve_report rep;
-    /* not converging is a result to report, not a failure of the bench */
-    const bsrmv_status st = bsrmv_dist_solve(m, D, P, b, x, n, &so, &rep);
-    if (st != BSRMV_ERR_NOT_CONVERGED)
-        die(st, "solving");
+    double *secs = malloc((size_t)o->repeat * sizeof *secs);
+    if (!secs)
+        die(BSRMV_ERR_NOMEM, "timings");
+    for (int r = -1; r < o->repeat; r++) {
+        /* not converging is a result to report, not a failure of the bench */
+        const bsrmv_status st = o->gpu
+                                    ? bsrmv_dist_gpu_solve(m, dD, dP, db, dx, n, &so, &rep, NULL)
+                                    : bsrmv_dist_solve(m, D, P, b, x, n, &so, &rep);
+        if (st != BSRMV_ERR_NOT_CONVERGED)
+            die(st, "solving");
+        if (r >= 0)
+            secs[r] = rep.seconds;
+    }
+    const double seconds = median(secs, o->repeat);
+    free(secs);
     if (rank == 0) {
         static const char *const names[] = {"cg", "bicgstab", "gmres"};
         char name[96];
@@ -307,25 +352,39 @@ static void solve(const opts *o, int bs)
                                                                              : "reservoir",
                  (long long)o->reservoir[0], (long long)o->reservoir[1],
                  (long long)o->reservoir[2]);
+        const int it = rep.iterations > 0 ? rep.iterations : 1;
+        const double ms_iter = seconds / it * 1e3, bytes_iter = rep.bytes / it;
+        const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : NAN;
         struct json_line j;
         json_begin(&j, stdout);
         json_str(&j, "bench", "mpi_solve");
         json_str(&j, "matrix", name);
         json_str(&j, "method", names[m]);
+        json_str(&j, "backend", o->gpu ? "gpu" : "cpu");
+        json_str(&j, "device", device);
         json_int(&j, "ranks", size);
-        json_int(&j, "threads", bsrmv_num_threads());
+        json_int(&j, "threads", o->gpu ? 0 : bsrmv_num_threads());
         json_int(&j, "bs", bs);
         json_str(&j, "type", o->type == BSRMV_DOUBLE ? "double" : "float");
         json_int(&j, "mb", in.mb_global);
         json_int(&j, "iterations", rep.iterations);
         json_int(&j, "converged", rep.converged);
         json_num(&j, "true_rel_residual", rep.true_rel_residual);
-        json_num(&j, "seconds", rep.seconds);
-        json_num(&j, "ms_per_iteration", rep.iterations ? rep.seconds / rep.iterations * 1e3 : NAN);
-        json_num(&j, "gbps", rep.bytes / rep.seconds * 1e-9);
+        json_int(&j, "repeat", o->repeat);
+        json_num(&j, "seconds", seconds);
+        json_num(&j, "ms_per_iteration", ms_iter);
+        json_num(&j, "bytes_per_iteration", bytes_iter);
+        json_num(&j, "gbps", bytes_iter / ms_iter * 1e-6);
+        json_num(&j, "read_gbps", o->gpu ? gbps : NAN);
+        json_num(&j, "bound_ms_per_iteration", bound_ms);
+        json_num(&j, "efficiency", o->gpu ? bound_ms / ms_iter : NAN);
         json_end(&j);
         fflush(stdout);
     }
+    bsrmv_gpu_free(db);
+    bsrmv_gpu_free(dx);
+    bsrmv_gpu_precond_destroy(dP);
+    bsrmv_dist_gpu_matrix_destroy(dD);
     free(b);
     free(x);
     bsrmv_precond_destroy(P);
@@ -338,7 +397,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    args_init("mpi_bench", usage);
+    args_init("bsrmv_mpi_bench", "mpiexec -n P bsrmv_mpi_bench MATRIX --bs LIST [options]");
     const opts o = parse(argc, argv);
     const size_t vs = bsrmv_type_size(o.type);
 

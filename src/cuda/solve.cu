@@ -620,11 +620,16 @@ extern "C" void bsrmv_gpu_precond_destroy(bsrmv_gpu_precond *dP)
     free(dP);
 }
 
-extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
-                                        const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
-                                        int64_t n, const bsrmv_solve_options *opt,
-                                        bsrmv_solve_report *report, void *stream)
+/* The device backend: everything bsrmv_gpu_solve checks, then a context
+ * (freed by bsrmv_sv_gpu_free) whose reduction buffers take the dots of
+ * `method`.  The caller has made dA's device current.  The distributed
+ * solvers (src/mpi/) wrap it. */
+extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
+                                          const bsrmv_gpu_matrix *dA, const bsrmv_gpu_precond *dP,
+                                          const void *d_b, void *d_x, int64_t n,
+                                          const bsrmv_solve_options *opt, void *stream)
 {
+    memset(be, 0, sizeof *be);
     bsrmv_gpu_plan_info pl;
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
@@ -639,40 +644,66 @@ extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_mat
     if (pl.bs > MAX_BS)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "GPU solvers support bs <= %d, not %d", MAX_BS,
                           pl.bs);
-    DeviceScope sc;
-    CU_RET(sc.enter(pl.device), "selecting the device");
     if (n > 0 && ((st = check_device_ptr(d_b, pl.device, "b")) ||
                   (st = check_device_ptr(d_x, pl.device, "x"))))
         return st;
 
-    GpuCtx c = {};
-    c.A = dA;
-    c.P = dP;
-    c.s = (cudaStream_t)stream;
+    GpuCtx *c = (GpuCtx *)calloc(1, sizeof *c);
+    if (!c)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the solver context");
+    c->A = dA;
+    c->P = dP;
+    c->s = (cudaStream_t)stream;
     const int maxdots = method == BSRMV_SOLVER_GMRES ? bsrmv_sv_restart(opt) + 2 : SV_MAX_DOTS;
-    if ((st = init_ctx(&c, maxdots > SV_MAX_DOTS ? maxdots : SV_MAX_DOTS, pl.bs))) {
-        free_ctx(&c);
+    if ((st = init_ctx(c, maxdots > SV_MAX_DOTS ? maxdots : SV_MAX_DOTS, pl.bs))) {
+        free_ctx(c);
+        free(c);
         return st;
     }
-    sv_backend be = {};
-    be.ctx = &c;
-    be.n = n;
-    be.mb = pl.mb;
-    be.bs = pl.bs;
-    be.type = pl.type;
-    be.has_p = dP != nullptr;
+    be->ctx = c;
+    be->n = n;
+    be->mb = pl.mb;
+    be->bs = pl.bs;
+    be->type = pl.type;
+    be->has_p = dP != nullptr;
     const double ts = (double)bsrmv_type_size(pl.type);
-    be.spmv_bytes = (double)pl.nnzb * pl.bs * pl.bs * ts + (double)pl.nnzb * sizeof(int32_t) +
-                    (double)(pl.mb + 1) * sizeof(int64_t) + 2.0 * (double)n * ts;
-    be.alloc = g_alloc;
-    be.release = g_release;
-    be.sync = g_sync;
-    be.spmv = g_spmv;
+    be->spmv_bytes = (double)pl.nnzb * pl.bs * pl.bs * ts + (double)pl.nnzb * sizeof(int32_t) +
+                     (double)(pl.mb + 1) * sizeof(int64_t) + 2.0 * (double)n * ts;
+    be->alloc = g_alloc;
+    be->release = g_release;
+    be->sync = g_sync;
+    be->spmv = g_spmv;
     if (pl.type == BSRMV_DOUBLE)
-        set_ops<double>(&be);
+        set_ops<double>(be);
     else
-        set_ops<float>(&be);
+        set_ops<float>(be);
+    return BSRMV_SUCCESS;
+}
+
+extern "C" void bsrmv_sv_gpu_free(sv_backend *be)
+{
+    GpuCtx *c = (GpuCtx *)be->ctx;
+    if (c) {
+        free_ctx(c);
+        free(c);
+    }
+    be->ctx = nullptr;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                        const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
+                                        int64_t n, const bsrmv_solve_options *opt,
+                                        bsrmv_solve_report *report, void *stream)
+{
+    DeviceScope sc;
+    bsrmv_gpu_plan_info pl;
+    if (dA && !bsrmv_gpu_matrix_get_plan(dA, &pl))
+        CU_RET(sc.enter(pl.device), "selecting the device");
+    sv_backend be;
+    bsrmv_status st = bsrmv_sv_gpu_init(&be, method, dA, dP, d_b, d_x, n, opt, stream);
+    if (st)
+        return st;
     st = bsrmv_sv_solve(method, &be, d_b, d_x, opt, report);
-    free_ctx(&c);
+    bsrmv_sv_gpu_free(&be);
     return st;
 }

@@ -70,6 +70,27 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matri
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
                                  const void *x, double beta, void *y);
 
+/* GPU ranks (gpu.cu): y = A x on the device, on `stream`, for the
+ * solvers' own vectors (the arguments are valid, dA's device current). */
+bsrmv_status bsrmv_dist_gpu_spmv_run(bsrmv_dist_gpu_matrix *dA, const void *d_x, void *d_y,
+                                     void *stream);
+
+/* The distributed solvers (solve.c).  _check: the checks that need the
+ * other ranks (a square matrix whose column partition is its row
+ * partition; a preconditioner on all ranks or none); collective, not
+ * agreed.  _run: the method on `inner`, this rank's single-process
+ * backend (made by the caller when st is BSRMV_SUCCESS, else st is why
+ * not), with the distributed SpMV (the device one where dA is set, on
+ * `stream`) and the reductions summed over the ranks; st is agreed on
+ * first, and inner_free releases inner in every case.  Collective. */
+struct sv_backend;
+bsrmv_status bsrmv_dist_sv_check(bsrmv_dist_matrix *A, int has_p);
+bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
+                               bsrmv_dist_gpu_matrix *dA, void *stream, bsrmv_status st,
+                               const struct sv_backend *inner,
+                               void (*inner_free)(struct sv_backend *), const void *b, void *x,
+                               const bsrmv_solve_options *opt, bsrmv_solve_report *report);
+
 /* Point-to-point transfer of a large byte array in pieces that fit an int
  * count (setup and scatter only). */
 void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);

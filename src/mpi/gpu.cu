@@ -13,6 +13,7 @@
  * order: entries of one neighbour are distinct columns, so no atomics and
  * the result is deterministic).  Nothing goes through the host. */
 #include "dist_internal.h"
+#include "solve/solve_internal.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -331,35 +332,15 @@ static bsrmv_status check_vec(const void *p, const char *what)
     return BSRMV_SUCCESS;
 }
 
-extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dist_gpu_matrix *dA,
-                                            const void *d_x, int64_t nx, double beta, void *d_y,
-                                            int64_t ny, void *stream)
+/* bsrmv_dist_gpu_spmv after its checks, on dA's device */
+static bsrmv_status spmv_go(bsrmv_op op, double alpha, bsrmv_dist_gpu_matrix *dA, const void *d_x,
+                            int64_t nx, double beta, void *d_y, int64_t ny, cudaStream_t s)
 {
-    if (!dA)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_spmv: NULL matrix");
     const bsrmv_dist_matrix *A = dA->A;
-    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs, gh = A->ghosts * A->bs;
-    bsrmv_status st = BSRMV_SUCCESS;
-    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
-        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_spmv: unknown op %d", (int)op);
-    else if (nx != (op == BSRMV_OP_N ? cols : rows) || ny != (op == BSRMV_OP_N ? rows : cols))
-        st = bsrmv_fail(BSRMV_ERR_DIMENSION,
-                        "bsrmv_dist_gpu_spmv: x has %lld and y %lld entries, this rank's part "
-                        "of op(A) is %lld x %lld",
-                        (long long)nx, (long long)ny,
-                        (long long)(op == BSRMV_OP_N ? rows : cols),
-                        (long long)(op == BSRMV_OP_N ? cols : rows));
-    else if (nx > 0 && alpha != 0)
-        st = check_vec(d_x, "x");
-    if (!st && ny > 0)
-        st = check_vec(d_y, "y");
-    if ((st = bsrmv_dist_agree(A->comm, st)))
-        return st;
-    cudaStream_t s = (cudaStream_t)stream;
-    if ((st = cuda_err(cudaSetDevice(dA->device), "cudaSetDevice")))
-        return st;
+    const int64_t gh = A->ghosts * A->bs;
+    bsrmv_status st;
     if (alpha == 0)
-        return bsrmv_gpu_spmv(op, 0.0, dA->local, d_x, nx, beta, d_y, ny, stream);
+        return bsrmv_gpu_spmv(op, 0.0, dA->local, d_x, nx, beta, d_y, ny, s);
     cudaError_t e;
     if (op == BSRMV_OP_N) {
         if ((e = cudaEventRecord(dA->ready, s)) != cudaSuccess ||
@@ -370,7 +351,7 @@ extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dis
             return st;
         if ((e = cudaEventRecord(dA->halo, dA->comm_stream)) != cudaSuccess)
             return cuda_err(e, "recording the halo");
-        if ((st = bsrmv_gpu_spmv(op, alpha, dA->local, d_x, nx, beta, d_y, ny, stream)))
+        if ((st = bsrmv_gpu_spmv(op, alpha, dA->local, d_x, nx, beta, d_y, ny, s)))
             return st;
         if ((e = cudaStreamWaitEvent(s, dA->halo, 0)) != cudaSuccess)
             return cuda_err(e, "waiting for the halo");
@@ -387,12 +368,48 @@ extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dis
         return st;
     if ((e = cudaEventRecord(dA->halo, dA->comm_stream)) != cudaSuccess)
         return cuda_err(e, "recording the halo");
-    if ((st = bsrmv_gpu_spmv(op, alpha, dA->local, d_x, nx, beta, d_y, ny, stream)))
+    if ((st = bsrmv_gpu_spmv(op, alpha, dA->local, d_x, nx, beta, d_y, ny, s)))
         return st;
     if ((e = cudaStreamWaitEvent(s, dA->halo, 0)) != cudaSuccess ||
         (e = unpack_add(dA, d_y, s)) != cudaSuccess)
         return cuda_err(e, "adding the reverse halo");
     return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dist_gpu_matrix *dA,
+                                            const void *d_x, int64_t nx, double beta, void *d_y,
+                                            int64_t ny, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_spmv: NULL matrix");
+    const bsrmv_dist_matrix *A = dA->A;
+    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
+    bsrmv_status st = BSRMV_SUCCESS;
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_spmv: unknown op %d", (int)op);
+    else if (nx != (op == BSRMV_OP_N ? cols : rows) || ny != (op == BSRMV_OP_N ? rows : cols))
+        st = bsrmv_fail(BSRMV_ERR_DIMENSION,
+                        "bsrmv_dist_gpu_spmv: x has %lld and y %lld entries, this rank's part "
+                        "of op(A) is %lld x %lld",
+                        (long long)nx, (long long)ny,
+                        (long long)(op == BSRMV_OP_N ? rows : cols),
+                        (long long)(op == BSRMV_OP_N ? cols : rows));
+    else if (nx > 0 && alpha != 0)
+        st = check_vec(d_x, "x");
+    if (!st && ny > 0)
+        st = check_vec(d_y, "y");
+    if ((st = bsrmv_dist_agree(A->comm, st)))
+        return st;
+    if ((st = cuda_err(cudaSetDevice(dA->device), "cudaSetDevice")))
+        return st;
+    return spmv_go(op, alpha, dA, d_x, nx, beta, d_y, ny, (cudaStream_t)stream);
+}
+
+extern "C" bsrmv_status bsrmv_dist_gpu_spmv_run(bsrmv_dist_gpu_matrix *dA, const void *d_x,
+                                                void *d_y, void *stream)
+{
+    const int64_t n = dA->A->mb * dA->A->bs;
+    return spmv_go(BSRMV_OP_N, 1.0, dA, d_x, n, 0.0, d_y, n, (cudaStream_t)stream);
 }
 
 extern "C" bsrmv_status bsrmv_dist_gpu_halo_exchange(bsrmv_dist_gpu_matrix *dA, const void *d_x,
@@ -434,4 +451,43 @@ extern "C" bsrmv_status bsrmv_dist_gpu_sync(bsrmv_dist_gpu_matrix *dA)
         (e = cudaDeviceSynchronize()) != cudaSuccess)
         return cuda_err(e, "waiting for the device");
     return BSRMV_SUCCESS;
+}
+
+extern "C" bsrmv_status bsrmv_dist_gpu_precond_block_jacobi(bsrmv_gpu_precond **dP,
+                                                            const bsrmv_dist_gpu_matrix *dA)
+{
+    if (dP)
+        *dP = NULL;
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bsrmv_dist_gpu_precond_block_jacobi: NULL matrix");
+    bsrmv_precond *P = NULL;
+    bsrmv_status st = bsrmv_dist_precond_block_jacobi(&P, dA->A);
+    if (!st && !dP)
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_precond_block_jacobi: NULL handle");
+    if (!st)
+        st = bsrmv_gpu_precond_upload(dP, P, dA->device);
+    bsrmv_precond_destroy(P);
+    if ((st = bsrmv_dist_agree(dA->A->comm, st)) && dP) {
+        bsrmv_gpu_precond_destroy(*dP);
+        *dP = NULL;
+    }
+    return st;
+}
+
+extern "C" bsrmv_status bsrmv_dist_gpu_solve(bsrmv_solver method, bsrmv_dist_gpu_matrix *dA,
+                                             const bsrmv_gpu_precond *dP, const void *d_b,
+                                             void *d_x, int64_t n, const bsrmv_solve_options *opt,
+                                             bsrmv_solve_report *report, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_solve: NULL matrix");
+    bsrmv_status st = bsrmv_dist_sv_check(dA->A, dP != NULL);
+    if (!st)
+        st = cuda_err(cudaSetDevice(dA->device), "cudaSetDevice");
+    sv_backend dev = {};
+    if (!st)
+        st = bsrmv_sv_gpu_init(&dev, method, dA->local, dP, d_b, d_x, n, opt, stream);
+    return bsrmv_dist_sv_run(method, dA->A, dA, stream, st, &dev, bsrmv_sv_gpu_free, d_b, d_x,
+                             opt, report);
 }

@@ -43,3 +43,25 @@ bsrmv_status bsrmv_dist_gpu_sync(bsrmv_dist_gpu_matrix *dA)
 {
     return none();
 }
+
+bsrmv_status bsrmv_dist_gpu_spmv_run(bsrmv_dist_gpu_matrix *dA, const void *d_x, void *d_y,
+                                     void *stream)
+{
+    return none();
+}
+
+bsrmv_status bsrmv_dist_gpu_precond_block_jacobi(bsrmv_gpu_precond **dP,
+                                                 const bsrmv_dist_gpu_matrix *dA)
+{
+    if (dP)
+        *dP = NULL;
+    return none();
+}
+
+bsrmv_status bsrmv_dist_gpu_solve(bsrmv_solver method, bsrmv_dist_gpu_matrix *dA,
+                                  const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
+                                  int64_t n, const bsrmv_solve_options *opt,
+                                  bsrmv_solve_report *report, void *stream)
+{
+    return none();
+}

@@ -1,8 +1,11 @@
 /* Distributed solvers: the single-process methods (src/solve/) run on a
- * vector backend that is the host backend of this rank's rows with two
- * changes: the SpMV is the distributed one, and every operation that
- * returns dot products sums them over the ranks.  The methods' decisions
- * depend only on those sums, so every rank takes the same path.
+ * vector backend that is the single-process backend of this rank's rows
+ * (the host one, or on GPU ranks the device one) with two changes: the
+ * SpMV is the distributed one, and every operation that returns dot
+ * products sums them over the ranks (the device backend has already
+ * brought its few sums to the host, so MPI_Allreduce sums them there).
+ * The methods' decisions depend only on those sums, so every rank takes
+ * the same path.
  *
  * A failure on one rank (out of memory) must not leave the others in a
  * collective: each reduction carries a failure flag, and the allocations
@@ -14,9 +17,11 @@
 #include <stdlib.h>
 
 typedef struct dist_backend {
-    sv_backend be;  /* first: the methods see this; its ctx is cpu's       */
-    sv_backend cpu; /* the host operations on this rank's rows             */
+    sv_backend be;    /* first: the methods see this; its ctx is inner's    */
+    sv_backend inner; /* this rank's rows: the host or the device backend   */
     bsrmv_dist_matrix *A;
+    bsrmv_dist_gpu_matrix *dA; /* GPU ranks: the SpMV on the device      */
+    void *stream;
     double *sum; /* reduction buffer: the most partial sums one op returns, + 1 */
 } dist_backend;
 
@@ -45,9 +50,9 @@ static bsrmv_status allsum(sv_backend *be, bsrmv_status st, int k, double *out)
 static bsrmv_status d_alloc(sv_backend *be, int count, void **v)
 {
     dist_backend *d = D(be);
-    bsrmv_status st = d->cpu.alloc(&d->cpu, count, v);
+    bsrmv_status st = d->inner.alloc(&d->inner, count, v);
     if ((st = bsrmv_dist_agree(d->A->comm, st)) && *v) {
-        d->cpu.release(&d->cpu, *v);
+        d->inner.release(&d->inner, *v);
         *v = NULL;
     }
     return st;
@@ -55,32 +60,35 @@ static bsrmv_status d_alloc(sv_backend *be, int count, void **v)
 
 static bsrmv_status d_spmv(sv_backend *be, const void *x, void *y)
 {
-    return bsrmv_dist_spmv_run(BSRMV_OP_N, 1.0, D(be)->A, x, 0.0, y);
+    dist_backend *d = D(be);
+    if (d->dA)
+        return bsrmv_dist_gpu_spmv_run(d->dA, x, y, d->stream);
+    return bsrmv_dist_spmv_run(BSRMV_OP_N, 1.0, d->A, x, 0.0, y);
 }
 
 static bsrmv_status d_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
                            double *out)
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->dots(c, k, a, b, out), k, out);
 }
 
 static bsrmv_status d_mdot(sv_backend *be, int k, const void *V, const void *u, double *out)
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->mdot(c, k, V, u, out), k, out);
 }
 
 static bsrmv_status d_residual(sv_backend *be, const void *b, void *r, double *rr)
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->residual(c, b, r, rr), 1, rr);
 }
 
 static bsrmv_status d_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
                               const void *q, void *z, double out[2])
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->cg_step(c, alpha, x, p, r, q, z, out), 2, out);
 }
 
@@ -88,14 +96,14 @@ static bsrmv_status d_bicg_x(sv_backend *be, double alpha, double omega, void *x
                              const void *phat, const void *shat, void *r, const void *t,
                              const void *r0, double out[2])
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->bicg_x(c, alpha, omega, x, phat, shat, r, t, r0, out), 2, out);
 }
 
 static bsrmv_status d_lincomb(sv_backend *be, int k, const double *cf, const void *V, void *u,
                               double *uu)
 {
-    sv_backend *c = &D(be)->cpu;
+    sv_backend *c = &D(be)->inner;
     return allsum(be, c->lincomb(c, k, cf, V, u, uu), 1, uu);
 }
 
@@ -133,40 +141,47 @@ bsrmv_status bsrmv_dist_precond_block_jacobi(bsrmv_precond **P, const bsrmv_dist
     return st;
 }
 
-bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
-                              const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
-                              bsrmv_solve_report *report)
+bsrmv_status bsrmv_dist_sv_check(bsrmv_dist_matrix *A, int has_p)
 {
-    if (!A)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve: NULL matrix");
-    int hp[2] = {P != NULL, P == NULL}, any[2];
+    int hp[2] = {has_p != 0, has_p == 0}, any[2];
     MPI_Allreduce(hp, any, 2, MPI_INT, MPI_MAX, A->comm);
     bsrmv_status st = check_square(A);
-    if (!st)
-        st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
-    if (!st && P)
-        st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type);
     if (!st && any[0] && any[1])
         st = bsrmv_fail(BSRMV_ERR_ARGUMENT,
                         "some ranks pass a preconditioner and some do not; this one does%s",
-                        P ? "" : " not");
-    dist_backend d = {.A = A};
+                        has_p ? "" : " not");
+    return st;
+}
+
+bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
+                               bsrmv_dist_gpu_matrix *dA, void *stream, bsrmv_status st,
+                               const sv_backend *inner, void (*inner_free)(sv_backend *),
+                               const void *b, void *x, const bsrmv_solve_options *opt,
+                               bsrmv_solve_report *report)
+{
+    dist_backend d = {.A = A, .dA = dA, .stream = stream};
+    if (!st)
+        d.inner = *inner;
     /* GMRES sums up to restart + 1 products in one call */
     const int most = bsrmv_sv_restart(opt) + SV_MAX_DOTS + 2;
     if (!st && !(d.sum = malloc((size_t)most * sizeof *d.sum)))
         st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the reduction buffer");
-    if (!st && (st = bsrmv_sv_cpu_init(&d.cpu, A->local, P)) == BSRMV_SUCCESS)
-        d.be.ctx = d.cpu.ctx; /* marks cpu as made */
     if ((st = bsrmv_dist_agree(A->comm, st))) {
-        if (d.be.ctx)
-            bsrmv_sv_cpu_free(&d.cpu);
+        if (d.inner.ctx)
+            inner_free(&d.inner);
         free(d.sum);
         return st;
     }
-    d.be = d.cpu;
+    d.be = d.inner;
     d.be.collective = 1;
-    d.be.spmv_bytes = bsrmv_matrix_spmv_bytes(A->local) + bsrmv_matrix_spmv_bytes(A->offrank) -
-                      (double)A->mb * A->bs * (double)bsrmv_type_size(A->type);
+    /* the off-rank product: none without ghosts; over all rows it adds
+     * into y, whose pass the local product's count already has; over a
+     * few rows it passes over its own row buffer (counted as its y) */
+    d.be.spmv_bytes = bsrmv_matrix_spmv_bytes(A->local);
+    if (A->ghosts > 0)
+        d.be.spmv_bytes += bsrmv_matrix_spmv_bytes(A->offrank) -
+                           (A->offrank_rows ? 0.0
+                                            : (double)A->mb * A->bs * bsrmv_type_size(A->type));
     d.be.alloc = d_alloc;
     d.be.spmv = d_spmv;
     d.be.dots = d_dots;
@@ -177,7 +192,7 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
     d.be.lincomb = d_lincomb;
     bsrmv_solve_report rep = {0};
     st = bsrmv_sv_solve(method, &d.be, b, x, opt, &rep);
-    bsrmv_sv_cpu_free(&d.cpu);
+    inner_free(&d.inner);
     free(d.sum);
     double sum[1] = {rep.bytes}, mx[1] = {rep.seconds};
     MPI_Allreduce(MPI_IN_PLACE, sum, 1, MPI_DOUBLE, MPI_SUM, A->comm);
@@ -187,4 +202,22 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
     if (report)
         *report = rep;
     return st;
+}
+
+bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
+                              const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
+                              bsrmv_solve_report *report)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve: NULL matrix");
+    bsrmv_status st = bsrmv_dist_sv_check(A, P != NULL);
+    if (!st)
+        st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
+    if (!st && P)
+        st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type);
+    sv_backend cpu = {0};
+    if (!st)
+        st = bsrmv_sv_cpu_init(&cpu, A->local, P);
+    return bsrmv_dist_sv_run(method, A, NULL, NULL, st, &cpu, bsrmv_sv_cpu_free, b, x, opt,
+                             report);
 }

@@ -168,6 +168,16 @@ static inline void *sv_vec(const sv_backend *be, void *V, int64_t i)
 bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrmv_precond *P);
 void bsrmv_sv_cpu_free(sv_backend *be);
 
+/* The device backend (src/cuda/solve.cu; CUDA builds only) for dA and dP
+ * (may be NULL) on `stream`, after bsrmv_gpu_solve's argument checks, with
+ * room for the reductions of `method`; the caller has made dA's device
+ * current.  bsrmv_sv_gpu_free releases it (and is a no-op on a backend
+ * whose init failed). */
+bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                               const bsrmv_gpu_precond *dP, const void *d_b, void *d_x, int64_t n,
+                               const bsrmv_solve_options *opt, void *stream);
+void bsrmv_sv_gpu_free(sv_backend *be);
+
 /* GMRES cycle length the options ask for (restart, else the default,
  * capped by max_iter): a backend sizes its reduction buffers by it. */
 int bsrmv_sv_restart(const bsrmv_solve_options *opt);
