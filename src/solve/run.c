@@ -2,6 +2,7 @@
  * span, the monitor, the true residual and the stopping decisions.  The
  * dispatcher (solve.c) calls the methods; the methods call only this file
  * and the counted ops (ops.c). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include "solve_internal.h"
 
 #include <math.h>

@@ -1,6 +1,5 @@
 /* bsrmv_solve and the method-independent part of every solve: argument
  * checks, defaults, b == 0, timing, the true residual at exit. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include "solve_internal.h"
 
 #include <math.h>
