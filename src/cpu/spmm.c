@@ -118,10 +118,10 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     const int bs = A->bs;
     const int nt = threads_for(A->nnzb * bs * bs * (k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH) + A->mb);
     const size_t vs = bsrmv_type_size(A->type);
-    /* Per thread: two part slots and the generic kernels' accumulators,
-     * each bs*SPMM_MAX_WIDTH values. */
+    /* Per thread: two part slots, and two slots of scratch for the generic
+     * kernels, each bs*SPMM_MAX_WIDTH values. */
     const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
-    int64_t *row = malloc(2 * (size_t)nt * sizeof *row + 3 * (size_t)nt * slot);
+    int64_t *row = malloc(2 * (size_t)nt * sizeof *row + 4 * (size_t)nt * slot);
     if (!row)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_spmm: out of memory for %d partial rows of bs %d",
                           2 * nt, bs);
@@ -143,7 +143,8 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
             const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
             const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
             row[2 * p] = row[2 * p + 1] = -1;
-            kern(g, c0, c1, part + 2 * (size_t)p * slot, row + 2 * p, scratch + (size_t)p * slot);
+            kern(g, c0, c1, part + 2 * (size_t)p * slot, row + 2 * p,
+                 scratch + 2 * (size_t)p * slot);
         }
         ops->fixup(g, 2 * team, row, part);
     }

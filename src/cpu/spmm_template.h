@@ -41,11 +41,12 @@ INLINE void FN(load_row)(const int K, const bsrmv_layout lay, const T *restrict 
  * part slot 0 (cut at its start) or 1 (cut at its end only), and its index
  * in prow[slot]; the driver finishes it.  acc holds bs*K values,
  * acc[r*K + j] for row r of the block row and vector j, so the innermost
- * loop runs over the vectors: one load of each matrix entry serves all K. */
+ * loop runs over the vectors: one load of each matrix entry serves all K.
+ * xt: bs*K values of scratch for the column-major layout. */
 INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
                      const spmm_chunk *g, const bsrmv_cut c0,
                      const bsrmv_cut c1, T *restrict part, int64_t *restrict prow,
-                     T *restrict acc)
+                     T *restrict acc, T *restrict xt)
 {
     const int64_t *restrict rp = g->A->row_ptr;
     const int32_t *restrict ci = g->A->col_idx;
@@ -65,16 +66,26 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
         for (int64_t b = k0; b < k1; b++) {
             const T *a = val + b * bs2;
             const int64_t xr = (int64_t)ci[b] * bs;
-            for (int c = 0; c < bs; c++) {
-                T xc[SPMM_MAX_WIDTH];
-                FN(load_row)(K, lay, X, xr + c, ldx, xc);
+            /* The block's rows of X, K consecutive values each, xs apart:
+             * in place in the row-major layout, gathered into xt in the
+             * column-major one. */
+            const T *xb = X + xr * ldx;
+            int64_t xs = ldx;
+            if (lay == BSRMV_LAYOUT_COL) {
+                for (int c = 0; c < bs; c++)
+                    FN(load_row)(K, lay, X, xr + c, ldx, xt + c * K);
+                xb = xt;
+                xs = K;
+            }
+#pragma GCC unroll 8
+            for (int c = 0; c < bs; c++)
+#pragma GCC unroll 8
                 for (int r = 0; r < bs; r++) {
                     const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
 #pragma omp simd
                     for (int j = 0; j < K; j++)
-                        acc[r * K + j] += arc * xc[j];
+                        acc[r * K + j] += arc * xb[c * xs + j];
                 }
-            }
         }
         if (k0 > rp[i] || k1 < rp[i + 1]) {
             const int s = k0 > rp[i] ? 0 : 1;
@@ -134,18 +145,19 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
 
 /* Entry points with a uniform signature for the dispatch tables.  A width
  * of 0 stands for "the chunk's width at run time" (at most
- * SPMM_MAX_WIDTH); a bs of 0 for the matrix's bs, whose scratch then comes
- * from the driver. */
+ * SPMM_MAX_WIDTH); a bs of 0 for the matrix's bs, whose scratch (2*bs*K
+ * values) then comes from the driver. */
 #define WIDTH_(K) ((K) ? (K) : g->kc)
 #define BS_(B) ((B) ? (B) : g->A->bs)
 #define SCRATCH_(B, K)                                                                  \
-    _Alignas(64) T local[(B) ? (B) * ((K) ? (K) : SPMM_MAX_WIDTH) : 1];                 \
+    _Alignas(64) T local[(B) ? 2 * (B) * ((K) ? (K) : SPMM_MAX_WIDTH) : 1];             \
     T *buf = (B) ? local : (T *)scratch
 #define MM_PAIR(B, K, ORD, TAG)                                                         \
     KERNEL void FN(mm_n_##B##_##K##_##TAG)(SPMM_ARGS_N)                                 \
     {                                                                                   \
         SCRATCH_(B, K);                                                                 \
-        FN(mm_n)(BS_(B), WIDTH_(K), ORD, g, c0, c1, part, prow, buf);                   \
+        FN(mm_n)(BS_(B), WIDTH_(K), ORD, g, c0, c1, part, prow, buf,                    \
+                 buf + BS_(B) * WIDTH_(K));                                             \
     }                                                                                   \
     KERNEL void FN(mm_t_##B##_##K##_##TAG)(SPMM_ARGS_T)                                 \
     {                                                                                   \
