@@ -53,7 +53,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
     const T *restrict val = g->A->val;
     const T *restrict X = g->X;
     T *restrict Y = g->Y;
-    const bsrmv_layout lay = g->layout;
+    const bsrmv_layout lay = g->layout, xlay = g->xlayout;
     const int64_t ldx = g->ldx, ldy = g->ldy;
     const T alpha = (T)g->alpha, beta = (T)g->beta;
     const int64_t bs2 = (int64_t)bs * bs;
@@ -71,9 +71,9 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
              * column-major one. */
             const T *xb = X + xr * ldx;
             int64_t xs = ldx;
-            if (lay == BSRMV_LAYOUT_COL) {
+            if (xlay == BSRMV_LAYOUT_COL) {
                 for (int c = 0; c < bs; c++)
-                    FN(load_row)(K, lay, X, xr + c, ldx, xt + c * K);
+                    FN(load_row)(K, xlay, X, xr + c, ldx, xt + c * K);
                 xb = xt;
                 xs = K;
             }
@@ -118,7 +118,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
     const int32_t *restrict ci = g->A->col_idx;
     const T *restrict val = g->A->val;
     const T *restrict X = g->X;
-    const bsrmv_layout lay = g->layout;
+    const bsrmv_layout lay = g->xlayout;
     const int64_t ldx = g->ldx;
     const int64_t bs2 = (int64_t)bs * bs;
     const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
@@ -242,7 +242,19 @@ static void FN(mm_fixup)(const spmm_chunk *g, int n, const int64_t *row, const v
     }
 }
 
-static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup)};
+/* Rows [i0, i1) of the chunk's X (column-major) into pk, row-major with
+ * leading dimension kc. */
+static void FN(mm_pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pkv)
+{
+    const T *X = g->X;
+    T *pk = pkv;
+    const int K = g->kc;
+    for (int64_t i = i0; i < i1; i++)
+        for (int j = 0; j < K; j++)
+            pk[i * K + j] = X[i + j * g->ldx];
+}
+
+static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack)};
 
 #undef MM_ROW
 #undef MM_ENTRY
