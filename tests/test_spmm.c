@@ -1,7 +1,8 @@
 /* CPU SpMM against k separate reference SpMVs (the long-double triple loop
  * of testutil, one column at a time): bs 1..8 (compile-time kernels), 11,
  * 12 and 16 (generic bs), the generic kernel forced as well, k in {1, 2,
- * 3, 4, 7, 8, 16, 19, 32, 33} (every chunk width, exact and runtime),
+ * 3, 4, 7, 8, 16, 19, 32, 33} (every chunk width, exact and runtime; the
+ * larger shapes a subset),
  * both layouts with leading dimensions larger than needed, both block
  * orders and types, both ops, alpha/beta in {0, 1, other}, Y poisoned with
  * NaN where beta == 0 and its padding checked untouched; empty rows, one
@@ -16,6 +17,9 @@
 static const double coefs[] = {0.0, 1.0, -2.5};
 static const int ks[] = {1, 2, 3, 4, 7, 8, 16, 19, 32, 33};
 #define NK ((int)(sizeof ks / sizeof ks[0]))
+/* For the larger shapes: one exact width, one runtime width, two passes. */
+static const int ks_few[] = {1, 3, 8, 17};
+#define NK_FEW ((int)(sizeof ks_few / sizeof ks_few[0]))
 
 /* Offset of entry (i, j). */
 static int64_t at(bsrmv_layout lay, int64_t i, int j, int64_t ld)
@@ -87,21 +91,25 @@ static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_
     free(Y);
 }
 
-/* Every op, layout and k on A; alpha/beta rotate through the nine pairs. */
-static void run_cases(const char *what, const bsrmv_matrix *A, uint64_t seed)
+/* Every op, layout and k (all of ks, or ks_few) on A; alpha/beta rotate
+ * through the nine pairs. */
+static void run_cases(const char *what, const bsrmv_matrix *A, uint64_t seed, bool few)
 {
     int c = (int)(seed % 9);
+    const int *kl = few ? ks_few : ks;
+    const int nk = few ? NK_FEW : NK;
     for (int op = 0; op < 2; op++)
         for (int lay = 0; lay < 2; lay++)
-            for (int q = 0; q < NK; q++, c++) {
+            for (int q = 0; q < nk; q++, c++) {
                 const double alpha = coefs[c % 3], beta = coefs[(c / 3) % 3];
-                run_one(what, A, (bsrmv_op)op, (bsrmv_layout)lay, ks[q], 1 + q % 3, alpha,
+                run_one(what, A, (bsrmv_op)op, (bsrmv_layout)lay, kl[q], 1 + q % 3, alpha,
                         beta, seed + 100 * (uint64_t)q);
             }
 }
 
 /* Both types and orders; `generic`: the generic-bs kernels as well. */
-static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool generic)
+static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool generic,
+                    bool few)
 {
     for (int t = 0; t < 2; t++) {
         bsrmv_matrix *A = tu_random_bsr(sh, (bsrmv_type)t, BSRMV_COL_MAJOR, seed);
@@ -109,8 +117,8 @@ static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool ge
         for (int g = 0; g < (generic ? 2 : 1); g++) {
             TU_OK(bsrmv_matrix_set_cpu_kernel(A, (bsrmv_cpu_kernel)g));
             TU_OK(bsrmv_matrix_set_cpu_kernel(B, (bsrmv_cpu_kernel)g));
-            run_cases(what, A, seed + (uint64_t)g);
-            run_cases(what, B, seed + 7 + (uint64_t)g);
+            run_cases(what, A, seed + (uint64_t)g, few);
+            run_cases(what, B, seed + 7 + (uint64_t)g, few);
         }
         bsrmv_matrix_destroy(A);
         bsrmv_matrix_destroy(B);
@@ -125,22 +133,22 @@ static void test_block_sizes(void)
         const uint64_t seed = 2000 + (uint64_t)bs;
         /* Rectangular, a fifth of the block rows empty. */
         tu_shape small = {13, 9, bs, 3.0, 0.2, -1, 0};
-        run_all("small non-square", &small, seed, true);
+        run_all("small non-square", &small, seed, true, false);
         /* One block row, wider than tall. */
         tu_shape one = {1, 17, bs, 6.0, 0.0, -1, 0};
-        run_all("one block row", &one, seed + 11, false);
+        run_all("one block row", &one, seed + 11, false, false);
         /* Enough work for several threads, with one long row that the
          * work split cuts. */
         const int64_t mb = 6000 / ((int64_t)bs * bs * 4) + 24;
         tu_shape big = {mb, mb + 3, bs, 4.0, 0.05, mb / 2, mb < 150 ? mb : 150};
-        run_all("threaded, long row", &big, seed + 13, false);
+        run_all("threaded, long row", &big, seed + 13, false, true);
     }
 }
 
 static void test_edge_shapes(void)
 {
     tu_shape empty = {6, 5, 3, 0.0, 1.0, -1, 0};
-    run_all("all rows empty", &empty, 5, false);
+    run_all("all rows empty", &empty, 5, false, true);
     for (int t = 0; t < 2; t++) {
         int64_t rp[1] = {0};
         bsrmv_matrix *A = NULL;

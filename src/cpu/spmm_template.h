@@ -152,28 +152,32 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
 #define SCRATCH_(B, K)                                                                  \
     _Alignas(64) T local[(B) ? 2 * (B) * ((K) ? (K) : SPMM_MAX_WIDTH) : 1];             \
     T *buf = (B) ? local : (T *)scratch
-#define MM_PAIR(B, K, ORD, TAG)                                                         \
+#define MM_N(B, K, ORD, TAG)                                                            \
     KERNEL void FN(mm_n_##B##_##K##_##TAG)(SPMM_ARGS_N)                                 \
     {                                                                                   \
         SCRATCH_(B, K);                                                                 \
         FN(mm_n)(BS_(B), WIDTH_(K), ORD, g, c0, c1, part, prow, buf,                    \
                  buf + BS_(B) * WIDTH_(K));                                             \
-    }                                                                                   \
-    KERNEL void FN(mm_t_##B##_##K##_##TAG)(SPMM_ARGS_T)                                 \
-    {                                                                                   \
-        SCRATCH_(B, K);                                                                 \
-        FN(mm_t)(BS_(B), WIDTH_(K), ORD, g, c0, c1, yt, buf);                           \
     }
-#define MM_SPECIALISE(B, K)                                                             \
-    MM_PAIR(B, K, BSRMV_COL_MAJOR, col) MM_PAIR(B, K, BSRMV_ROW_MAJOR, row)
-#define MM_FOR_BS(B) SPMM_WIDTHS(MM_SPECIALISE, B)
+/* The transpose only at the runtime width: its scatter into the per-thread
+ * buffers, not the loop over the vectors, sets its speed, and each
+ * compile-time width costs build time. */
+#define MM_T(B, ORD, TAG)                                                               \
+    KERNEL void FN(mm_t_##B##_##TAG)(SPMM_ARGS_T)                                       \
+    {                                                                                   \
+        SCRATCH_(B, 0);                                                                 \
+        FN(mm_t)(BS_(B), g->kc, ORD, g, c0, c1, yt, buf);                               \
+    }
+#define MM_SPECIALISE(B, K) MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)
+#define MM_FOR_BS(B)                                                                    \
+    SPMM_WIDTHS(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
 SPMM_BLOCK_SIZES(MM_FOR_BS)
 MM_FOR_BS(0)
 
 /* The table: one row per bs (the generic bs last), one mm_set per width. */
 #define MM_ENTRY(B, K)                                                                  \
     {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
-     {FN(mm_t_##B##_##K##_col), FN(mm_t_##B##_##K##_row)}},
+     {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
 #define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
 static const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
 
@@ -260,7 +264,8 @@ static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), F
 #undef MM_ENTRY
 #undef MM_FOR_BS
 #undef MM_SPECIALISE
-#undef MM_PAIR
+#undef MM_N
+#undef MM_T
 #undef SCRATCH_
 #undef BS_
 #undef WIDTH_
