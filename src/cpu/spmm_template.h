@@ -77,9 +77,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
                 xb = xt;
                 xs = K;
             }
-#pragma GCC unroll 8
             for (int c = 0; c < bs; c++)
-#pragma GCC unroll 8
                 for (int r = 0; r < bs; r++) {
                     const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
 #pragma omp simd
