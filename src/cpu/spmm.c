@@ -17,7 +17,7 @@
 #define SPMM_MAX_WIDTH 16
 /* Block sizes with compile-time SpMM kernels (others run the generic-bs
  * ones).  Above 8 the block loops are long enough that the runtime-bs code
- * keeps up, and every size costs a dozen kernels of compile time. */
+ * keeps up, and every size costs fourteen kernels per type of build time. */
 #define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 #define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16) X(B, 0)
 #define SPMM_NUM_WIDTHS 6
@@ -200,9 +200,10 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
     const size_t vs = bsrmv_type_size(A->type);
     const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
-    int64_t stride;
+    int64_t stride, all;
     size_t bytes;
-    if (!bsrmv_mul64(ny, w, &stride) || !bsrmv_bytes(stride * (int64_t)nt, vs, &bytes) ||
+    if (!bsrmv_mul64(ny, w, &stride) || !bsrmv_mul64(stride, nt, &all) ||
+        !bsrmv_bytes(all, vs, &bytes) ||
         bytes > SIZE_MAX - (size_t)nt * slot)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_spmm: transpose buffers overflow");
     char *bufs = bsrmv_big_alloc(bytes + (size_t)nt * slot);
