@@ -284,6 +284,33 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A,
 /* Threads bsrmv_spmv will use (for reports). */
 int bsrmv_num_threads(void);
 
+/* How the k vectors of a multivector are stored (docs/SPMM.md). */
+typedef enum bsrmv_layout {
+    /* Column-major with leading dimension ld >= max(1, n): entry (i, j) at
+     * X[i + j*ld] (BLAS, cuSPARSE SpMM "column"). */
+    BSRMV_LAYOUT_COL = 0,
+    /* Row-major (interleaved) with ld >= k: entry (i, j) at X[i*ld + j]. */
+    BSRMV_LAYOUT_ROW = 1
+} bsrmv_layout;
+
+/* Y = alpha*op(A)*X + beta*Y for k vectors at once on the host (SpMM): A
+ * is read once per 16 vectors (any k <= 16 in one pass).  X has the
+ * columns of op(A) as rows, Y its rows, both k columns wide, both in
+ * `layout` with leading dimensions ldx and ldy.  Values of the matrix
+ * type.  The caller owns X and Y; the call only reads A and X, so several
+ * threads may multiply the same A at once (into different Y).
+ * beta == 0: Y is only written (NaN/Inf in Y do not propagate).
+ * alpha == 0: A and X are not read (X may be NULL); Y = beta*Y.
+ * Entries of Y outside the k columns (the padding of ld) are not touched.
+ * X and Y must not overlap: the memory from the first to the last entry
+ * of each (padding included) is compared, also when beta == 0.
+ * Errors: BSRMV_ERR_ARGUMENT (NULL, k < 1, unknown op or layout, ld too
+ * small, X and Y overlapping), BSRMV_ERR_OVERFLOW (ld*k beyond
+ * the address space), BSRMV_ERR_NOMEM. */
+bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
+                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                        bsrmv_layout layout);
+
 /* ------------------------------------------------------------------ */
 /* Iterative solvers: A x = b for square A (mb == nb) (docs/SOLVERS.md) */
 /* ------------------------------------------------------------------ */

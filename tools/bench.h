@@ -79,6 +79,9 @@ struct bench_options {
      * BENCH_TRAFFIC_CG for the vectors of one CG iteration. */
     double gpu_traffic;
     int verbose;                    /* per-phase wall times on stderr      */
+    int k[BENCH_MAX_LIST];          /* --k: SpMM vector counts (CPU)       */
+    int n_k;
+    bsrmv_layout layout;            /* --layout of the SpMM multivectors   */
 };
 
 /* Wall time (ms) of each phase of one case, for the per-phase line that
@@ -123,6 +126,8 @@ struct bench_record {
     double gbps, gflops;
     double rel_err;                 /* ||y - y_ref||_2 / ||y_ref||_2      */
     double stream_gbps;             /* same-thread-count stream, 0 if none */
+    int k;                          /* vectors per call; 0: plain SpMV     */
+    double speedup;                 /* SpMM: vectors/s over k SpMVs', else 0 */
 };
 
 /* ---- bench_cpu.c: the case, the reference, timing ------------------- */
@@ -138,7 +143,7 @@ void bench_case_free(struct bench_case *c);
 /* Fills the matrix fields of r from c; the backend sets the rest. */
 void bench_record_init(struct bench_record *r, const struct bench_case *c,
                        const char *backend, const char *kernel, int threads);
-/* Sets time_ms and the rates derived from it. */
+/* Sets time_ms and the rates derived from it (r->k vectors per call). */
 void bench_record_set_time(struct bench_record *r, double time_ms);
 
 /* rel_err of y (info.rows values of info.type, on the host) against y_ref;

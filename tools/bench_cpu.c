@@ -1,5 +1,6 @@
 /* The CPU side of the benchmark: test vectors, a long-double reference SpMV,
- * and the timing of bsrmv_spmv per thread count and kernel. */
+ * the timing of bsrmv_spmv per thread count and kernel, and of bsrmv_spmm
+ * against as many separate SpMVs. */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "bench.h"
 
@@ -161,7 +162,7 @@ void bench_record_set_time(struct bench_record *r, double time_ms)
     double s = time_ms * 1e-3;
     r->time_ms = time_ms;
     r->gbps = r->bytes / s * 1e-9;
-    r->gflops = 2.0 * (double)r->nnzb * r->bs * r->bs / s * 1e-9;
+    r->gflops = 2.0 * (double)r->nnzb * r->bs * r->bs * (r->k > 0 ? r->k : 1) / s * 1e-9;
 }
 
 double bench_rel_err(const struct bench_case *c, const void *y)
@@ -254,6 +255,124 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
     return 0;
 }
 
+/* Worst rel_err over the k columns of Y (column j = (j+1) * y of x and
+ * y0, so it is (j+1) * y_ref); col: entry (i, j) at Y[i + j*rows], else
+ * Y[i*k + j]. */
+static double spmm_rel_err(const struct bench_case *c, const void *Y, int k, int col)
+{
+    const int64_t n = c->info.rows;
+    const bsrmv_type t = c->info.type;
+    double worst = 0;
+    for (int j = 0; j < k; j++) {
+        long double diff = 0, ref = 0;
+        for (int64_t i = 0; i < n; i++) {
+            long double want = (long double)c->y_ref[i] * (j + 1);
+            long double d = value(Y, t, col ? i + j * n : i * k + j) - want;
+            diff += d * d;
+            ref += want * want;
+        }
+        double e = (double)(ref > 0 ? sqrtl(diff / ref) : sqrtl(diff));
+        worst = e > worst || isnan(e) ? e : worst;
+    }
+    return worst;
+}
+
+/* Column j of an n x k multivector = (j+1) * v. */
+static void fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_type t)
+{
+    for (int j = 0; j < k; j++)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t e = col ? i + j * n : i * k + j;
+            const long double x = value(v, t, i) * (j + 1);
+            if (t == BSRMV_FLOAT)
+                ((float *)M)[e] = (float)x;
+            else
+                ((double *)M)[e] = (double)x;
+        }
+}
+
+/* k vectors: bsrmv_spmm in o->layout against k bsrmv_spmv calls on
+ * column-major copies, timed alternately (each rep one of each) so that a
+ * shared machine's load falls on both.  Two records: "spmvxK", then
+ * "spmm-row"/"spmm-col" with its speedup in vectors per second. */
+static int measure_spmm(const struct bench_options *o, struct bench_case *c, int ti, int k,
+                        double *times)
+{
+    const bsrmv_type t = c->info.type;
+    const int64_t nx = c->info.cols, ny = c->info.rows;
+    const int row = o->layout == BSRMV_LAYOUT_ROW;
+    const size_t vs = bsrmv_type_size(t);
+    void *xc = alloc_values(nx * k, t), *yc = alloc_values(ny * k, t);
+    /* X is only read, so the column-major run shares the peer's copy. */
+    void *xl = row ? alloc_values(nx * k, t) : xc, *yl = alloc_values(ny * k, t);
+    void *y0 = alloc_values(ny * k, t);
+    double *tm = malloc((size_t)o->reps * sizeof *tm);
+    int rc = 1;
+    if (!xc || !yc || !xl || !yl || !y0 || !tm)
+        goto done;
+    fill_scaled(xc, c->x, nx, k, 1, t);
+    fill_scaled(y0, c->y0, ny, k, 1, t);
+    if (row)
+        fill_scaled(xl, c->x, nx, k, 0, t);
+    const int64_t ldx = row ? k : nx, ldy = row ? k : ny;
+    struct bench_record peer, mm;
+    char peer_name[32];
+    snprintf(peer_name, sizeof peer_name, "spmvx%d", k);
+    bench_record_init(&peer, c, "cpu", peer_name, o->threads[ti]);
+    bench_record_init(&mm, c, "cpu", row ? "spmm-row" : "spmm-col", o->threads[ti]);
+    peer.k = mm.k = k;
+    const double vec_bytes = (double)(nx + ny) * (double)vs;
+    peer.bytes = c->bytes * k;
+    mm.bytes = c->bytes + (k - 1) * vec_bytes;
+    peer.stream_gbps = mm.stream_gbps = c->stream_gbps ? c->stream_gbps[ti] : 0;
+    memcpy(yc, y0, (size_t)(ny * k) * vs);
+    fill_scaled(yl, c->y0, ny, k, !row, t);
+    for (int w = 0; w < WARMUP_CALLS; w++) {
+        for (int j = 0; j < k; j++)
+            if (bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
+                           c->beta, (char *)yc + (size_t)(j * ny) * vs, ny) != BSRMV_SUCCESS) {
+                rc = lib_failed("bsrmv_spmv");
+                goto done;
+            }
+        if (bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, o->layout) !=
+            BSRMV_SUCCESS) {
+            rc = lib_failed("bsrmv_spmm");
+            goto done;
+        }
+        if (w == 0) {
+            peer.rel_err = spmm_rel_err(c, yc, k, 1);
+            mm.rel_err = spmm_rel_err(c, yl, k, !row);
+        }
+    }
+    for (int i = 0; i < o->reps; i++) {
+        double t0 = bench_now_ms();
+        for (int j = 0; j < k; j++)
+            bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
+                       c->beta, (char *)yc + (size_t)(j * ny) * vs, ny);
+        double t1 = bench_now_ms();
+        bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, o->layout);
+        times[i] = t1 - t0;
+        tm[i] = bench_now_ms() - t1;
+    }
+    bench_record_set_time(&peer, bench_median(times, o->reps));
+    bench_record_set_time(&mm, bench_median(tm, o->reps));
+    mm.speedup = peer.time_ms / mm.time_ms;
+    o->emit(o, &peer);
+    o->emit(o, &mm);
+    rc = 0;
+done:
+    if (rc && !tm)
+        fprintf(stderr, "bsrmv: cannot allocate the SpMM benchmark buffers\n");
+    if (row)
+        free(xl);
+    free(yl);
+    free(xc);
+    free(yc);
+    free(y0);
+    free(tm);
+    return rc;
+}
+
 int bench_cpu(const struct bench_options *o, struct bench_case *c)
 {
     const double t0 = bench_now_ms();
@@ -269,6 +388,10 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
         omp_set_num_threads(o->threads[ti]);
         for (int ki = 0; ki < o->n_kernels && rc == 0; ki++)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
+        if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
+            rc = lib_failed("choosing the CPU kernel");
+        for (int q = 0; q < o->n_k && rc == 0; q++)
+            rc = measure_spmm(o, c, ti, o->k[q], times);
     }
     omp_set_num_threads(max_threads);
     free(times);

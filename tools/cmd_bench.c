@@ -70,6 +70,11 @@ void bench_help(FILE *f)
         "    --gpu-reps R      timed GPU calls (default max(--reps, 50))\n"
         "    --gpu-tune        the pick is the measured choice\n"
         "                      (bsrmv_gpu_matrix_tune), its cost on stderr\n"
+        "  --k LIST            also time SpMM (bsrmv_spmm) with each count of\n"
+        "                      vectors against as many separate SpMVs (kernel\n"
+        "                      spmvxK), timed alternately; time_ms is per call\n"
+        "                      of K vectors (CPU, the auto kernels)\n"
+        "    --layout row|col  the multivectors' layout (default row)\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
         "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
@@ -116,6 +121,12 @@ static void print_json_record(const struct bench_record *r)
     json_str(&j, "order", r->order == BSRMV_COL_MAJOR ? "col" : "row");
     if (r->stream_gbps > 0)
         json_num(&j, "stream_frac", r->gbps / r->stream_gbps);
+    if (r->k > 0) {
+        json_int(&j, "k", r->k);
+        json_num(&j, "vectors_per_s", r->k / (r->time_ms * 1e-3));
+    }
+    if (r->speedup > 0)
+        json_num(&j, "speedup_vs_spmv", r->speedup);
     json_end(&j);
 }
 
@@ -135,6 +146,9 @@ static void print_table_record(const struct bench_record *r, int wrong)
            out.name_width, r->matrix, r->bs, type_name(r->type), r->threads, r->kernel,
            r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
            r->rel_err, wrong ? "  WRONG" : "");
+    if (r->speedup > 0)
+        printf("%*s k = %d: %.4g vectors/s, %.2fx the vectors/s of %d separate SpMVs\n",
+               out.name_width, "", r->k, r->k / (r->time_ms * 1e-3), r->speedup, r->k);
 }
 
 void bench_print_record(const struct bench_options *o, const struct bench_record *r)

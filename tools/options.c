@@ -177,6 +177,7 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         .beta = 0,
         .stream = 1,
         .stream_gib = 1,
+        .layout = BSRMV_LAYOUT_ROW,
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -250,6 +251,12 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
             o->gpu_tune = 1;
         } else if ((v = args_value(argc, argv, &i, "--gpu-reps"))) {
             o->gpu_reps = (int)args_integer("--gpu-reps", v, 5, 1000000);
+        } else if ((v = args_value(argc, argv, &i, "--k"))) {
+            o->n_k = parse_int_list("--k", v, o->k, BENCH_MAX_LIST, 4096);
+        } else if ((v = args_value(argc, argv, &i, "--layout"))) {
+            if (strcmp(v, "row") != 0 && strcmp(v, "col") != 0)
+                args_fail("--layout: expected row or col, got '%s'", v);
+            o->layout = strcmp(v, "row") == 0 ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL;
         } else if (strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
         } else {

@@ -1,0 +1,308 @@
+/* CPU SpMM driver (Y = alpha*op(A)*X + beta*Y for k vectors): argument
+ * checks, the split of the k vectors into chunks that each stream A once,
+ * the thread split (the SpMV one), and the choice of kernel by bs, chunk
+ * width and block order.  The kernels are generated from
+ * spmm_template.h. */
+#include "internal.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Vectors per pass over A with a compile-time width; 0 is the runtime
+ * width used for the other counts below SPMM_MAX_WIDTH (and k = 3, 7, ...
+ * still read A once).  Wider chunks would spill the accumulators of the
+ * larger blocks. */
+#define SPMM_MAX_WIDTH 16
+/* Block sizes with compile-time SpMM kernels (others run the generic-bs
+ * ones).  Above 8 the block loops are long enough that the runtime-bs code
+ * keeps up, and every size costs fourteen kernels per type of build time. */
+#define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+#define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16) X(B, 0)
+#define SPMM_NUM_WIDTHS 6
+
+/* One chunk of vectors: X and Y point at its first column. */
+typedef struct spmm_chunk {
+    const bsrmv_matrix *A;
+    const void *X;
+    void *Y;
+    int64_t ldx, ldy;
+    int kc;
+    bsrmv_layout layout;  /* of Y, and of X as the caller passed it   */
+    bsrmv_layout xlayout; /* of X as the kernels read it (ldx its ld) */
+    double alpha, beta;
+} spmm_chunk;
+
+#define SPMM_ARGS_N                                                                     \
+    const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *part, int64_t *prow, void *scratch
+#define SPMM_ARGS_T const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *yt, void *scratch
+typedef void (*mm_kernel_n)(SPMM_ARGS_N);
+typedef void (*mm_kernel_t)(SPMM_ARGS_T);
+typedef struct mm_set {
+    mm_kernel_n n[2]; /* by bsrmv_order */
+    mm_kernel_t t[2];
+} mm_set;
+typedef struct mm_vops {
+    void (*scale)(const spmm_chunk *g, int64_t i0, int64_t i1);
+    void (*reduce)(const spmm_chunk *g, int64_t i0, int64_t i1, int nbuf, int64_t stride,
+                   const void *bufs);
+    void (*fixup)(const spmm_chunk *g, int n, const int64_t *row, const void *part);
+    void (*pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pk);
+} mm_vops;
+
+#define T double
+#define SUF d
+#include "spmm_template.h"
+#undef T
+#undef SUF
+#define T float
+#define SUF s
+#include "spmm_template.h"
+#undef T
+#undef SUF
+
+/* Below this many multiply-adds a parallel region costs more than it saves. */
+#define PARALLEL_MIN_WORK ((int64_t)1 << 13)
+
+static int threads_for(int64_t work)
+{
+    return work < PARALLEL_MIN_WORK ? 1 : omp_get_max_threads();
+}
+
+/* Row of the kernel table for A: its bs's, or the generic one. */
+static int table_row(const bsrmv_matrix *A)
+{
+    static const int sizes[] = {
+#define SIZE_(B) B,
+        SPMM_BLOCK_SIZES(SIZE_)
+#undef SIZE_
+    };
+    const int n = (int)(sizeof sizes / sizeof sizes[0]);
+    if (A->cpu_kernel == BSRMV_CPU_AUTO)
+        for (int i = 0; i < n; i++)
+            if (sizes[i] == A->bs)
+                return i;
+    return n;
+}
+
+/* Column of the kernel table for a chunk of kc vectors (the order of
+ * SPMM_WIDTHS). */
+static int width_column(int kc)
+{
+    switch (kc) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    default: return 5;
+    }
+}
+
+/* Entries a k-column multivector of n rows spans: false on overflow. */
+static bool span(bsrmv_layout lay, int64_t n, int k, int64_t ld, int64_t *out)
+{
+    int64_t a, b;
+    if (n == 0) {
+        *out = 0;
+        return true;
+    }
+    if (lay == BSRMV_LAYOUT_COL)
+        return bsrmv_mul64(k - 1, ld, &a) && bsrmv_add64(a, n, out);
+    return bsrmv_mul64(n - 1, ld, &b) && bsrmv_add64(b, k, out);
+}
+
+/* The column-major layout with more than one vector: each chunk of X is
+ * first copied row-major (nx*kc values, in parallel, next to the kernel),
+ * so that the kernels read each block's rows of X as contiguous runs
+ * instead of gathering them (the gather cost about half the speed at
+ * k = 4..8 on a 27-point grid). */
+static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_matrix *A,
+                           bsrmv_layout lay, spmm_chunk *g, int k)
+{
+    const int64_t *rp = A->row_ptr;
+    const int bs = A->bs;
+    const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
+    const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
+    const size_t vs = bsrmv_type_size(A->type);
+    const int64_t nx = A->nb * bs;
+    const bool pack = lay == BSRMV_LAYOUT_COL && k > 1;
+    /* Per thread: two part slots, and two slots of scratch for the generic
+     * kernels, each bs*SPMM_MAX_WIDTH values. */
+    const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
+    int64_t *row = malloc(2 * (size_t)nt * sizeof *row + 4 * (size_t)nt * slot);
+    size_t pk_bytes = 0;
+    if (pack && !bsrmv_bytes(nx * w, vs, &pk_bytes)) {
+        free(row);
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_spmm: packed X overflows");
+    }
+    char *pk = pack ? bsrmv_big_alloc(pk_bytes) : NULL;
+    if (!row || (pack && !pk)) {
+        free(row);
+        bsrmv_big_free(pk);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_spmm: out of memory for the scratch of "
+                          "%d threads (bs %d, %d vectors)", nt, bs, k);
+    }
+    char *part = (char *)(row + 2 * nt), *scratch = part + 2 * (size_t)nt * slot;
+    const char *X = g->X;
+    char *Y = g->Y;
+    const int64_t ldx = g->ldx;
+    for (int j0 = 0; j0 < k; j0 += g->kc) {
+        g->kc = k - j0 < SPMM_MAX_WIDTH ? k - j0 : SPMM_MAX_WIDTH;
+        const bool rowl = lay == BSRMV_LAYOUT_ROW;
+        g->X = X + (size_t)(rowl ? j0 : j0 * ldx) * vs;
+        g->Y = Y + (size_t)(rowl ? j0 : j0 * g->ldy) * vs;
+        g->ldx = ldx;
+        /* One column-major vector is a row-major one with ld 1. */
+        g->xlayout = g->kc == 1 ? BSRMV_LAYOUT_ROW : lay;
+        if (!rowl && g->kc == 1)
+            g->ldx = 1;
+        const bool pk_now = pack && g->kc > 1;
+        spmm_chunk packed = *g;
+        if (pk_now) {
+            packed.X = pk;
+            packed.ldx = packed.kc;
+            packed.xlayout = BSRMV_LAYOUT_ROW;
+        }
+        const mm_kernel_n kern = ks[width_column(g->kc)].n[A->order];
+        int team = 1;
+#pragma omp parallel num_threads(nt)
+        {
+            const int p = omp_get_thread_num(), np = omp_get_num_threads();
+            if (p == 0)
+                team = np;
+            if (pk_now) {
+                ops->pack(g, nx * p / np, nx * (p + 1) / np, pk);
+#pragma omp barrier
+            }
+            const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
+            const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+            row[2 * p] = row[2 * p + 1] = -1;
+            kern(&packed, c0, c1, part + 2 * (size_t)p * slot, row + 2 * p,
+                 scratch + 2 * (size_t)p * slot);
+        }
+        ops->fixup(g, 2 * team, row, part);
+    }
+    bsrmv_big_free(pk);
+    free(row);
+    return BSRMV_SUCCESS;
+}
+
+/* Each thread scatters its blocks into a private interleaved copy of the
+ * chunk of Y; the copies are summed.  Costs threads*ny*min(k, 16) values. */
+static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_matrix *A,
+                           bsrmv_layout lay, spmm_chunk *g, int k, int64_t ny)
+{
+    const int64_t *rp = A->row_ptr;
+    const int bs = A->bs;
+    const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
+    const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
+    const size_t vs = bsrmv_type_size(A->type);
+    const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
+    int64_t stride, all;
+    size_t bytes;
+    if (!bsrmv_mul64(ny, w, &stride) || !bsrmv_mul64(stride, nt, &all) ||
+        !bsrmv_bytes(all, vs, &bytes) ||
+        bytes > SIZE_MAX - (size_t)nt * slot)
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_spmm: transpose buffers overflow");
+    char *bufs = bsrmv_big_alloc(bytes + (size_t)nt * slot);
+    if (!bufs)
+        return bsrmv_fail(BSRMV_ERR_NOMEM,
+                          "bsrmv_spmm: out of memory for %d transpose buffers of %lld", nt,
+                          (long long)stride);
+    char *scratch = bufs + bytes;
+    const char *X = g->X;
+    char *Y = g->Y;
+    for (int j0 = 0; j0 < k; j0 += g->kc) {
+        g->kc = k - j0 < SPMM_MAX_WIDTH ? k - j0 : SPMM_MAX_WIDTH;
+        const int64_t off = lay == BSRMV_LAYOUT_ROW ? 1 : 0;
+        g->X = X + (size_t)(off ? j0 : j0 * g->ldx) * vs;
+        g->Y = Y + (size_t)(off ? j0 : j0 * g->ldy) * vs;
+        g->xlayout = lay;
+        const mm_kernel_t kern = ks[width_column(g->kc)].t[A->order];
+        const int64_t len = ny * g->kc;
+#pragma omp parallel num_threads(nt)
+        {
+            const int p = omp_get_thread_num(), np = omp_get_num_threads();
+            char *mine = bufs + (size_t)p * (size_t)len * vs;
+            memset(mine, 0, (size_t)len * vs);
+            const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
+            const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+            kern(g, c0, c1, mine, scratch + (size_t)p * slot);
+#pragma omp barrier
+            ops->reduce(g, ny * p / np, ny * (p + 1) / np, np, len, bufs);
+        }
+    }
+    bsrmv_big_free(bufs);
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
+                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                        bsrmv_layout layout)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown op %d", (int)op);
+    if (layout != BSRMV_LAYOUT_COL && layout != BSRMV_LAYOUT_ROW)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown layout %d", (int)layout);
+    if (k < 1)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: k = %d vectors, need k >= 1", k);
+    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
+    const int64_t nx = op == BSRMV_OP_N ? cols : rows;
+    const int64_t ny = op == BSRMV_OP_N ? rows : cols;
+    const bool col = layout == BSRMV_LAYOUT_COL;
+    const int64_t min_ldx = col ? (nx > 1 ? nx : 1) : k;
+    const int64_t min_ldy = col ? (ny > 1 ? ny : 1) : k;
+    if (ldx < min_ldx || ldy < min_ldy)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bsrmv_spmm: leading dimensions ldx = %lld, ldy = %lld; the %s layout "
+                          "with %lld x %d X and %lld x %d Y needs ldx >= %lld, ldy >= %lld",
+                          (long long)ldx, (long long)ldy, col ? "column-major" : "row-major",
+                          (long long)nx, k, (long long)ny, k, (long long)min_ldx,
+                          (long long)min_ldy);
+    const size_t vs = bsrmv_type_size(A->type);
+    int64_t ex, ey;
+    size_t bx, by;
+    if (!span(layout, nx, k, ldx, &ex) || !span(layout, ny, k, ldy, &ey) ||
+        !bsrmv_bytes(ex, vs, &bx) || !bsrmv_bytes(ey, vs, &by) ||
+        bx > UINTPTR_MAX - (uintptr_t)X || by > UINTPTR_MAX - (uintptr_t)Y)
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                          "bsrmv_spmm: X or Y (leading dimensions %lld, %lld, k = %d) "
+                          "exceeds the address space",
+                          (long long)ldx, (long long)ldy, k);
+    const bool reads_x = alpha != 0 && nx > 0;
+    if ((ny > 0 && !Y) || (reads_x && !X))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL %s", !Y ? "Y" : "X");
+    /* The kernels read X while they write Y; an overlap would make the
+     * result depend on the thread split. */
+    if (reads_x && ny > 0 && (uintptr_t)X < (uintptr_t)Y + by && (uintptr_t)Y < (uintptr_t)X + bx)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bsrmv_spmm: X and Y overlap in memory (X spans %zu bytes at %p, "
+                          "Y %zu bytes at %p)",
+                          bx, X, by, (void *)Y);
+    if (ny == 0)
+        return BSRMV_SUCCESS;
+    const mm_vops *ops = A->type == BSRMV_DOUBLE ? &mm_vops_d : &mm_vops_s;
+    spmm_chunk g = {A, X, Y, ldx, ldy, 0, layout, layout, alpha, beta};
+    if (alpha == 0 || A->nnzb == 0) {
+        const int nt = threads_for(ny * k);
+        for (int j0 = 0; j0 < k; j0 += g.kc) {
+            g.kc = k - j0 < SPMM_MAX_WIDTH ? k - j0 : SPMM_MAX_WIDTH;
+            g.Y = (char *)Y + (size_t)(col ? j0 * ldy : j0) * vs;
+#pragma omp parallel num_threads(nt)
+            {
+                const int p = omp_get_thread_num(), np = omp_get_num_threads();
+                ops->scale(&g, ny * p / np, ny * (p + 1) / np);
+            }
+        }
+        return BSRMV_SUCCESS;
+    }
+    const mm_set *ks = A->type == BSRMV_DOUBLE ? mm_table_d[table_row(A)]
+                                               : mm_table_s[table_row(A)];
+    if (op == BSRMV_OP_T)
+        return spmm_t(ks, ops, A, layout, &g, k, ny);
+    return spmm_n(ks, ops, A, layout, &g, k);
+}

@@ -1,0 +1,275 @@
+/* One source for every CPU SpMM kernel variant.  spmm.c includes it once
+ * per value type with T (the type) and SUF (a name suffix) defined.  Block
+ * size, chunk width (vectors per pass) and block order reach the always_inline bodies as arguments that are compile-time
+ * constants in the specialised callers, so -O3 unrolls the block loops and
+ * vectorises across the chunk's vectors; the generic callers pass a runtime
+ * bs or width and get the same loops unspecialised. */
+
+#define FN_(name, suf) name##_##suf
+#define FN2(name, suf) FN_(name, suf)
+#define FN(name) FN2(name, SUF)
+#define INLINE static inline __attribute__((always_inline))
+#ifdef BSRMV_CPU_CLONES
+#define KERNEL static __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define KERNEL static
+#endif
+
+/* Offset of entry (i, j) of a multivector with leading dimension ld. */
+#define AT(lay, i, j, ld) ((lay) == BSRMV_LAYOUT_ROW ? (i) * (ld) + (j) : (i) + (j) * (ld))
+
+/* v[0..K) = the K entries of row i of a multivector: contiguous in the
+ * row-major layout, ld apart in the column-major one.  The layout is a
+ * runtime argument (the copy is K loads per bs*K multiply-adds), which
+ * halves the kernels to compile. */
+INLINE void FN(load_row)(const int K, const bsrmv_layout lay, const T *restrict M, int64_t i,
+                         int64_t ld, T *restrict v)
+{
+    if (lay == BSRMV_LAYOUT_ROW) {
+        const T *m = M + i * ld;
+        for (int j = 0; j < K; j++)
+            v[j] = m[j];
+    } else {
+        const T *m = M + i;
+        for (int j = 0; j < K; j++)
+            v[j] = m[j * ld];
+    }
+}
+
+/* Y rows of the blocks from cut c0 to cut c1 = alpha*(A X) + beta*Y for the
+ * chunk's K vectors.  A row the cuts leave partial gets its unscaled sum in
+ * part slot 0 (cut at its start) or 1 (cut at its end only), and its index
+ * in prow[slot]; the driver finishes it.  acc holds bs*K values,
+ * acc[r*K + j] for row r of the block row and vector j, so the innermost
+ * loop runs over the vectors: one load of each matrix entry serves all K.
+ * xt: bs*K values of scratch for the column-major layout. */
+INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
+                     const spmm_chunk *g, const bsrmv_cut c0,
+                     const bsrmv_cut c1, T *restrict part, int64_t *restrict prow,
+                     T *restrict acc, T *restrict xt)
+{
+    const int64_t *restrict rp = g->A->row_ptr;
+    const int32_t *restrict ci = g->A->col_idx;
+    const T *restrict val = g->A->val;
+    const T *restrict X = g->X;
+    T *restrict Y = g->Y;
+    const bsrmv_layout lay = g->layout, xlay = g->xlayout;
+    const int64_t ldx = g->ldx, ldy = g->ldy;
+    const T alpha = (T)g->alpha, beta = (T)g->beta;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    for (int64_t i = c0.row; i < r1; i++) {
+        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
+        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        for (int q = 0; q < bs * K; q++)
+            acc[q] = 0;
+        for (int64_t b = k0; b < k1; b++) {
+            const T *a = val + b * bs2;
+            const int64_t xr = (int64_t)ci[b] * bs;
+            /* The block's rows of X, K consecutive values each, xs apart:
+             * in place in the row-major layout, gathered into xt in the
+             * column-major one. */
+            const T *xb = X + xr * ldx;
+            int64_t xs = ldx;
+            if (xlay == BSRMV_LAYOUT_COL) {
+                for (int c = 0; c < bs; c++)
+                    FN(load_row)(K, xlay, X, xr + c, ldx, xt + c * K);
+                xb = xt;
+                xs = K;
+            }
+            for (int c = 0; c < bs; c++)
+                for (int r = 0; r < bs; r++) {
+                    const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+#pragma omp simd
+                    for (int j = 0; j < K; j++)
+                        acc[r * K + j] += arc * xb[c * xs + j];
+                }
+        }
+        if (k0 > rp[i] || k1 < rp[i + 1]) {
+            const int s = k0 > rp[i] ? 0 : 1;
+            memcpy(part + (int64_t)s * bs * SPMM_MAX_WIDTH, acc, (size_t)(bs * K) * sizeof(T));
+            prow[s] = i;
+            continue;
+        }
+        /* beta == 0 must not read Y: NaN there would survive 0*NaN. */
+        const int64_t cs = lay == BSRMV_LAYOUT_ROW ? 1 : ldy;
+        for (int r = 0; r < bs; r++) {
+            T *y = Y + AT(lay, i * bs + r, 0, ldy);
+            if (beta == 0)
+                for (int j = 0; j < K; j++)
+                    y[j * cs] = alpha * acc[r * K + j];
+            else
+                for (int j = 0; j < K; j++)
+                    y[j * cs] = alpha * acc[r * K + j] + beta * y[j * cs];
+        }
+    }
+}
+
+/* yt += (the blocks from cut c0 to cut c1)^T X for the chunk's K vectors;
+ * yt is interleaved (yt[row*K + j]).  xi holds bs*K values: the block row's
+ * part of X, loaded once for all its blocks. */
+INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
+                     const spmm_chunk *g, const bsrmv_cut c0,
+                     const bsrmv_cut c1, T *restrict yt, T *restrict xi)
+{
+    const int64_t *restrict rp = g->A->row_ptr;
+    const int32_t *restrict ci = g->A->col_idx;
+    const T *restrict val = g->A->val;
+    const T *restrict X = g->X;
+    const bsrmv_layout lay = g->xlayout;
+    const int64_t ldx = g->ldx;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    for (int64_t i = c0.row; i < r1; i++) {
+        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
+        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        if (k0 == k1)
+            continue;
+        for (int r = 0; r < bs; r++)
+            FN(load_row)(K, lay, X, i * bs + r, ldx, xi + r * K);
+        for (int64_t b = k0; b < k1; b++) {
+            const T *a = val + b * bs2;
+            T *yj = yt + (int64_t)ci[b] * bs * K;
+            for (int c = 0; c < bs; c++)
+                for (int r = 0; r < bs; r++) {
+                    const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+#pragma omp simd
+                    for (int j = 0; j < K; j++)
+                        yj[c * K + j] += arc * xi[r * K + j];
+                }
+        }
+    }
+}
+
+/* Entry points with a uniform signature for the dispatch tables.  A width
+ * of 0 stands for "the chunk's width at run time" (at most
+ * SPMM_MAX_WIDTH); a bs of 0 for the matrix's bs, whose scratch (2*bs*K
+ * values) then comes from the driver. */
+#define WIDTH_(K) ((K) ? (K) : g->kc)
+#define BS_(B) ((B) ? (B) : g->A->bs)
+#define SCRATCH_(B, K)                                                                  \
+    _Alignas(64) T local[(B) ? 2 * (B) * ((K) ? (K) : SPMM_MAX_WIDTH) : 1];             \
+    T *buf = (B) ? local : (T *)scratch
+#define MM_N(B, K, ORD, TAG)                                                            \
+    KERNEL void FN(mm_n_##B##_##K##_##TAG)(SPMM_ARGS_N)                                 \
+    {                                                                                   \
+        SCRATCH_(B, K);                                                                 \
+        FN(mm_n)(BS_(B), WIDTH_(K), ORD, g, c0, c1, part, prow, buf,                    \
+                 buf + BS_(B) * WIDTH_(K));                                             \
+    }
+/* The transpose only at the runtime width: its scatter into the per-thread
+ * buffers, not the loop over the vectors, sets its speed, and each
+ * compile-time width costs build time. */
+#define MM_T(B, ORD, TAG)                                                               \
+    KERNEL void FN(mm_t_##B##_##TAG)(SPMM_ARGS_T)                                       \
+    {                                                                                   \
+        SCRATCH_(B, 0);                                                                 \
+        FN(mm_t)(BS_(B), g->kc, ORD, g, c0, c1, yt, buf);                               \
+    }
+#define MM_SPECIALISE(B, K) MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)
+#define MM_FOR_BS(B)                                                                    \
+    SPMM_WIDTHS(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
+SPMM_BLOCK_SIZES(MM_FOR_BS)
+MM_FOR_BS(0)
+
+/* The table: one row per bs (the generic bs last), one mm_set per width. */
+#define MM_ENTRY(B, K)                                                                  \
+    {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
+     {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
+#define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
+static const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
+
+/* Y rows [i0, i1) of the chunk = beta*Y, never reading Y when beta == 0. */
+static void FN(mm_scale)(const spmm_chunk *g, int64_t i0, int64_t i1)
+{
+    const bsrmv_layout lay = g->layout;
+    T *Y = g->Y;
+    const T b = (T)g->beta;
+    for (int64_t i = i0; i < i1; i++)
+        for (int j = 0; j < g->kc; j++) {
+            T *y = Y + AT(lay, i, j, g->ldy);
+            *y = g->beta == 0 ? 0 : b * *y;
+        }
+}
+
+/* Y rows [i0, i1) of the chunk = alpha * sum_q bufs[q] + beta*Y, the nbuf
+ * interleaved buffers `stride` values apart. */
+static void FN(mm_reduce)(const spmm_chunk *g, int64_t i0, int64_t i1, int nbuf,
+                          int64_t stride, const void *bufv)
+{
+    const bsrmv_layout lay = g->layout;
+    const T *buf = bufv;
+    T *Y = g->Y;
+    const T a = (T)g->alpha, b = (T)g->beta;
+    const int K = g->kc;
+    for (int64_t i = i0; i < i1; i++)
+        for (int j = 0; j < K; j++) {
+            T s = 0;
+            for (int q = 0; q < nbuf; q++)
+                s += buf[q * stride + i * K + j];
+            T *y = Y + AT(lay, i, j, g->ldy);
+            *y = g->beta == 0 ? a * s : a * s + b * *y;
+        }
+}
+
+/* The rows cut between threads: as in the SpMV driver, the n slots in
+ * thread order (row < 0: unused), each bs*SPMM_MAX_WIDTH values apart,
+ * summed in slot order so the result does not depend on timing. */
+static void FN(mm_fixup)(const spmm_chunk *g, int n, const int64_t *row, const void *partv)
+{
+    const bsrmv_layout lay = g->layout;
+    const T *part = partv;
+    T *Y = g->Y;
+    const int bs = g->A->bs, K = g->kc;
+    const int64_t stride = (int64_t)bs * SPMM_MAX_WIDTH;
+    const T a = (T)g->alpha, b = (T)g->beta;
+    for (int s = 0; s < n;) {
+        if (row[s] < 0) {
+            s++;
+            continue;
+        }
+        int e = s + 1;
+        while (e < n && (row[e] < 0 || row[e] == row[s]))
+            e++;
+        for (int r = 0; r < bs; r++)
+            for (int j = 0; j < K; j++) {
+                T sum = 0;
+                for (int q = s; q < e; q++)
+                    if (row[q] == row[s])
+                        sum += part[q * stride + r * K + j];
+                T *y = Y + AT(lay, row[s] * bs + r, j, g->ldy);
+                *y = g->beta == 0 ? a * sum : a * sum + b * *y;
+            }
+        s = e;
+    }
+}
+
+/* Rows [i0, i1) of the chunk's X (column-major) into pk, row-major with
+ * leading dimension kc. */
+static void FN(mm_pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pkv)
+{
+    const T *X = g->X;
+    T *pk = pkv;
+    const int K = g->kc;
+    for (int64_t i = i0; i < i1; i++)
+        for (int j = 0; j < K; j++)
+            pk[i * K + j] = X[i + j * g->ldx];
+}
+
+static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack)};
+
+#undef MM_ROW
+#undef MM_ENTRY
+#undef MM_FOR_BS
+#undef MM_SPECIALISE
+#undef MM_N
+#undef MM_T
+#undef SCRATCH_
+#undef BS_
+#undef WIDTH_
+#undef AT
+#undef KERNEL
+#undef INLINE
+#undef FN
+#undef FN2
+#undef FN_
