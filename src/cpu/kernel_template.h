@@ -5,20 +5,7 @@
  * caller, so -O3 unrolls the block loops and vectorises them for that size;
  * the generic caller passes a runtime bs and gets the same loops unspecialised. */
 
-#define FN_(name, suf) name##_##suf
-#define FN2(name, suf) FN_(name, suf)
-#define FN(name) FN2(name, SUF)
-#define INLINE static inline __attribute__((always_inline))
-/* The entry points, compiled once per instruction set where the build asks
- * for it (BSRMV_CPU_CLONES, set by CMakeLists.txt for x86-64 builds without
- * -march=native): the loader picks the AVX2/FMA copy on CPUs that have
- * them, the baseline copy elsewhere, so a portable binary keeps the
- * vectorised speed. */
-#ifdef BSRMV_CPU_CLONES
-#define KERNEL static __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define KERNEL static
-#endif
+#include "template_defs.h"
 
 /* acc[r] += sum_c A(r,c) * xb[c] for one block. */
 INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
@@ -280,7 +267,3 @@ static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup)};
 #undef PASS_P
 #undef ARGS_T
 #undef PASS_T
-#undef INLINE
-#undef FN
-#undef FN2
-#undef FN_

@@ -62,13 +62,6 @@ typedef struct mm_vops {
 #undef T
 #undef SUF
 
-/* Below this many multiply-adds a parallel region costs more than it saves. */
-#define PARALLEL_MIN_WORK ((int64_t)1 << 13)
-
-static int threads_for(int64_t work)
-{
-    return work < PARALLEL_MIN_WORK ? 1 : omp_get_max_threads();
-}
 
 /* Row of the kernel table for A: its bs's, or the generic one. */
 static int table_row(const bsrmv_matrix *A)

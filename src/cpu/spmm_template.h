@@ -5,15 +5,7 @@
  * vectorises across the chunk's vectors; the generic callers pass a runtime
  * bs or width and get the same loops unspecialised. */
 
-#define FN_(name, suf) name##_##suf
-#define FN2(name, suf) FN_(name, suf)
-#define FN(name) FN2(name, SUF)
-#define INLINE static inline __attribute__((always_inline))
-#ifdef BSRMV_CPU_CLONES
-#define KERNEL static __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define KERNEL static
-#endif
+#include "template_defs.h"
 
 /* Offset of entry (i, j) of a multivector with leading dimension ld. */
 #define AT(lay, i, j, ld) ((lay) == BSRMV_LAYOUT_ROW ? (i) * (ld) + (j) : (i) + (j) * (ld))
@@ -268,8 +260,3 @@ static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), F
 #undef BS_
 #undef WIDTH_
 #undef AT
-#undef KERNEL
-#undef INLINE
-#undef FN
-#undef FN2
-#undef FN_

@@ -47,8 +47,6 @@ typedef struct vector_ops {
 #undef T
 #undef SUF
 
-/* Below this many multiply-adds a parallel region costs more than it saves. */
-#define PARALLEL_MIN_WORK ((int64_t)1 << 13)
 
 /* Position of bs in the specialised tables, -1 if it has none. */
 static int specialised_index(int bs)
@@ -76,11 +74,6 @@ static const kernel_set *pick_kernels(const bsrmv_matrix *A)
 int bsrmv_num_threads(void)
 {
     return omp_get_max_threads();
-}
-
-static int threads_for(int64_t work)
-{
-    return work < PARALLEL_MIN_WORK ? 1 : omp_get_max_threads();
 }
 
 static void scale_parallel(const vector_ops *ops, int64_t n, double beta, void *y)

@@ -1,0 +1,34 @@
+/* What the CPU kernel templates (kernel_template.h, spmm_template.h) and
+ * their drivers share: the per-type name suffix, the inlining of the block
+ * bodies, the entry points' instruction-set copies, and when a call is
+ * worth a parallel region.  Not installed. */
+#ifndef BSRMV_CPU_TEMPLATE_DEFS_H
+#define BSRMV_CPU_TEMPLATE_DEFS_H
+
+#include <omp.h>
+#include <stdint.h>
+
+#define FN_(name, suf) name##_##suf
+#define FN2(name, suf) FN_(name, suf)
+#define FN(name) FN2(name, SUF)
+#define INLINE static inline __attribute__((always_inline))
+/* The entry points, compiled once per instruction set where the build asks
+ * for it (BSRMV_CPU_CLONES, set by CMakeLists.txt for x86-64 builds without
+ * -march=native): the loader picks the AVX2/FMA copy on CPUs that have
+ * them, the baseline copy elsewhere, so a portable binary keeps the
+ * vectorised speed. */
+#ifdef BSRMV_CPU_CLONES
+#define KERNEL static __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define KERNEL static
+#endif
+
+/* Below this many multiply-adds a parallel region costs more than it saves. */
+#define PARALLEL_MIN_WORK ((int64_t)1 << 13)
+
+static inline int threads_for(int64_t work)
+{
+    return work < PARALLEL_MIN_WORK ? 1 : omp_get_max_threads();
+}
+
+#endif
