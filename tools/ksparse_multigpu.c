@@ -24,12 +24,6 @@
 
 #define MAX_GPUS 16
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: bsrmv_ksparse_multigpu (--grid N|NX,NY,NZ | --powerlaw MB,MEAN,MAX) "
-               "--bs B --gpus G [--reps R] [--type float]\n");
-}
-
 static void die(bsrmv_status st, const char *what)
 {
     if (st == BSRMV_SUCCESS)
@@ -105,7 +99,8 @@ static void spmv(int broadcast)
 
 int main(int argc, char **argv)
 {
-    args_init("ksparse_multigpu", usage);
+    args_init("bsrmv_ksparse_multigpu", "bsrmv_ksparse_multigpu (--grid N|NX,NY,NZ | --powerlaw MB,MEAN,MAX) "
+                                        "--bs B --gpus G [--reps R] [--type float]");
     int64_t grid[3] = {0}, pl[3] = {0};
     int bs = 3, reps = 30;
     bsrmv_type type = BSRMV_DOUBLE;
