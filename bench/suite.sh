@@ -478,7 +478,7 @@ else
         log "stream measurement failed"
 fi
 
-have_cli_source() { "$BSRMV" help 2>/dev/null | grep -q -- "$1"; }
+have_cli_source() { "$BSRMV" bench --help 2>/dev/null | grep -q -- "$1"; }
 
 for set in ${SETS//,/ }; do
     log "== set $set ($(elapsed) s)"
