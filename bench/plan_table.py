@@ -244,6 +244,21 @@ def plain_rows(bs, dbl, row):
     return out
 
 
+def sweep_rows(bs, dbl, row):
+    """Rows of smaller regular matrices at the block sizes no real matrix
+    was promoted to, double column-major: the suite's sweep (bcsstk16 split
+    at bs 2..32, 3-12 MB, H100) has the column stream (K3) fastest at bs
+    9-15 and K2 with 8 thread groups at 19-31, where the grid tuning picks
+    otherwise."""
+    if not dbl or row:
+        return []
+    if 9 <= bs <= 15 and bs != 12:
+        return [((), k3(bs, dbl, row))]
+    if 19 <= bs <= 31 and bs != 24:
+        return [((), k2(bs, 8))]
+    return []
+
+
 def irregular_rows(bs, dbl, row):
     """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB):
     the balanced kernels, whose work units ignore row boundaries."""
@@ -314,6 +329,7 @@ def main():
         for ty in ("double", "float"):
             for order in ("col", "row"):
                 for conds, c in irregular_rows(bs, ty == "double", order == "row") + \
+                        sweep_rows(bs, ty == "double", order == "row") + \
                         plain_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
     out.write("# Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).\n")
@@ -323,7 +339,8 @@ def main():
     def rule_choice(key, c):
         bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
         f = c["f"]
-        rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + plain_rows(bs, dbl, row)
+        rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + \
+            (sweep_rows(bs, dbl, row) if not _grid_like(f) else []) + plain_rows(bs, dbl, row)
         for conds, cf in rows:
             ok = all(_cond(cd, f, key) for cd in conds)
             if ok and cf in c["k"]:
