@@ -918,12 +918,12 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
             rc = 1;
         }
     }
-    /* the line scripts/gpu_spmm.sh tabulates */
-    fprintf(stderr,
-            "spmm-summary %s bs %d %s %s k %d: spmm %.4f ms, %d x spmv %.4f ms (%.2fx), best cusparse %s %.4f ms "
-            "(%.2fx)\n",
-            c->matrix, in->bs, in->type == BSRMV_DOUBLE ? "double" : "float", col ? "col" : "row", k, recs[1].ms, k,
-            recs[0].ms, recs[1].speedup, best_name, best_cs, best_cs > 0 ? best_cs / recs[1].ms : NAN);
+    /* one line per case for scripts (scripts/gpu_spmm.sh): matrix bs type
+     * layout k, bsrmv_gpu_spmm ms, k SpMVs ms, their ratio, the best
+     * cuSPARSE SpMM path, its ms, its ratio (0 where none ran) */
+    fprintf(stderr, "spmm-summary %s %d %s %s %d %.5f %.5f %.3f %s %.5f %.3f\n", c->matrix, in->bs,
+            in->type == BSRMV_DOUBLE ? "double" : "float", col ? "col" : "row", k, recs[1].ms, recs[0].ms,
+            recs[1].speedup, best_name, best_cs, best_cs > 0 ? best_cs / recs[1].ms : 0.0);
     mm_bufs_free(&m);
     return rc;
 fail:
