@@ -501,8 +501,11 @@ bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *d
  * must not overlap.  A is streamed once per 16 vectors.  k == 1 with a
  * contiguous vector (column layout, or ld 1) is bsrmv_gpu_spmv with the
  * matrix's plan.  OP_T scatters with atomic adds: its float sums are not
- * bitwise reproducible from run to run.  Reads dA only (but a k == 1 call
- * uses the plan's scratch as bsrmv_gpu_spmv does). */
+ * bitwise reproducible from run to run.  A column-major X (k >= 2) is
+ * first copied row-major into scratch that the handle keeps (cols x
+ * min(k, 16) values, allocated by the first call that needs more; then
+ * the call synchronises the device): as for bsrmv_gpu_spmv, calls on one
+ * handle must not run on two streams at once. */
 bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
                             const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
                             bsrmv_layout layout, void *stream);

@@ -1,18 +1,19 @@
 /* SpMM kernels: Y = alpha*op(A)*X + beta*Y for a chunk of vectors.
  *
- * OP_N: a group of G lanes per block row.  Lane (r, cslot) owns scalar row
- * r of the block row and every ncol-th block of it (ncol = G / bs block
- * columns side by side), and keeps KT accumulators, one per vector of the
- * chunk.  Each matrix value A(r, c) is loaded once, by one lane, and
- * multiplied by the KT values of row c of the block's rows of X, which the
- * bs lanes of the block read together (one broadcast load; in the
- * row-major layout the KT values are contiguous and go in 16-byte
- * loads).  So the matrix streams once per chunk, its loads coalesce like
- * the by-column SpMV's (the lanes of a block read a column of it), and the
- * FMAs per load of A grow with KT.  The group then sums the KT
- * accumulators over its column slots with shuffles and lanes with cslot 0
- * write their row of Y.  A block larger than the group (runtime bs > G) is
- * done in passes of G rows.
+ * OP_N: a group of G lanes per block row.  Lane (cslot, jp, r) owns scalar
+ * row r of the block row, vectors jp*V .. jp*V+V-1 of the chunk (V
+ * accumulators in registers) and every ncol-th block of the row (ncol =
+ * G / (P*bs) block columns side by side).  A(r, c) is loaded by the P
+ * lanes of row r at once (one broadcast) and multiplied by V values of row
+ * c of the block's rows of X, which the P lanes read as one contiguous
+ * piece of kc values (a 16-byte load each): the matrix streams once per
+ * chunk, and every load instruction reads whole pieces of lines of X, not
+ * the same 16 bytes in bs lanes (a lane per row holding all kc vectors
+ * would load each piece bs times, and the L1 serves the distinct lines of
+ * a warp load one per cycle).  X is read row-major: the driver copies a
+ * column-major chunk first.  The group sums its column slots with
+ * shuffles; lanes of slot 0 write their row and vectors of Y.  A block
+ * taller than G / P lanes (runtime bs) goes in passes of G / P rows.
  *
  * OP_T: a warp per block row scatters alpha * A(:, c)^T X(row, j) into
  * Y(col*bs + c, j) with atomic adds (the SpMV transpose kernel's scheme),
@@ -21,31 +22,21 @@
 
 namespace bsrmv_cuda {
 
-/* Row i of the chunk of X: KT values (those past kc are zero). */
-template <typename T, int KT>
-__device__ __forceinline__ void load_x_row(const MmArgs<T> &a, int64_t i, T (&v)[KT])
-{
-    const T *p = a.x + i * a.xs;
-    if (a.xvec) {
-        ldv_vec<true>(p, v);
-    } else {
-#pragma unroll
-        for (int j = 0; j < KT; ++j)
-            v[j] = j < a.kc ? ld(p + j * a.xj) : T(0);
-    }
-}
-
 /* val and col_idx are read once and with the L2 priority evict-first: X,
  * k times the SpMV's x and gathered at every block, is what must stay in
  * L2 while the matrix streams past (common.cuh, "Loads"). */
-template <typename T, int ORD, int BS, int KT>
-__global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G)
+template <typename T, int ORD, int BS, int V>
+__global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
 {
     const int bs = BS ? BS : a.bs;
-    const int R = bs < G ? bs : G; /* rows of a block per pass */
-    const int ncol = G / R;
+    const int R = bs < G / P ? bs : G / P; /* rows of a block per pass */
+    const int PR = P * R;
+    const int ncol = G / PR;
     const int lane = threadIdx.x & (G - 1);
-    const int cslot = lane / R, rl = lane - cslot * R;
+    const int cslot = lane / PR;
+    const int jp = (lane - cslot * PR) / R, rl = lane - cslot * PR - jp * R;
+    const int j0 = jp * V;
+    const bool whole = a.xvec && j0 + V <= a.kc; /* V values in one load */
     const int64_t bs2 = (int64_t)bs * bs;
     const int gpw = 32 / G; /* groups per warp */
     const int gin = (threadIdx.x & 31) / G;
@@ -64,67 +55,72 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G)
         }
         for (int r0 = 0; r0 < bs; r0 += R) {
             const int r = r0 + rl;
-            const bool mine = valid && cslot < ncol && r < bs;
-            T acc[KT];
+            const bool mine = valid && cslot < ncol && r < bs && j0 < a.kc;
+            T acc[V];
 #pragma unroll
-            for (int j = 0; j < KT; ++j)
-                acc[j] = T(0);
+            for (int v = 0; v < V; ++v)
+                acc[v] = T(0);
             if (mine) {
                 for (int64_t b = s + cslot; b < e; b += ncol) {
-                    const int64_t xr = (int64_t)ldc<L2h::first>(a.col_idx + b) * bs;
+                    const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
                     const T *vb = a.val + b * bs2;
 #pragma unroll
                     for (int c = 0; c < bs; ++c) {
                         const T av = ldv<true, L2h::first>(
                             vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
-                        T xv[KT];
-                        load_x_row<T, KT>(a, xr + c, xv);
+                        T xv[V];
+                        if (whole) {
+                            ldv_vec<true>(xb + c * a.xs, xv);
+                        } else {
 #pragma unroll
-                        for (int j = 0; j < KT; ++j)
-                            acc[j] += av * xv[j];
+                            for (int v = 0; v < V; ++v)
+                                xv[v] = j0 + v < a.kc ? ld(xb + c * a.xs + v) : T(0);
+                        }
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            acc[v] += av * xv[v];
                     }
                 }
             }
             for (int sh = top; sh >= 1; sh >>= 1) {
 #pragma unroll
-                for (int j = 0; j < KT; ++j) {
-                    const T o = __shfl_down_sync(BSRMV_FULL_MASK, acc[j], sh * R, G);
+                for (int v = 0; v < V; ++v) {
+                    const T o = __shfl_down_sync(BSRMV_FULL_MASK, acc[v], sh * PR, G);
                     if (cslot + sh < ncol)
-                        acc[j] += o;
+                        acc[v] += o;
                 }
             }
             if (mine && cslot == 0) {
-                T *py = a.y + (row * bs + r) * a.ys;
+                T *py = a.y + (row * bs + r) * a.ys + j0 * a.yj;
 #pragma unroll
-                for (int j = 0; j < KT; ++j)
-                    if (j < a.kc) {
-                        T v = a.alpha * acc[j];
+                for (int v = 0; v < V; ++v)
+                    if (j0 + v < a.kc) {
+                        T out = a.alpha * acc[v];
                         if (a.beta != T(0))
-                            v += a.beta * py[j * a.yj];
-                        py[j * a.yj] = v;
+                            out += a.beta * py[v * a.yj];
+                        py[v * a.yj] = out;
                     }
             }
         }
     }
 }
 
-template <typename T, int ORD, int BS, int KT>
+template <typename T, int ORD, int BS, int V>
 static cudaError_t run_n(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
 {
     const int gpw = 32 / l.group;
     const int64_t warps = (a.mb + gpw - 1) / gpw;
-    k_spmm_n<T, ORD, BS, KT><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group);
+    k_spmm_n<T, ORD, BS, V><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group, l.p);
     return cudaGetLastError();
 }
 
 template <typename T, int ORD, int BS>
 static cudaError_t run_width(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
 {
-    switch (l.kt) {
+    switch (l.v) {
+    case 1: return run_n<T, ORD, BS, 1>(a, l, s);
     case 2: return run_n<T, ORD, BS, 2>(a, l, s);
     case 4: return run_n<T, ORD, BS, 4>(a, l, s);
-    case 8: return run_n<T, ORD, BS, 8>(a, l, s);
-    case 16: return run_n<T, ORD, BS, 16>(a, l, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -132,8 +128,9 @@ static cudaError_t run_width(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t
 template <typename T>
 cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cudaStream_t s)
 {
-    if (l.group < 1 || l.group > 32 || (l.group & (l.group - 1)) || l.threads % 32 ||
-        l.threads < 32 || l.threads > 256 || a.kc < 1 || a.kc > l.kt)
+    const bool pow2 = l.group > 0 && !(l.group & (l.group - 1)) && l.p > 0 && !(l.p & (l.p - 1));
+    if (!pow2 || l.group > 32 || l.p > l.group || l.threads % 32 || l.threads < 32 ||
+        l.threads > 256 || a.kc < 1 || a.kc > l.p * l.v)
         return cudaErrorInvalidValue;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_SPMM_LIST, a.bs);
 #define X(BS, P)                                                                                   \
@@ -144,7 +141,34 @@ cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cuda
     return cudaErrorInvalidValue;
 }
 
-template <typename T, int ORD> __global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T> a)
+/* Consecutive threads read consecutive rows of a column of x. */
+template <typename T>
+__global__ void k_spmm_pack(const T *__restrict__ x, int64_t ldx, int64_t n, int kc,
+                            T *__restrict__ xp, int64_t ldp)
+{
+    const int64_t total = n * kc;
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < total;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = q / n, i = q - j * n;
+        xp[i * ldp + j] = x[i + j * ldx];
+    }
+}
+
+template <typename T>
+cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, int64_t ldp,
+                             cudaStream_t s)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    unsigned g = bsrmv_grid(n * kc, 256);
+    if (g > 65536)
+        g = 65536;
+    k_spmm_pack<T><<<g, 256, 0, s>>>(x, ldx, n, kc, xp, ldp);
+    return cudaGetLastError();
+}
+
+template <typename T, int ORD>
+__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T> a, int64_t xj)
 {
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
@@ -163,21 +187,22 @@ template <typename T, int ORD> __global__ void __launch_bounds__(256) k_spmm_t(c
                 T sum = T(0);
                 for (int r = 0; r < bs; ++r)
                     sum += ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
-                           ld(xr + r * a.xs + j * a.xj);
+                           ld(xr + r * a.xs + j * xj);
                 atomicAdd(py + j * a.yj, a.alpha * sum);
             }
         }
     }
 }
 
-template <typename T> cudaError_t launch_spmm_t(const MmArgs<T> &a, int order, cudaStream_t s)
+template <typename T>
+cudaError_t launch_spmm_t(const MmArgs<T> &a, int64_t xj, int order, cudaStream_t s)
 {
     const int threads = 256;
     const unsigned g = bsrmv_grid(a.mb * 32, threads);
     if (order == COL)
-        k_spmm_t<T, COL><<<g, threads, 0, s>>>(a);
+        k_spmm_t<T, COL><<<g, threads, 0, s>>>(a, xj);
     else
-        k_spmm_t<T, ROW><<<g, threads, 0, s>>>(a);
+        k_spmm_t<T, ROW><<<g, threads, 0, s>>>(a, xj);
     return cudaGetLastError();
 }
 
@@ -216,7 +241,9 @@ cudaError_t launch_spmm_scale(T *y, int64_t n, int k, int64_t ys, int64_t yj, T 
 
 #define BSRMV_SPMM_INST_(T)                                                                        \
     template cudaError_t launch_spmm_n<T>(const MmArgs<T> &, int, const MmLaunch &, cudaStream_t); \
-    template cudaError_t launch_spmm_t<T>(const MmArgs<T> &, int, cudaStream_t);                   \
+    template cudaError_t launch_spmm_t<T>(const MmArgs<T> &, int64_t, int, cudaStream_t);          \
+    template cudaError_t launch_spmm_pack<T>(const T *, int64_t, int64_t, int, T *, int64_t,       \
+                                             cudaStream_t);                                        \
     template cudaError_t launch_spmm_scale<T>(T *, int64_t, int, int64_t, int64_t, T, cudaStream_t);
 BSRMV_SPMM_INST_(float)
 BSRMV_SPMM_INST_(double)
