@@ -10,7 +10,8 @@
  * chunk, and every load instruction reads whole pieces of lines of X, not
  * the same 16 bytes in bs lanes (a lane per row holding all kc vectors
  * would load each piece bs times, and the L1 serves the distinct lines of
- * a warp load one per cycle).  X is read row-major: the driver copies a
+ * a warp load one per cycle).  Each lane walks its blocks in batches
+ * (block_batches).  X is read row-major: the driver copies a
  * column-major chunk first.  The group sums its column slots with
  * shuffles; lanes of slot 0 write their row and vectors of Y.  A block
  * taller than G / P lanes (runtime bs) goes in passes of G / P rows.
@@ -21,6 +22,66 @@
 #include "k_spmm.cuh"
 
 namespace bsrmv_cuda {
+
+/* Blocks b0, b0 + step, ... below e of a lane's block row: acc[v] +=
+ * sum_c A(r, c) X(col*bs + c, j0 + v).  U blocks per batch: first their
+ * col_idx, then their values of A (the DRAM stream), then block by block
+ * the rows of X (mostly cache hits) and the FMAs, so that a batch waits
+ * for DRAM once and a warp keeps U times the matrix bytes in flight (a
+ * lane's blocks are few, 2-14 on a 27-point grid); steps past e are
+ * predicated off.  Holding X for the whole batch as well would cost
+ * U*bs*V more registers (158 at bs 8, fewer warps per SM).  U shrinks with
+ * bs to bound the registers.  BS = 0 (runtime bs): one block at a time. */
+template <typename T, int ORD, int BS, int V>
+__device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, int64_t e, int step,
+                                              int r, int j0, bool whole, T (&acc)[V])
+{
+    constexpr int U = BS == 0 ? 1 : BS == 1 ? 8 : BS <= 4 ? 4 : 2;
+    constexpr int NB = BS == 0 ? 1 : BS;
+    const int bs = BS ? BS : a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    for (int64_t b = b0; b < e; b += (int64_t)U * step) {
+        const T *xb[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t bu = b + (int64_t)u * step;
+            xb[u] = bu < e ? a.x + (int64_t)ldc<L2h::first>(a.col_idx + bu) * bs * a.xs + j0 : nullptr;
+        }
+        for (int c0 = 0; c0 < bs; c0 += NB) { /* one trip at compile-time bs */
+            T av[U][NB];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const T *vb = a.val + (b + (int64_t)u * step) * bs2;
+#pragma unroll
+                for (int q = 0; q < NB; ++q) {
+                    const int c = c0 + q;
+                    av[u][q] = xb[u] != nullptr && c < bs
+                                   ? ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r
+                                                                            : (int64_t)r * bs + c))
+                                   : T(0);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int q = 0; q < NB; ++q) {
+                    const int c = c0 + q;
+                    const bool in = xb[u] != nullptr && c < bs;
+                    T xv[V];
+                    if (whole) {
+                        ldv_vec<true>(xb[u] + (int64_t)c * a.xs, xv, in);
+                    } else {
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            xv[v] = in && j0 + v < a.kc ? ld(xb[u] + (int64_t)c * a.xs + v) : T(0);
+                    }
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        acc[v] += av[u][q] * xv[v];
+                }
+        }
+    }
+}
 
 /* val and col_idx are read once and with the L2 priority evict-first: X,
  * k times the SpMV's x and gathered at every block, is what must stay in
@@ -37,7 +98,6 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
     const int jp = (lane - cslot * PR) / R, rl = lane - cslot * PR - jp * R;
     const int j0 = jp * V;
     const bool whole = a.xvec && j0 + V <= a.kc; /* V values in one load */
-    const int64_t bs2 = (int64_t)bs * bs;
     const int gpw = 32 / G; /* groups per warp */
     const int gin = (threadIdx.x & 31) / G;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
@@ -60,28 +120,8 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 acc[v] = T(0);
-            if (mine) {
-                for (int64_t b = s + cslot; b < e; b += ncol) {
-                    const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
-                    const T *vb = a.val + b * bs2;
-#pragma unroll
-                    for (int c = 0; c < bs; ++c) {
-                        const T av = ldv<true, L2h::first>(
-                            vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
-                        T xv[V];
-                        if (whole) {
-                            ldv_vec<true>(xb + c * a.xs, xv);
-                        } else {
-#pragma unroll
-                            for (int v = 0; v < V; ++v)
-                                xv[v] = j0 + v < a.kc ? ld(xb + c * a.xs + v) : T(0);
-                        }
-#pragma unroll
-                        for (int v = 0; v < V; ++v)
-                            acc[v] += av * xv[v];
-                    }
-                }
-            }
+            if (mine)
+                block_batches<T, ORD, BS, V>(a, s + cslot, e, ncol, r, j0, whole, acc);
             for (int sh = top; sh >= 1; sh >>= 1) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
