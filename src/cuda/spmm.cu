@@ -44,6 +44,13 @@ static MmLaunch mm_choose(int bs, int kt, bsrmv_layout layout, size_t vs)
             l.threads = p.threads;
             break;
         }
+    /* all rows of a block in one pass where the group can hold them: a
+     * second pass would read the row's X again with half its lanes idle
+     * (bs 5-8 at 16 doubles: V 4, P 4) */
+    while (l.p * bs > l.group && l.v < 4 && l.p > 1) {
+        l.v *= 2;
+        l.p /= 2;
+    }
     return l;
 }
 
