@@ -31,7 +31,10 @@ namespace bsrmv_cuda {
  * lane's blocks are few, 2-14 on a 27-point grid); steps past e are
  * predicated off.  Holding X for the whole batch as well would cost
  * U*bs*V more registers (158 at bs 8, fewer warps per SM).  U shrinks with
- * bs to bound the registers.  BS = 0 (runtime bs): one block at a time. */
+ * bs to bound the registers.  BS = 0 (runtime bs): one block at a time.
+ * val and col_idx are read once, with the L2 priority evict-first: X, k
+ * times the SpMV's x and gathered at every block, is what must stay in L2
+ * while the matrix streams past (common.cuh, "Loads"). */
 template <typename T, int ORD, int BS, int V>
 __device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, int64_t e, int step,
                                               int r, int j0, bool whole, T (&acc)[V])
@@ -83,9 +86,6 @@ __device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, in
     }
 }
 
-/* val and col_idx are read once and with the L2 priority evict-first: X,
- * k times the SpMV's x and gathered at every block, is what must stay in
- * L2 while the matrix streams past (common.cuh, "Loads"). */
 template <typename T, int ORD, int BS, int V>
 __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
 {
