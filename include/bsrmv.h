@@ -492,6 +492,24 @@ bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *d
                             const void *d_x, int64_t nx, double beta, void *d_y,
                             int64_t ny, void *stream);
 
+/* Y = alpha*op(A)*X + beta*Y for k vectors with X and Y in device memory
+ * (SpMM; docs/SPMM.md), enqueued on `stream` (NULL = default stream);
+ * asynchronous.  Layouts, leading dimensions, checks and errors as for
+ * bsrmv_spmm (plus BSRMV_ERR_ARGUMENT for host pointers, BSRMV_ERR_DEVICE
+ * for a failed launch): beta == 0 never reads Y, alpha == 0 reads neither A
+ * nor X (X may be NULL), padding entries of Y are not touched, X and Y
+ * must not overlap.  A is streamed once per 16 vectors.  k == 1 with a
+ * contiguous vector (column layout, or ld 1) is bsrmv_gpu_spmv with the
+ * matrix's plan.  OP_T scatters with atomic adds: its float sums are not
+ * bitwise reproducible from run to run.  A column-major X (k >= 2) is
+ * first copied row-major into scratch that the handle keeps (cols x
+ * min(k, 16) values, allocated by the first call that needs more; then
+ * the call synchronises the device): as for bsrmv_gpu_spmv, calls on one
+ * handle must not run on two streams at once. */
+bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
+                            const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
+                            bsrmv_layout layout, void *stream);
+
 /* Force a kernel (cfg->kernel == BSRMV_GPU_AUTO or cfg == NULL: back to the
  * automatic choice).  BSRMV_ERR_UNSUPPORTED if that kernel/parameter set is
  * not built for this bs. */

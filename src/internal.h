@@ -61,6 +61,16 @@ bool bsrmv_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bb
 bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, const void *y,
                                   int64_t n_y, size_t vs);
 
+/* The argument checks of bsrmv_spmm and bsrmv_gpu_spmm (messages start
+ * with `who`): op, layout, k >= 1, the leading dimensions, the spans of X
+ * and Y within the address space, NULL (X only where alpha != 0) and
+ * overlap of the spans.  rows, cols: of A.  On success *nx and *ny are the
+ * rows of X and Y. */
+bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_t cols,
+                              bsrmv_type type, double alpha, int k, const void *X, int64_t ldx,
+                              const void *Y, int64_t ldy, bsrmv_layout layout, int64_t *nx,
+                              int64_t *ny);
+
 /* a*b and a+b for non-negative sizes; false on overflow of int64_t. */
 static inline bool bsrmv_mul64(int64_t a, int64_t b, int64_t *r)
 {

@@ -79,9 +79,10 @@ struct bench_options {
      * BENCH_TRAFFIC_CG for the vectors of one CG iteration. */
     double gpu_traffic;
     int verbose;                    /* per-phase wall times on stderr      */
-    int k[BENCH_MAX_LIST];          /* --k: SpMM vector counts (CPU)       */
+    int k[BENCH_MAX_LIST];          /* --k: SpMM vector counts             */
     int n_k;
-    bsrmv_layout layout;            /* --layout of the SpMM multivectors   */
+    bsrmv_layout layouts[2];        /* --layout of the SpMM multivectors   */
+    int n_layouts;
 };
 
 /* Wall time (ms) of each phase of one case, for the per-phase line that
@@ -156,6 +157,12 @@ void bench_phases_print(const struct bench_case *c);
 /* Median of n values (reorders v). */
 double bench_median(double *v, int n);
 double bench_now_ms(void);
+
+/* SpMM benchmarks: M (n x k, of type t) gets column j = (j+1) * v, entry
+ * (i, j) at M[i + j*n] (col) or M[i*k + j]; bench_spmm_rel_err is the
+ * worst rel_err over the k columns of such a Y against (j+1) * y_ref. */
+void bench_fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_type t);
+double bench_spmm_rel_err(const struct bench_case *c, const void *Y, int k, int col);
 
 /* Every thread count x CPU kernel of o on c.  Returns 0, or 1 after
  * printing what failed. */

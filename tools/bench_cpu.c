@@ -255,10 +255,7 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
     return 0;
 }
 
-/* Worst rel_err over the k columns of Y (column j = (j+1) * y of x and
- * y0, so it is (j+1) * y_ref); col: entry (i, j) at Y[i + j*rows], else
- * Y[i*k + j]. */
-static double spmm_rel_err(const struct bench_case *c, const void *Y, int k, int col)
+double bench_spmm_rel_err(const struct bench_case *c, const void *Y, int k, int col)
 {
     const int64_t n = c->info.rows;
     const bsrmv_type t = c->info.type;
@@ -277,8 +274,7 @@ static double spmm_rel_err(const struct bench_case *c, const void *Y, int k, int
     return worst;
 }
 
-/* Column j of an n x k multivector = (j+1) * v. */
-static void fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_type t)
+void bench_fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_type t)
 {
     for (int j = 0; j < k; j++)
         for (int64_t i = 0; i < n; i++) {
@@ -291,16 +287,16 @@ static void fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv
         }
 }
 
-/* k vectors: bsrmv_spmm in o->layout against k bsrmv_spmv calls on
+/* k vectors: bsrmv_spmm in `layout` against k bsrmv_spmv calls on
  * column-major copies, timed alternately (each rep one of each) so that a
  * shared machine's load falls on both.  Two records: "spmvxK", then
  * "spmm-row"/"spmm-col" with its speedup in vectors per second. */
 static int measure_spmm(const struct bench_options *o, struct bench_case *c, int ti, int k,
-                        double *times)
+                        bsrmv_layout layout, double *times)
 {
     const bsrmv_type t = c->info.type;
     const int64_t nx = c->info.cols, ny = c->info.rows;
-    const int row = o->layout == BSRMV_LAYOUT_ROW;
+    const int row = layout == BSRMV_LAYOUT_ROW;
     const size_t vs = bsrmv_type_size(t);
     void *xc = alloc_values(nx * k, t), *yc = alloc_values(ny * k, t);
     /* X is only read, so the column-major run shares the peer's copy. */
@@ -310,10 +306,10 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
     int rc = 1;
     if (!xc || !yc || !xl || !yl || !y0 || !tm)
         goto done;
-    fill_scaled(xc, c->x, nx, k, 1, t);
-    fill_scaled(y0, c->y0, ny, k, 1, t);
+    bench_fill_scaled(xc, c->x, nx, k, 1, t);
+    bench_fill_scaled(y0, c->y0, ny, k, 1, t);
     if (row)
-        fill_scaled(xl, c->x, nx, k, 0, t);
+        bench_fill_scaled(xl, c->x, nx, k, 0, t);
     const int64_t ldx = row ? k : nx, ldy = row ? k : ny;
     struct bench_record peer, mm;
     char peer_name[32];
@@ -326,7 +322,7 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
     mm.bytes = c->bytes + (k - 1) * vec_bytes;
     peer.stream_gbps = mm.stream_gbps = c->stream_gbps ? c->stream_gbps[ti] : 0;
     memcpy(yc, y0, (size_t)(ny * k) * vs);
-    fill_scaled(yl, c->y0, ny, k, !row, t);
+    bench_fill_scaled(yl, c->y0, ny, k, !row, t);
     for (int w = 0; w < WARMUP_CALLS; w++) {
         for (int j = 0; j < k; j++)
             if (bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
@@ -334,14 +330,14 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
                 rc = lib_failed("bsrmv_spmv");
                 goto done;
             }
-        if (bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, o->layout) !=
+        if (bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, layout) !=
             BSRMV_SUCCESS) {
             rc = lib_failed("bsrmv_spmm");
             goto done;
         }
         if (w == 0) {
-            peer.rel_err = spmm_rel_err(c, yc, k, 1);
-            mm.rel_err = spmm_rel_err(c, yl, k, !row);
+            peer.rel_err = bench_spmm_rel_err(c, yc, k, 1);
+            mm.rel_err = bench_spmm_rel_err(c, yl, k, !row);
         }
     }
     for (int i = 0; i < o->reps; i++) {
@@ -350,7 +346,7 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
             bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
                        c->beta, (char *)yc + (size_t)(j * ny) * vs, ny);
         double t1 = bench_now_ms();
-        bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, o->layout);
+        bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, layout);
         times[i] = t1 - t0;
         tm[i] = bench_now_ms() - t1;
     }
@@ -390,8 +386,9 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");
-        for (int q = 0; q < o->n_k && rc == 0; q++)
-            rc = measure_spmm(o, c, ti, o->k[q], times);
+        for (int li = 0; li < o->n_layouts && rc == 0; li++)
+            for (int q = 0; q < o->n_k && rc == 0; q++)
+                rc = measure_spmm(o, c, ti, o->k[q], o->layouts[li], times);
     }
     omp_set_num_threads(max_threads);
     free(times);

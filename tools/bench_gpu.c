@@ -26,6 +26,9 @@ struct rec {
     char kernel[96];
     const char *backend;
     double ms, rel_err;
+    int k;          /* SpMM: vectors per call (0: SpMV)                 */
+    double bytes;   /* 0: the case's SpMV bytes                          */
+    double speedup; /* SpMM: over k separate SpMVs (0: none)             */
 };
 
 static double g_read_gbps;
@@ -218,6 +221,10 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
 {
     struct bench_record br;
     bench_record_init(&br, c, r->backend, r->kernel, 0);
+    br.k = r->k;
+    br.speedup = r->speedup;
+    if (r->bytes > 0)
+        br.bytes = r->bytes;
     bench_record_set_time(&br, r->ms);
     br.rel_err = r->rel_err;
     br.stream_gbps = g_read_gbps;
@@ -246,6 +253,12 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     if (g_read_gbps > 0)
         json_num(&j, "stream_frac", br.gbps / g_read_gbps);
     json_num(&j, "vs_best_cusparse", best_cusparse_ms > 0 ? best_cusparse_ms / r->ms : NAN);
+    if (r->k > 0) {
+        json_int(&j, "k", r->k);
+        json_num(&j, "vectors_per_s", r->k / (r->ms * 1e-3));
+    }
+    if (r->speedup > 0)
+        json_num(&j, "speedup_vs_spmv", r->speedup);
     json_num(&j, "stall_us", g_stall_us);
     json_int(&j, "traffic_bytes", (int64_t)g_traffic);
     json_end(&j);
@@ -645,6 +658,327 @@ static void summarise(const struct bench_case *c, const struct rec *recs, int nr
         sum->best_cfg = cfgs[best_i];
 }
 
+/* ---- SpMM (--k) ---------------------------------------------------- */
+
+/* bsrmv_gpu_spmm, or k bsrmv_gpu_spmv calls (column-major vectors). */
+struct mmx {
+    bsrmv_gpu_matrix *dA;
+    int k;
+    bsrmv_layout layout;
+    const void *dX;
+    void *dY;
+    int64_t ldx, ldy, nx, ny;
+    size_t vs;
+    double alpha, beta;
+    cudaStream_t s;
+};
+
+static int call_spmm(void *p)
+{
+    struct mmx *m = p;
+    if (bsrmv_gpu_spmm(BSRMV_OP_N, m->alpha, m->dA, m->k, m->dX, m->ldx, m->beta, m->dY, m->ldy,
+                       m->layout, m->s) != BSRMV_SUCCESS) {
+        fprintf(stderr, "bsrmv: bsrmv_gpu_spmm: %s\n", bsrmv_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+static int call_spmv_k(void *p)
+{
+    struct mmx *m = p;
+    for (int j = 0; j < m->k; j++)
+        if (bsrmv_gpu_spmv(BSRMV_OP_N, m->alpha, m->dA, (const char *)m->dX + (size_t)j * m->nx * m->vs,
+                           m->nx, m->beta, (char *)m->dY + (size_t)j * m->ny * m->vs, m->ny,
+                           m->s) != BSRMV_SUCCESS) {
+            fprintf(stderr, "bsrmv: bsrmv_gpu_spmv: %s\n", bsrmv_last_error());
+            return 1;
+        }
+    return 0;
+}
+
+/* cusparseSpMM on one sparse descriptor and algorithm. */
+struct cmm {
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t mat;
+    cusparseDnMatDescr_t B, C;
+    cusparseSpMMAlg_t alg;
+    cudaDataType vt;
+    const void *alpha, *beta;
+    void *buf;
+};
+
+static int call_cusparse_mm(void *p)
+{
+    struct cmm *c = p;
+    cusparseStatus_t st = cusparseSpMM(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                       c->alpha, c->mat, c->B, c->beta, c->C, c->vt, c->alg, c->buf);
+    if (st != CUSPARSE_STATUS_SUCCESS) {
+        fprintf(stderr, "bsrmv: cusparseSpMM failed: %s\n", cusparseGetErrorString(st));
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs the call once from Y0 and returns the worst column rel_err. */
+static double check_mm(struct bench_case *c, call_fn f, void *ctx, void *dY, const void *Y0, void *Yh,
+                       size_t bytes, int k, int col, cudaStream_t s)
+{
+    if (!cuda_ok(cudaMemcpy(dY, Y0, bytes, cudaMemcpyHostToDevice), "copy Y0"))
+        return NAN;
+    if (f(ctx) || !cuda_ok(cudaStreamSynchronize(s), "SpMM") ||
+        !cuda_ok(cudaMemcpy(Yh, dY, bytes, cudaMemcpyDeviceToHost), "copy Y"))
+        return NAN;
+    return bench_spmm_rel_err(c, Yh, k, col);
+}
+
+/* One cusparseSpMM path as record r: workspace, preprocessing (not timed),
+ * a checked call, the timed calls.  1: r holds a measurement; 0: the call
+ * failed or was wrong; -1: cuSPARSE does not offer it for this matrix and
+ * layout. */
+static int time_spmm_cusparse(struct cmm *cm, const char *name, struct bench_case *c, void *dY,
+                              const void *Y0, void *Yh, size_t ybytes, int k, int col, int reps,
+                              cudaStream_t s, struct rec *r)
+{
+    size_t bsz = 0;
+    if (cusparseSpMM_bufferSize(cm->h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                cm->alpha, cm->mat, cm->B, cm->beta, cm->C, cm->vt, cm->alg,
+                                &bsz) != CUSPARSE_STATUS_SUCCESS ||
+        cudaMalloc(&cm->buf, bsz + 16) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    int ok = -1;
+    if (cusparseSpMM_preprocess(cm->h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                cm->alpha, cm->mat, cm->B, cm->beta, cm->C, cm->vt, cm->alg,
+                                cm->buf) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseSpMM(cm->h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, cm->alpha,
+                     cm->mat, cm->B, cm->beta, cm->C, cm->vt, cm->alg, cm->buf) == CUSPARSE_STATUS_SUCCESS) {
+        snprintf(r->kernel, sizeof r->kernel, "%s_%s", name, col ? "col" : "row");
+        r->backend = "cusparse";
+        r->k = k;
+        r->rel_err = check_mm(c, call_cusparse_mm, cm, dY, Y0, Yh, ybytes, k, col, s);
+        ok = !isnan(r->rel_err) && time_calls(call_cusparse_mm, cm, reps, s, &r->ms) == 0;
+    }
+    cudaFree(cm->buf);
+    cm->buf = NULL;
+    return ok;
+}
+
+/* The multivectors of one (k, layout): X and Y in the layout, column-major
+ * copies for the k SpMVs, Y0 on the host in both. */
+struct mm_bufs {
+    void *X, *Y0, *Xc, *Y0c, *Yh; /* host   */
+    void *dX, *dY, *dXc, *dYc;    /* device */
+};
+
+static void mm_bufs_free(struct mm_bufs *m)
+{
+    free(m->X);
+    free(m->Y0);
+    free(m->Xc);
+    free(m->Y0c);
+    free(m->Yh);
+    cudaFree(m->dX);
+    cudaFree(m->dY);
+    cudaFree(m->dXc);
+    cudaFree(m->dYc);
+    *m = (struct mm_bufs){0};
+}
+
+static int mm_bufs_make(struct bench_case *c, int k, int col, struct mm_bufs *m)
+{
+    const bsrmv_type t = c->info.type;
+    const size_t vs = bsrmv_type_size(t);
+    const size_t xb = (size_t)c->info.cols * k * vs, yb = (size_t)c->info.rows * k * vs;
+    m->X = malloc(xb + 16);
+    m->Y0 = malloc(yb + 16);
+    m->Xc = malloc(xb + 16);
+    m->Y0c = malloc(yb + 16);
+    m->Yh = malloc(yb + 16);
+    if (!m->X || !m->Y0 || !m->Xc || !m->Y0c || !m->Yh) {
+        fprintf(stderr, "bsrmv: out of host memory for the SpMM vectors\n");
+        return 0;
+    }
+    bench_fill_scaled(m->X, c->x, c->info.cols, k, col, t);
+    bench_fill_scaled(m->Y0, c->y0, c->info.rows, k, col, t);
+    bench_fill_scaled(m->Xc, c->x, c->info.cols, k, 1, t);
+    bench_fill_scaled(m->Y0c, c->y0, c->info.rows, k, 1, t);
+    return upload(&m->dX, m->X, xb) && upload(&m->dY, m->Y0, yb) && upload(&m->dXc, m->Xc, xb) &&
+           upload(&m->dYc, m->Y0c, yb);
+}
+
+/* k vectors in `lay`: k bsrmv_gpu_spmv calls ("spmvxK"), bsrmv_gpu_spmm
+ * ("spmm-row"/"spmm-col") and cusparseSpMM with the BSR descriptor (both
+ * block orders, BSR_ALG1) and the CSR expansion (CSR_ALG1..3), in the same
+ * layout, each checked against (j+1) * y_ref and timed the same way; the
+ * records, then one summary line on stderr. */
+static int spmm_one(const struct bench_options *o, struct bench_case *c, struct bx *b, const struct cs_dev *d,
+                    cusparseHandle_t h, int k, bsrmv_layout lay, int reps)
+{
+    const bsrmv_matrix_info *in = &c->info;
+    const size_t vs = bsrmv_type_size(in->type);
+    const int col = lay == BSRMV_LAYOUT_COL;
+    const size_t ybytes = (size_t)in->rows * k * vs;
+    const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    const double vec_bytes = (double)(in->rows + in->cols) * (double)vs;
+    struct rec recs[8];
+    int nrec = 0, rc = 0;
+    struct mm_bufs m = {0};
+    memset(recs, 0, sizeof recs);
+    if (!mm_bufs_make(c, k, col, &m)) {
+        mm_bufs_free(&m);
+        return 1;
+    }
+    struct mmx peer = {b->dA, k, BSRMV_LAYOUT_COL, m.dXc, m.dYc, in->cols, in->rows, in->cols, in->rows, vs,
+                       c->alpha, c->beta, b->s};
+    struct mmx mine = peer;
+    mine.layout = lay;
+    mine.dX = m.dX;
+    mine.dY = m.dY;
+    mine.ldx = col ? in->cols : k;
+    mine.ldy = col ? in->rows : k;
+    /* k SpMVs with the plan's choice, then the SpMM */
+    struct rec *r = &recs[nrec];
+    snprintf(r->kernel, sizeof r->kernel, "spmvx%d", k);
+    r->backend = "gpu";
+    r->k = k;
+    r->bytes = c->bytes * k;
+    r->rel_err = check_mm(c, call_spmv_k, &peer, m.dYc, m.Y0c, m.Yh, ybytes, k, 1, b->s);
+    if (time_calls(call_spmv_k, &peer, reps, b->s, &r->ms) != 0)
+        goto fail;
+    nrec++;
+    r = &recs[nrec];
+    snprintf(r->kernel, sizeof r->kernel, "spmm-%s", col ? "col" : "row");
+    r->backend = "gpu";
+    r->k = k;
+    r->bytes = c->bytes + (k - 1) * vec_bytes;
+    r->rel_err = check_mm(c, call_spmm, &mine, m.dY, m.Y0, m.Yh, ybytes, k, col, b->s);
+    if (time_calls(call_spmm, &mine, reps, b->s, &r->ms) != 0)
+        goto fail;
+    r->speedup = recs[0].ms / r->ms;
+    nrec++;
+    /* cuSPARSE */
+    struct cmm cm = {.h = h, .vt = vt};
+    const float fa = (float)c->alpha, fb = (float)c->beta;
+    cm.alpha = in->type == BSRMV_DOUBLE ? (const void *)&c->alpha : (const void *)&fa;
+    cm.beta = in->type == BSRMV_DOUBLE ? (const void *)&c->beta : (const void *)&fb;
+    const cusparseOrder_t dord = col ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW;
+    if (h && cusparseCreateDnMat(&cm.B, in->cols, k, col ? in->cols : k, m.dX, vt, dord) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseCreateDnMat(&cm.C, in->rows, k, col ? in->rows : k, m.dY, vt, dord) == CUSPARSE_STATUS_SUCCESS) {
+        const void *v_col = in->order == BSRMV_COL_MAJOR ? d->val : d->val2;
+        const void *v_row = in->order == BSRMV_COL_MAJOR ? d->val2 : d->val;
+        for (int dir = 0; dir < 2 && d->val; dir++) {
+            if (cusparseCreateBsr(&cm.mat, in->mb, in->nb, in->nnzb, in->bs, in->bs, d->rp32, d->ci,
+                                  (void *)(dir == 0 ? v_col : v_row), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_BASE_ZERO, vt,
+                                  dir == 0 ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS)
+                continue;
+            cm.alg = CUSPARSE_SPMM_BSR_ALG1;
+            int got = time_spmm_cusparse(&cm, dir == 0 ? "SpMM_BSR_ALG1_bcol" : "SpMM_BSR_ALG1_brow", c, m.dY,
+                                         m.Y0, m.Yh, ybytes, k, col, reps, b->s, &recs[nrec]);
+            nrec += got > 0;
+            cusparseDestroySpMat(cm.mat);
+        }
+        const int64_t nnz = in->nnzb * in->bs * in->bs;
+        if (d->csr_v && cusparseCreateCsr(&cm.mat, in->rows, in->cols, nnz, d->csr_rp, d->csr_ci, d->csr_v,
+                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                          vt) == CUSPARSE_STATUS_SUCCESS) {
+            static const struct {
+                cusparseSpMMAlg_t alg;
+                const char *name;
+            } csr_algs[] = {{CUSPARSE_SPMM_CSR_ALG1, "SpMM_CSR_ALG1"},
+                            {CUSPARSE_SPMM_CSR_ALG2, "SpMM_CSR_ALG2"},
+                            {CUSPARSE_SPMM_CSR_ALG3, "SpMM_CSR_ALG3"}};
+            for (size_t q = 0; q < sizeof csr_algs / sizeof csr_algs[0]; q++) {
+                cm.alg = csr_algs[q].alg;
+                int got = time_spmm_cusparse(&cm, csr_algs[q].name, c, m.dY, m.Y0, m.Yh, ybytes, k, col, reps,
+                                             b->s, &recs[nrec]);
+                nrec += got > 0;
+            }
+            cusparseDestroySpMat(cm.mat);
+        }
+    }
+    if (cm.B)
+        cusparseDestroyDnMat(cm.B);
+    if (cm.C)
+        cusparseDestroyDnMat(cm.C);
+    double best_cs = 0;
+    const char *best_name = "none";
+    for (int i = 0; i < nrec; i++)
+        if (!strcmp(recs[i].backend, "cusparse") && (best_cs == 0 || recs[i].ms < best_cs)) {
+            best_cs = recs[i].ms;
+            best_name = recs[i].kernel;
+        }
+    const double tol = in->type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
+    for (int i = 0; i < nrec; i++) {
+        emit(o, c, &recs[i], best_cs);
+        if (!(recs[i].rel_err <= tol) && strcmp(recs[i].backend, "gpu") == 0) {
+            fprintf(stderr, "bsrmv: %s (k = %d): wrong result, rel_err %.3g\n", recs[i].kernel, k, recs[i].rel_err);
+            rc = 1;
+        }
+    }
+    /* one line per case for scripts (scripts/gpu_spmm.sh): matrix bs type
+     * layout k, bsrmv_gpu_spmm ms, k SpMVs ms, their ratio, the best
+     * cuSPARSE SpMM path, its ms, its ratio (0 where none ran) */
+    fprintf(stderr, "spmm-summary %s %d %s %s %d %.5f %.5f %.3f %s %.5f %.3f\n", c->matrix, in->bs,
+            in->type == BSRMV_DOUBLE ? "double" : "float", col ? "col" : "row", k, recs[1].ms, recs[0].ms,
+            recs[1].speedup, best_name, best_cs, best_cs > 0 ? best_cs / recs[1].ms : 0.0);
+    mm_bufs_free(&m);
+    return rc;
+fail:
+    mm_bufs_free(&m);
+    return 1;
+}
+
+/* Every --layout x --k on c: the cuSPARSE arrays (both block orders, the
+ * CSR expansion) are made once for all of them. */
+static int spmm_paths(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps)
+{
+    const bsrmv_matrix_info *in = &c->info;
+    const size_t ts = bsrmv_type_size(in->type);
+    const int64_t nnz = in->nnzb * in->bs * in->bs;
+    struct cs_dev d = {0};
+    cusparseHandle_t h = NULL;
+    int rc = 0;
+    /* the k SpMVs run the plan's choice, whatever the kernel list left set */
+    bsrmv_gpu_matrix_set_config(b->dA, NULL);
+    const int fits32 = nnz < 2147483647 && in->mb < 2147483647 && in->nb < 2147483647;
+    if (!fits32 || cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
+        fprintf(stderr, "bsrmv: cuSPARSE SpMM skipped (no handle or 64-bit sizes)\n");
+        h = NULL;
+    } else {
+        cusparseSetStream(h, b->s);
+        if (!upload_bsr(c, &d)) {
+            rc = 1;
+            goto done;
+        }
+        const int64_t *rp;
+        const int32_t *ci;
+        const void *val;
+        bsrmv_matrix_arrays(c->A, &rp, &ci, &val);
+        struct csr e = {0};
+        const double th = bench_now_ms();
+        const int built = csr_expand(in, rp, ci, val, ts, &e) == 0;
+        c->ms.cusparse_host += bench_now_ms() - th;
+        if (!built || !upload(&d.csr_rp, e.rp, sizeof(int) * (size_t)(in->rows + 1)) ||
+            !upload(&d.csr_ci, e.ci, sizeof(int) * (size_t)nnz) || !upload(&d.csr_v, e.val, (size_t)nnz * ts)) {
+            fprintf(stderr, "bsrmv: no CSR expansion for cusparseSpMM: the CSR algorithms skipped\n");
+            cudaFree(d.csr_v);
+            d.csr_v = NULL;
+        }
+        csr_free(&e);
+    }
+    for (int li = 0; li < o->n_layouts && !rc; li++)
+        for (int q = 0; q < o->n_k && !rc; q++)
+            rc = spmm_one(o, c, b, &d, h, o->k[q], o->layouts[li], reps);
+done:
+    if (h)
+        cusparseDestroy(h);
+    cs_dev_free(&d);
+    return rc;
+}
+
 int bench_gpu(const struct bench_options *o, struct bench_case *c)
 {
     return bench_gpu_run(o, c, 1, NULL);
@@ -718,6 +1052,8 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     }
     if (sum)
         summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
+    if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
+        rc = 1;
     goto done;
 fail:
     rc = 1;

@@ -129,6 +129,21 @@ static int parse_types(const char *s, bsrmv_type *out)
     return n;
 }
 
+static int parse_layouts(const char *s, bsrmv_layout *out)
+{
+    char items[2][32];
+    int n = split_list("--layout", s, items, 2);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(items[i], "row") == 0)
+            out[i] = BSRMV_LAYOUT_ROW;
+        else if (strcmp(items[i], "col") == 0)
+            out[i] = BSRMV_LAYOUT_COL;
+        else
+            args_fail("--layout: expected row or col, got '%s'", items[i]);
+    }
+    return n;
+}
+
 static int parse_kernels(const char *s, bsrmv_cpu_kernel *out)
 {
     char items[2][32];
@@ -177,7 +192,8 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         .beta = 0,
         .stream = 1,
         .stream_gib = 1,
-        .layout = BSRMV_LAYOUT_ROW,
+        .layouts = {BSRMV_LAYOUT_ROW},
+        .n_layouts = 1,
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -254,9 +270,7 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         } else if ((v = args_value(argc, argv, &i, "--k"))) {
             o->n_k = parse_int_list("--k", v, o->k, BENCH_MAX_LIST, 4096);
         } else if ((v = args_value(argc, argv, &i, "--layout"))) {
-            if (strcmp(v, "row") != 0 && strcmp(v, "col") != 0)
-                args_fail("--layout: expected row or col, got '%s'", v);
-            o->layout = strcmp(v, "row") == 0 ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL;
+            o->n_layouts = parse_layouts(v, o->layouts);
         } else if (strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
         } else {

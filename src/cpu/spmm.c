@@ -231,19 +231,17 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     return BSRMV_SUCCESS;
 }
 
-bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
-                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
-                        bsrmv_layout layout)
+bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_t cols,
+                              bsrmv_type type, double alpha, int k, const void *X, int64_t ldx,
+                              const void *Y, int64_t ldy, bsrmv_layout layout, int64_t *nx_out,
+                              int64_t *ny_out)
 {
-    if (!A)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
     if (op != BSRMV_OP_N && op != BSRMV_OP_T)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown op %d", (int)op);
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown op %d", who, (int)op);
     if (layout != BSRMV_LAYOUT_COL && layout != BSRMV_LAYOUT_ROW)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown layout %d", (int)layout);
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown layout %d", who, (int)layout);
     if (k < 1)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: k = %d vectors, need k >= 1", k);
-    const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: k = %d vectors, need k >= 1", who, k);
     const int64_t nx = op == BSRMV_OP_N ? cols : rows;
     const int64_t ny = op == BSRMV_OP_N ? rows : cols;
     const bool col = layout == BSRMV_LAYOUT_COL;
@@ -251,31 +249,49 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
     const int64_t min_ldy = col ? (ny > 1 ? ny : 1) : k;
     if (ldx < min_ldx || ldy < min_ldy)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                          "bsrmv_spmm: leading dimensions ldx = %lld, ldy = %lld; the %s layout "
+                          "%s: leading dimensions ldx = %lld, ldy = %lld; the %s layout "
                           "with %lld x %d X and %lld x %d Y needs ldx >= %lld, ldy >= %lld",
-                          (long long)ldx, (long long)ldy, col ? "column-major" : "row-major",
+                          who, (long long)ldx, (long long)ldy, col ? "column-major" : "row-major",
                           (long long)nx, k, (long long)ny, k, (long long)min_ldx,
                           (long long)min_ldy);
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(type);
     int64_t ex, ey;
     size_t bx, by;
     if (!span(layout, nx, k, ldx, &ex) || !span(layout, ny, k, ldy, &ey) ||
         !bsrmv_bytes(ex, vs, &bx) || !bsrmv_bytes(ey, vs, &by) ||
         bx > UINTPTR_MAX - (uintptr_t)X || by > UINTPTR_MAX - (uintptr_t)Y)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW,
-                          "bsrmv_spmm: X or Y (leading dimensions %lld, %lld, k = %d) "
+                          "%s: X or Y (leading dimensions %lld, %lld, k = %d) "
                           "exceeds the address space",
-                          (long long)ldx, (long long)ldy, k);
+                          who, (long long)ldx, (long long)ldy, k);
     const bool reads_x = alpha != 0 && nx > 0;
     if ((ny > 0 && !Y) || (reads_x && !X))
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL %s", !Y ? "Y" : "X");
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL %s", who, !Y ? "Y" : "X");
     /* The kernels read X while they write Y; an overlap would make the
      * result depend on the thread split. */
     if (reads_x && ny > 0 && (uintptr_t)X < (uintptr_t)Y + by && (uintptr_t)Y < (uintptr_t)X + bx)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                          "bsrmv_spmm: X and Y overlap in memory (X spans %zu bytes at %p, "
+                          "%s: X and Y overlap in memory (X spans %zu bytes at %p, "
                           "Y %zu bytes at %p)",
-                          bx, X, by, (void *)Y);
+                          who, bx, X, by, Y);
+    *nx_out = nx;
+    *ny_out = ny;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
+                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                        bsrmv_layout layout)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
+    int64_t nx, ny;
+    const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
+                                             A->type, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);
+    if (st)
+        return st;
+    const bool col = layout == BSRMV_LAYOUT_COL;
+    const size_t vs = bsrmv_type_size(A->type);
     if (ny == 0)
         return BSRMV_SUCCESS;
     const mm_vops *ops = A->type == BSRMV_DOUBLE ? &mm_vops_d : &mm_vops_s;

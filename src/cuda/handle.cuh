@@ -39,6 +39,10 @@ struct bsrmv_gpu_matrix {
     bsrmv_gpu_config sched_for;
     void *sched_mem;
     size_t sched_bytes;
+    /* bsrmv_gpu_spmm: the row-major copy of a column-major X, grown on
+     * demand (spmm.cu) */
+    void *mm_scratch;
+    size_t mm_scratch_bytes;
 };
 
 namespace bsrmv_cuda {

@@ -75,6 +75,11 @@ static void free_matrix(bsrmv_gpu_matrix *m)
         ds.enter(m->device);
         plan_free(m);
     }
+    if (m->mm_scratch) {
+        DeviceScope ds;
+        ds.enter(m->device);
+        cudaFree(m->mm_scratch);
+    }
     free(m->h_row_ptr);
     free(m);
 }
@@ -258,7 +263,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
     p->config = m->cfg;
     p->from_tune_table = m->from_tune;
     p->owns_arrays = m->owns;
-    p->device_bytes = (m->owns ? m->dev_bytes : 0) + m->sched_bytes;
+    p->device_bytes = (m->owns ? m->dev_bytes : 0) + m->sched_bytes + m->mm_scratch_bytes;
     return BSRMV_SUCCESS;
 }
 

@@ -1,0 +1,174 @@
+/* bsrmv_gpu_spmm: the checks, the split of the k vectors into chunks that
+ * each stream A once, and the policy that gives each chunk its kernel
+ * geometry by (bs, vectors, layout).  The kernels: k_spmm.cu. */
+#include "k_spmm.cuh"
+#include "errors.cuh"
+#include "handle.cuh"
+
+#include <stdio.h>
+
+using namespace bsrmv_cuda;
+
+/* Vectors per pass over A.  Wider chunks would read A less often but need
+ * more lanes (or registers) per block row; at 16 the matrix is already
+ * a small part of the traffic against X and Y. */
+#define SPMM_MAX_KT 16
+
+/* The geometry of a chunk of kc vectors: the first row whose bs_max and
+ * kt_max cover the matrix's bs and the chunk width KT (kc rounded up to a
+ * power of two), for the layout (-1: either).
+ *   vec:   bytes of a row of X a lane multiplies (16: one 16-byte load; V =
+ *          vec / sizeof value, at most KT), so that the P = KT / V lanes of
+ *          a row read the chunk's piece of a row of X together;
+ *   group: lanes per block row; group / (P*bs) block columns side by side.
+ * A warp per block row keeps 1-10 column slots on rows of ~27 blocks (a
+ * 27-point grid) at bs <= 8; the reduction over them is V values per
+ * halving.  Row-major X and the copy of a column-major one are read the
+ * same way, so the layout does not change the choice yet. */
+struct MmPolicyRow {
+    int bs_max, kt_max, layout, vec, group, threads;
+};
+static const MmPolicyRow mm_policy[] = {
+    {1 << 30, SPMM_MAX_KT, -1, 16, 32, 256},
+};
+
+static MmLaunch mm_choose(int bs, int kt, bsrmv_layout layout, size_t vs)
+{
+    MmLaunch l = {1, kt, 32, 256};
+    for (const MmPolicyRow &p : mm_policy)
+        if (bs <= p.bs_max && kt <= p.kt_max && (p.layout < 0 || p.layout == (int)layout)) {
+            l.v = (int)(p.vec / vs) < kt ? (int)(p.vec / vs) : kt;
+            l.v = l.v > 4 ? 4 : l.v < 1 ? 1 : l.v;
+            l.p = kt / l.v;
+            l.group = p.group;
+            l.threads = p.threads;
+            break;
+        }
+    /* all rows of a block in one pass where the group can hold them: a
+     * second pass would read the row's X again with half its lanes idle
+     * (bs 5-8 at 16 doubles: V 4, P 4) */
+    while (l.p * bs > l.group && l.v < 4 && l.p > 1) {
+        l.v *= 2;
+        l.p /= 2;
+    }
+    return l;
+}
+
+template <typename T>
+static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
+                           const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                           bsrmv_layout layout, int64_t nx, int64_t ny, cudaStream_t s)
+{
+    const bool row = layout == BSRMV_LAYOUT_ROW;
+    MmArgs<T> a;
+    a.mb = m->mb;
+    a.bs = m->bs;
+    a.row_ptr = m->row_ptr;
+    a.col_idx = m->col_idx;
+    a.val = (const T *)m->val;
+    a.ys = row ? ldy : 1;
+    a.yj = row ? 1 : ldy;
+    a.alpha = (T)alpha;
+    a.beta = (T)beta;
+    a.xvec = false;
+    cudaError_t e;
+    if (a.alpha == T(0) || op == BSRMV_OP_T) {
+        if ((e = launch_spmm_scale<T>((T *)Y, ny, k, a.ys, a.yj, a.beta, s)) != cudaSuccess)
+            return cuda_fail(e, "launching the Y = beta*Y kernel");
+        if (a.alpha == T(0) || m->nnzb == 0)
+            return BSRMV_SUCCESS;
+    }
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    char what[128];
+    if (op == BSRMV_OP_T) {
+        a.x = (const T *)X;
+        a.xs = row ? ldx : 1;
+        a.y = (T *)Y;
+        a.kc = k;
+        if ((e = launch_spmm_t<T>(a, row ? 1 : ldx, order, s)) != cudaSuccess) {
+            snprintf(what, sizeof what, "launching the transpose SpMM (bs=%d, k=%d)", m->bs, k);
+            return cuda_fail(e, what);
+        }
+        return BSRMV_SUCCESS;
+    }
+    /* A column-major X: each chunk is copied row-major into the handle's
+     * scratch (one pass over the chunk of X), ld rounded up to 4 values so
+     * that the kernels' vector loads stay aligned.  The scratch is kept:
+     * a stream-ordered allocation per call would be returned to the
+     * device at every synchronisation and mapped again by the next call. */
+    const int wmax = k < SPMM_MAX_KT ? k : SPMM_MAX_KT;
+    const int64_t ldp = (wmax + 3) / 4 * 4;
+    const size_t need = (size_t)(nx > 0 ? nx : 1) * (size_t)ldp * sizeof(T);
+    if (!row && m->mm_scratch_bytes < need) {
+        cudaFree(m->mm_scratch); /* waits for the calls still using it */
+        m->mm_scratch = nullptr;
+        m->mm_scratch_bytes = 0;
+        if ((e = cudaMalloc(&m->mm_scratch, need)) != cudaSuccess) {
+            snprintf(what, sizeof what, "cudaMalloc (%zu bytes of scratch for a column-major X)",
+                     need);
+            return cuda_fail(e, what);
+        }
+        m->mm_scratch_bytes = need;
+    }
+    T *xp = (T *)m->mm_scratch;
+    bsrmv_status st = BSRMV_SUCCESS;
+    for (int j0 = 0; j0 < k && !st; j0 += a.kc) {
+        a.kc = k - j0 < SPMM_MAX_KT ? k - j0 : SPMM_MAX_KT;
+        const int kt = pow2ceil(a.kc);
+        const MmLaunch l = mm_choose(m->bs, kt, layout, sizeof(T));
+        a.y = (T *)Y + j0 * a.yj;
+        if (row) {
+            a.x = (const T *)X + j0;
+            a.xs = ldx;
+        } else {
+            a.x = xp;
+            a.xs = ldp;
+            if ((e = launch_spmm_pack<T>((const T *)X + j0 * ldx, ldx, nx, a.kc, xp, ldp, s)) !=
+                cudaSuccess) {
+                st = cuda_fail(e, "launching the copy of X");
+                break;
+            }
+        }
+        const size_t align = l.v * sizeof(T) < 16 ? l.v * sizeof(T) : 16;
+        a.xvec = (uintptr_t)a.x % align == 0 && (a.xs * sizeof(T)) % align == 0;
+        if ((e = launch_spmm_n<T>(a, order, l, s)) != cudaSuccess) {
+            snprintf(what, sizeof what, "launching the SpMM kernel (bs=%d, v%d p%d g%d)", m->bs, l.v,
+                     l.p, l.group);
+            st = cuda_fail(e, what);
+        }
+    }
+    return st;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
+                                       int k, const void *d_X, int64_t ldx, double beta,
+                                       void *d_Y, int64_t ldy, bsrmv_layout layout, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
+    int64_t nx, ny;
+    bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
+                                       dA->type, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
+    if (st)
+        return st;
+    DeviceScope ds;
+    cudaError_t e = ds.enter(dA->device);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaSetDevice");
+    if (ny > 0 && (st = check_device_ptr(d_Y, dA->device, "Y")))
+        return st;
+    if (alpha != 0.0 && nx > 0 && (st = check_device_ptr(d_X, dA->device, "X")))
+        return st;
+    if (ny == 0)
+        return BSRMV_SUCCESS;
+    /* One vector stored contiguously is an SpMV: the matrix's plan. */
+    if (k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)))
+        return bsrmv_gpu_spmv(op, alpha, dA, d_X, nx, beta, d_Y, ny, stream);
+    cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
+    cudaStream_t s = (cudaStream_t)stream;
+    /* the handle's scratch is the only part of it the call changes */
+    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)dA;
+    return dA->type == BSRMV_DOUBLE
+               ? spmm_t<double>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s)
+               : spmm_t<float>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s);
+}
