@@ -1,20 +1,28 @@
 /* SpMM kernels: Y = alpha*op(A)*X + beta*Y for a chunk of vectors.
  *
- * OP_N: a group of G lanes per block row.  Lane (cslot, jp, r) owns scalar
- * row r of the block row, vectors jp*V .. jp*V+V-1 of the chunk (V
- * accumulators in registers) and every ncol-th block of the row (ncol =
- * G / (P*bs) block columns side by side).  A(r, c) is loaded by the P
- * lanes of row r at once (one broadcast) and multiplied by V values of row
- * c of the block's rows of X, which the P lanes read as one contiguous
- * piece of kc values (a 16-byte load each): the matrix streams once per
- * chunk, and every load instruction reads whole pieces of lines of X, not
- * the same 16 bytes in bs lanes (a lane per row holding all kc vectors
- * would load each piece bs times, and the L1 serves the distinct lines of
- * a warp load one per cycle).  Each lane walks its blocks in batches
- * (block_batches).  X is read row-major: the driver copies a
- * column-major chunk first.  The group sums its column slots with
- * shuffles; lanes of slot 0 write their row and vectors of Y.  A block
- * taller than G / P lanes (runtime bs) goes in passes of G / P rows.
+ * OP_N, bs 1-8 (k_spmm_staged): a warp per block row.  The row's blocks
+ * are consecutive in val, so the warp copies a run of S = 32/P of them to
+ * shared memory with coalesced loads (A read from DRAM once per chunk, in
+ * whole lines), then lane (slot, p) multiplies block `slot` of the run by
+ * piece p of the rows of X it needs (V vectors, one 16-byte load per
+ * block column serving all bs rows, held as bs*V accumulators).  The
+ * slots are summed with shuffles; slot 0 writes Y.  A lane per scalar row
+ * instead (the runtime-bs kernel's layout) read each block's A with bs
+ * times the load instructions and X pieces of a few bytes per warp load:
+ * 1.04-3.4x slower at k 4-16 on 27-point grids, bs 3, 6 and 8 (H100).
+ *
+ * OP_N, other bs (k_spmm_n): a group of G lanes per block row.  Lane
+ * (cslot, jp, r) owns scalar row r of the block row, vectors jp*V ..
+ * jp*V+V-1 of the chunk (V accumulators in registers) and every ncol-th
+ * block of the row (ncol = G / (P*R) block columns side by side, R = the
+ * rows of a block per pass).  A(r, c) is loaded by the P lanes of row r at
+ * once (one broadcast) and multiplied by V values of row c of the block's
+ * rows of X, which the P lanes read as one contiguous piece of kc values.
+ * The group sums its column slots with shuffles; lanes of slot 0 write
+ * their row and vectors of Y.  A block taller than G / P lanes goes in
+ * passes of G / P rows.
+ *
+ * Both read X row-major: the driver copies a column-major chunk first.
  *
  * OP_T: a warp per block row scatters alpha * A(:, c)^T X(row, j) into
  * Y(col*bs + c, j) with atomic adds (the SpMV transpose kernel's scheme),
@@ -24,72 +32,40 @@
 namespace bsrmv_cuda {
 
 /* Blocks b0, b0 + step, ... below e of a lane's block row: acc[v] +=
- * sum_c A(r, c) X(col*bs + c, j0 + v).  U blocks per batch: first their
- * col_idx, then their values of A (the DRAM stream), then block by block
- * the rows of X (mostly cache hits) and the FMAs, so that a batch waits
- * for DRAM once and a warp keeps U times the matrix bytes in flight (a
- * lane's blocks are few, 2-14 on a 27-point grid); steps past e are
- * predicated off.  Holding X for the whole batch as well would cost
- * U*bs*V more registers (158 at bs 8, fewer warps per SM).  U shrinks with
- * bs to bound the registers.  BS = 0 (runtime bs): one block at a time.
- * val and col_idx are read once, with the L2 priority evict-first: X, k
- * times the SpMV's x and gathered at every block, is what must stay in L2
- * while the matrix streams past (common.cuh, "Loads"). */
-template <typename T, int ORD, int BS, int V>
+ * sum_c A(r, c) X(col*bs + c, j0 + v), a block at a time.  val and
+ * col_idx are read once, with the L2 priority evict-first: X, k times the
+ * SpMV's x and gathered at every block, is what must stay in L2 while the
+ * matrix streams past (common.cuh, "Loads"). */
+template <typename T, int ORD, int V>
 __device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, int64_t e, int step,
                                               int r, int j0, bool whole, T (&acc)[V])
 {
-    constexpr int U = BS == 0 ? 1 : BS == 1 ? 8 : BS <= 4 ? 4 : 2;
-    constexpr int NB = BS == 0 ? 1 : BS;
-    const int bs = BS ? BS : a.bs;
+    const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
-    for (int64_t b = b0; b < e; b += (int64_t)U * step) {
-        const T *xb[U];
+    for (int64_t b = b0; b < e; b += step) {
+        const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
+        const T *vb = a.val + b * bs2;
+        for (int c = 0; c < bs; ++c) {
+            const T av = ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
+            T xv[V];
+            if (whole) {
+                ldv_vec<true>(xb + (int64_t)c * a.xs, xv);
+            } else {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t bu = b + (int64_t)u * step;
-            xb[u] = bu < e ? a.x + (int64_t)ldc<L2h::first>(a.col_idx + bu) * bs * a.xs + j0 : nullptr;
-        }
-        for (int c0 = 0; c0 < bs; c0 += NB) { /* one trip at compile-time bs */
-            T av[U][NB];
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const T *vb = a.val + (b + (int64_t)u * step) * bs2;
-#pragma unroll
-                for (int q = 0; q < NB; ++q) {
-                    const int c = c0 + q;
-                    av[u][q] = xb[u] != nullptr && c < bs
-                                   ? ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r
-                                                                            : (int64_t)r * bs + c))
-                                   : T(0);
-                }
+                for (int v = 0; v < V; ++v)
+                    xv[v] = j0 + v < a.kc ? ld(xb + (int64_t)c * a.xs + v) : T(0);
             }
 #pragma unroll
-            for (int u = 0; u < U; ++u)
-#pragma unroll
-                for (int q = 0; q < NB; ++q) {
-                    const int c = c0 + q;
-                    const bool in = xb[u] != nullptr && c < bs;
-                    T xv[V];
-                    if (whole) {
-                        ldv_vec<true>(xb[u] + (int64_t)c * a.xs, xv, in);
-                    } else {
-#pragma unroll
-                        for (int v = 0; v < V; ++v)
-                            xv[v] = in && j0 + v < a.kc ? ld(xb[u] + (int64_t)c * a.xs + v) : T(0);
-                    }
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        acc[v] += av[u][q] * xv[v];
-                }
+            for (int v = 0; v < V; ++v)
+                acc[v] += av * xv[v];
         }
     }
 }
 
-template <typename T, int ORD, int BS, int V>
+template <typename T, int ORD, int V>
 __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
 {
-    const int bs = BS ? BS : a.bs;
+    const int bs = a.bs;
     const int R = bs < G / P ? bs : G / P; /* rows of a block per pass */
     const int PR = P * R;
     const int ncol = G / PR;
@@ -121,7 +97,7 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
             for (int v = 0; v < V; ++v)
                 acc[v] = T(0);
             if (mine)
-                block_batches<T, ORD, BS, V>(a, s + cslot, e, ncol, r, j0, whole, acc);
+                block_batches<T, ORD, V>(a, s + cslot, e, ncol, r, j0, whole, acc);
             for (int sh = top; sh >= 1; sh >>= 1) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
@@ -145,22 +121,127 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
     }
 }
 
-template <typename T, int ORD, int BS, int V>
+/* Warps per thread block of the staged kernel: its shared memory holds a
+ * run of S blocks per warp, at most 48 KiB per thread block. */
+template <typename T, int BS, int P> __host__ __device__ constexpr int staged_warps()
+{
+    constexpr int per_warp = (32 / P) * BS * BS * (int)sizeof(T);
+    return 49152 / per_warp >= 4 ? 4 : 49152 / per_warp < 1 ? 1 : 49152 / per_warp;
+}
+
+template <typename T, int ORD, int BS, int V, int P>
+__global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T> a)
+{
+    constexpr int S = 32 / P, B2 = BS * BS, W = staged_warps<T, BS, P>();
+    __shared__ T stage[W][S * B2];
+    const int lane = threadIdx.x & 31;
+    const int slot = lane / P, j0 = (lane - slot * P) * V;
+    const bool jin = j0 < a.kc;
+    const bool whole = a.xvec && j0 + V <= a.kc; /* V values in one load */
+    T *buf = stage[threadIdx.x >> 5];
+    const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t row = warp; row < a.mb; row += nwarps) {
+        const int64_t s0 = ld(a.row_ptr + row), e = ld(a.row_ptr + row + 1);
+        T acc[BS][V];
+#pragma unroll
+        for (int r = 0; r < BS; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                acc[r][v] = T(0);
+        for (int64_t b0 = s0; b0 < e; b0 += S) {
+            const int nb = e - b0 < S ? (int)(e - b0) : S;
+            /* the run is contiguous in val: whole lines, read once */
+            const T *src = a.val + b0 * B2;
+            for (int i = lane; i < nb * B2; i += 32)
+                buf[i] = ldv<false, L2h::first>(src + i);
+            __syncwarp();
+            if (slot < nb && jin) {
+                const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b0 + slot) * BS * a.xs + j0;
+                const T *ab = buf + slot * B2;
+#pragma unroll
+                for (int c = 0; c < BS; ++c) {
+                    T xv[V];
+                    if (whole) {
+                        ldv_vec<true>(xb + (int64_t)c * a.xs, xv);
+                    } else {
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            xv[v] = j0 + v < a.kc ? ld(xb + (int64_t)c * a.xs + v) : T(0);
+                    }
+#pragma unroll
+                    for (int r = 0; r < BS; ++r) {
+                        const T av = ab[ORD == COL ? c * BS + r : r * BS + c];
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            acc[r][v] += av * xv[v];
+                    }
+                }
+            }
+            __syncwarp();
+        }
+#pragma unroll
+        for (int sh = S / 2; sh >= 1; sh >>= 1)
+#pragma unroll
+            for (int r = 0; r < BS; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    acc[r][v] += __shfl_down_sync(BSRMV_FULL_MASK, acc[r][v], sh * P);
+        if (slot == 0 && jin) {
+#pragma unroll
+            for (int r = 0; r < BS; ++r) {
+                T *py = a.y + (row * BS + r) * a.ys + j0 * a.yj;
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (j0 + v < a.kc) {
+                        T out = a.alpha * acc[r][v];
+                        if (a.beta != T(0))
+                            out += a.beta * py[v * a.yj];
+                        py[v * a.yj] = out;
+                    }
+            }
+        }
+    }
+}
+
+template <typename T, int ORD, int BS, int V, int P>
+static cudaError_t run_staged(const MmArgs<T> &a, cudaStream_t s)
+{
+    constexpr int threads = 32 * staged_warps<T, BS, P>();
+    k_spmm_staged<T, ORD, BS, V, P><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+    return cudaGetLastError();
+}
+
+/* (V, P) pairs of the staged kernel, X(V, P): 1-16 vectors per chunk. */
+#define BSRMV_SPMM_STAGED_VP(X) X(1, 1) X(2, 1) X(4, 1) X(4, 2) X(4, 4)
+
+template <typename T, int ORD, int BS>
+static cudaError_t run_staged_vp(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
+{
+#define X(V, P)                                                                                    \
+    if (l.v == V && l.p == P)                                                                      \
+        return run_staged<T, ORD, BS, V, P>(a, s);
+    BSRMV_SPMM_STAGED_VP(X)
+#undef X
+    return cudaErrorInvalidValue;
+}
+
+template <typename T, int ORD, int V>
 static cudaError_t run_n(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
 {
     const int gpw = 32 / l.group;
     const int64_t warps = (a.mb + gpw - 1) / gpw;
-    k_spmm_n<T, ORD, BS, V><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group, l.p);
+    k_spmm_n<T, ORD, V><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group, l.p);
     return cudaGetLastError();
 }
 
-template <typename T, int ORD, int BS>
+template <typename T, int ORD>
 static cudaError_t run_width(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
 {
     switch (l.v) {
-    case 1: return run_n<T, ORD, BS, 1>(a, l, s);
-    case 2: return run_n<T, ORD, BS, 2>(a, l, s);
-    case 4: return run_n<T, ORD, BS, 4>(a, l, s);
+    case 1: return run_n<T, ORD, 1>(a, l, s);
+    case 2: return run_n<T, ORD, 2>(a, l, s);
+    case 4: return run_n<T, ORD, 4>(a, l, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -168,17 +249,19 @@ static cudaError_t run_width(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t
 template <typename T>
 cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cudaStream_t s)
 {
-    const bool pow2 = l.group > 0 && !(l.group & (l.group - 1)) && l.p > 0 && !(l.p & (l.p - 1));
-    if (!pow2 || l.group > 32 || l.p > l.group || l.threads % 32 || l.threads < 32 ||
-        l.threads > 256 || a.kc < 1 || a.kc > l.p * l.v)
+    if (a.kc < 1 || l.v < 1 || l.p < 1 || a.kc > l.p * l.v)
         return cudaErrorInvalidValue;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_SPMM_LIST, a.bs);
-#define X(BS, P)                                                                                   \
+#define X(BS, P_)                                                                                  \
     if (bsk == BS)                                                                                 \
-        return order == COL ? run_width<T, COL, BS>(a, l, s) : run_width<T, ROW, BS>(a, l, s);
+        return order == COL ? run_staged_vp<T, COL, BS>(a, l, s) : run_staged_vp<T, ROW, BS>(a, l, s);
     BSRMV_SPMM_LIST(X)
 #undef X
-    return cudaErrorInvalidValue;
+    const bool pow2 = l.group > 0 && !(l.group & (l.group - 1)) && !(l.p & (l.p - 1));
+    if (!pow2 || l.group > 32 || l.p > l.group || l.threads % 32 || l.threads < 32 ||
+        l.threads > 256)
+        return cudaErrorInvalidValue;
+    return order == COL ? run_width<T, COL>(a, l, s) : run_width<T, ROW>(a, l, s);
 }
 
 /* Consecutive threads read consecutive rows of a column of x. */

@@ -28,14 +28,17 @@ template <typename T> struct MmArgs {
 };
 
 /* The geometry of one OP_N launch: V vectors in registers per lane (1, 2,
- * 4), P lanes side by side over the chunk's vectors (P*V >= kc), G lanes
- * per block row (8, 16, 32; P <= G), threads per thread block. */
+ * 4), P lanes side by side over the chunk's vectors (P*V >= kc); the
+ * runtime-bs kernel also takes G lanes per block row (8, 16, 32; P <= G)
+ * and threads per thread block (the staged kernel: a warp per block row,
+ * 32/P blocks of a run side by side). */
 struct MmLaunch {
     int v, p, group, threads;
 };
 
-/* Block sizes with compile-time SpMM kernels, X(BS, 0); 0 = runtime bs. */
-#define BSRMV_SPMM_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0) X(0, 0)
+/* Block sizes of the staged kernel (compile-time bs), X(BS, 0); other
+ * block sizes run the runtime-bs kernel. */
+#define BSRMV_SPMM_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
 
 /* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors). */
 template <typename T>
