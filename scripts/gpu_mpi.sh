@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Distributed SpMV on GPU ranks, for a machine with 2 GPUs, OpenMPI and
-# NCCL, in phases (each fits a 10-minute command; the build directory
+# Distributed SpMV on GPU ranks, for a machine with 2, 4 or 8 GPUs,
+# OpenMPI and NCCL, in phases (each fits a 10-minute command; the build directory
 # build-gpu-mpi/ and the records in it carry over between calls):
 #   build    configure and build (CUDA + MPI + NCCL), -j16
 #   test     the distributed tests: CPU ranks 1-4, GPU ranks (mpirun -n 2)
 #   sanitize the GPU-rank test under compute-sanitizer memcheck (NCCL probes
 #            kernels it was not built for: API errors are not reported)
 #   strong   27-point grids of >= 8 GB at bs 3 and bs 6 and a power-law
-#            matrix at bs 4, on 1 and 2 GPUs (bsrmv_mpi_bench --gpu)
-#   weak     the bs 3 and bs 6 grids doubled along z on 2 GPUs (each GPU
-#            keeps the 1-GPU size)
+#            matrix at bs 4, on 1, 2, 4 and 8 GPUs, as many as there are
+#            (bsrmv_mpi_bench --gpu)
+#   weak     the bs 3 and bs 6 grids stretched along z by the GPU count on
+#            2, 4 and 8 GPUs (each GPU keeps the 1-GPU size)
 #   ksparse  the KSPARSE paper's single-process multi-GPU SpMV on the strong
-#            matrices, 1 and 2 GPUs (bsrmv_ksparse_multigpu)
+#            matrices, on the same GPU counts (bsrmv_ksparse_multigpu)
 #   solve    distributed BiCGSTAB with block Jacobi on GPU ranks, reservoir
-#            120^3 with 4 components, 1 and 2 GPUs (bsrmv_mpi_bench --gpu
+#            120^3 with 4 components, on the same GPU counts (bsrmv_mpi_bench --gpu
 #            --solve; 200 iterations, median of 3 solves): time per
 #            iteration and efficiency against the bandwidth bound (about a
 #            minute)
@@ -98,8 +99,9 @@ ksparse() { # ksparse NAME GPUS ARGS...
 }
 # >= 8 GB of matrix: bs 3, 160^3 nodes (8.4 GB); bs 6, 102^3 nodes (8.4 GB);
 # power law: 4M block rows, 16 blocks each on average, bs 4 (8.4 GB)
-for np in 1 2; do
-    [ "$np" -le "$NGPU" ] || continue
+COUNTS=""
+for np in 1 2 4 8; do [ "$np" -le "$NGPU" ] && COUNTS="$COUNTS $np"; done
+for np in $COUNTS; do
     if has strong; then
         bench strong_bs3_np$np $np --grid 160 --bs 3
         bench strong_bs6_np$np $np --grid 102 --bs 6
@@ -111,13 +113,15 @@ for np in 1 2; do
         ksparse ksparse_pl_bs4_g$np $np --powerlaw 4000000,16,40000 --bs 4
     fi
 done
-if has weak && [ "$NGPU" -ge 2 ]; then
-    bench weak_bs3_np2 2 --grid 160,160,320 --bs 3
-    bench weak_bs6_np2 2 --grid 102,102,204 --bs 6
+if has weak; then
+    for np in $COUNTS; do
+        [ "$np" -ge 2 ] || continue
+        bench weak_bs3_np$np "$np" --grid 160,160,$((160 * np)) --bs 3
+        bench weak_bs6_np$np "$np" --grid 102,102,$((102 * np)) --bs 6
+    done
 fi
 if has solve; then
-    for np in 1 2; do
-        [ "$np" -le "$NGPU" ] || continue
+    for np in $COUNTS; do
         step solve_bicgstab_np$np 150 mpirun -n "$np" --bind-to none $BUILD/bsrmv_mpi_bench --gpu \
             --solve bicgstab --reservoir 120,120,120 --bs 4 --max-iter 200 --repeat 3 &&
             grep '^{' "$OUT/solve_bicgstab_np$np.log" >> "$RECORDS"
@@ -143,21 +147,19 @@ for (m, bs, p), r in sorted(dist.items()):
           f"{f(r['halo_bytes'] / 1e6, 8, 3)} {f(r['exchange_ms'], 8, 3)} "
           f"{f(r['products_ms'], 8, 3)} {f(r['ratio_to_products'], 10, 3)} "
           f"{f(r['hidden_overlap'], 7, 2)}")
-print("\nstrong scaling (time 1 rank / time 2 ranks):")
+print("\nstrong scaling (time 1 rank / time P ranks):")
 for (m, bs, p), r in sorted(dist.items()):
-    if p == 2 and (m, bs, 1) in dist:
-        print(f"  halo design  {m:28s} bs {bs}: {dist[(m, bs, 1)]['ms'] / r['ms']:.3f}x")
+    if p > 1 and (m, bs, 1) in dist:
+        print(f"  halo design  {m:28s} bs {bs} P {p}: {dist[(m, bs, 1)]['ms'] / r['ms']:.3f}x")
 for (m, bs, g, xb), r in sorted(ks.items()):
-    if g == 2 and (m, bs, 1, xb) in ks:
-        print(f"  KSPARSE      {m:28s} bs {bs} {'x broadcast' if xb else 'x replicated'}: "
+    if g > 1 and (m, bs, 1, xb) in ks:
+        print(f"  KSPARSE      {m:28s} bs {bs} P {g} {'x broadcast' if xb else 'x replicated'}: "
               f"{ks[(m, bs, 1, xb)]['ms'] / r['ms']:.3f}x")
-print("\nweak scaling efficiency (time 1 rank / time 2 ranks at twice the size):")
+print("\nweak scaling efficiency (time 1 rank / time P ranks at P times the size):")
 for (m, bs, p), r in sorted(dist.items()):
-    if p == 2 and (m.endswith('x320') or m.endswith('x204')):
-        base = [v for (m1, b1, p1), v in dist.items() if b1 == bs and p1 == 1
-                and m1.startswith('grid27')]
-        if base:
-            print(f"  {m} bs {bs}: {base[0]['ms'] / r['ms']:.3f}")
+    edge = {3: 160, 6: 102}.get(bs)
+    if p > 1 and edge and m.endswith(f"x{edge * p}") and (f"grid27_{edge}x{edge}x{edge}", bs, 1) in dist:
+        print(f"  {m} bs {bs} P {p}: {dist[(f'grid27_{edge}x{edge}x{edge}', bs, 1)]['ms'] / r['ms']:.3f}")
 sv = {(r['matrix'], r['method'], r['bs'], r['ranks']): r for r in recs
       if r['bench'] == 'mpi_solve' and r.get('backend') == 'gpu'}
 if sv:
