@@ -98,13 +98,16 @@ ksparse() { # ksparse NAME GPUS ARGS...
         grep '^{' "$OUT/$name.log" >> "$RECORDS"
 }
 # >= 8 GB of matrix: bs 3, 160^3 nodes (8.4 GB); bs 6, 102^3 nodes (8.4 GB);
-# power law: 4M block rows, 16 blocks each on average, bs 4 (8.4 GB)
+# power law: 4M block rows, 16 blocks each on average, bs 4 (8.4 GB).
+# STRONG3=N and STRONG6=N take larger strong-scaling grids (308 and 196:
+# ~60 GB, half an H200); the weak runs keep 8.4 GB per GPU.
+STRONG3=${STRONG3:-160} STRONG6=${STRONG6:-102}
 COUNTS=""
 for np in 1 2 4 8; do [ "$np" -le "$NGPU" ] && COUNTS="$COUNTS $np"; done
 for np in $COUNTS; do
     if has strong; then
-        bench strong_bs3_np$np $np --grid 160 --bs 3
-        bench strong_bs6_np$np $np --grid 102 --bs 6
+        bench strong_bs3_np$np $np --grid "$STRONG3" --bs 3
+        bench strong_bs6_np$np $np --grid "$STRONG6" --bs 6
         bench powerlaw_bs4_np$np $np --powerlaw 4000000,16,40000 --bs 4
     fi
     if has ksparse; then
