@@ -237,6 +237,9 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
+    bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
+    if (refused)
+        return refused;
     if (op != BSRMV_OP_N && op != BSRMV_OP_T)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown op %d", (int)op);
     if (layout != BSRMV_LAYOUT_COL && layout != BSRMV_LAYOUT_ROW)

@@ -22,11 +22,15 @@ typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
                          const void *x, void *out);
 typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
                          const void *x, void *yt);
+/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
+typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
+                         const void *x, double alpha, void *y, void *buf);
 typedef struct kernel_set {
     int bs;
     kernel_n n[2]; /* by bsrmv_order */
     kernel_p p[2];
     kernel_t t[2];
+    kernel_s s[2];
 } kernel_set;
 typedef struct vector_ops {
     void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
@@ -34,6 +38,7 @@ typedef struct vector_ops {
                    double alpha, double beta, void *y);
     void (*fixup)(int n, const int64_t *row, const void *part, int bs, double alpha,
                   double beta, void *y);
+    void (*add)(int64_t n, const void *src, void *y);
 } vector_ops;
 
 #define T double
@@ -165,6 +170,78 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
     return BSRMV_SUCCESS;
 }
 
+/* Symmetric storage.  Threads own whole block rows (the cuts of
+ * partition.c moved to row starts).  A thread's mirrored blocks write y at
+ * rows after its own, never before (only upper blocks are stored): those
+ * within its rows go straight to y, the others to a buffer of its own that
+ * spans from its last row to the furthest column its rows reach (a band's
+ * width for banded matrices).  After a barrier each thread adds, in thread
+ * order, the buffers that reach into its rows: no atomics, and the result
+ * does not depend on timing. */
+static bsrmv_status spmv_sym(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
+                             const void *x, double alpha, double beta, void *y)
+{
+    const int64_t *rp = A->row_ptr;
+    const int bs = A->bs;
+    const size_t vs = bsrmv_type_size(A->type);
+    const int nt = threads_for(2 * A->nnzb * bs * bs + A->mb);
+    if (nt == 1) {
+        ops->scale(0, A->mb * bs, beta, y);
+        ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL);
+        return BSRMV_SUCCESS;
+    }
+    /* Per thread: end row, buffer start (in block rows) and length. */
+    int64_t *tab = bsrmv_malloc(3 * (size_t)nt * sizeof *tab);
+    if (!tab)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the split of %d threads", nt);
+    int64_t *end = tab, *off = tab + nt, *len = tab + 2 * nt;
+    char *buf = NULL;
+    int failed = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        const int p = omp_get_thread_num(), np = omp_get_num_threads();
+        const int64_t r0 = bsrmv_partition_cut(rp, A->mb, bs, p, np).row;
+        const int64_t r1 = p + 1 == np ? A->mb : bsrmv_partition_cut(rp, A->mb, bs, p + 1, np).row;
+        int64_t reach = r1;
+        for (int64_t i = r0; i < r1; i++)
+            if (rp[i + 1] > rp[i] && A->col_idx[rp[i + 1] - 1] >= reach)
+                reach = A->col_idx[rp[i + 1] - 1] + 1;
+        end[p] = r1;
+        len[p] = reach - r1;
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t total = 0;
+            for (int q = 0; q < np; q++) {
+                off[q] = total;
+                total += len[q];
+            }
+            if (total > 0 && !(buf = bsrmv_big_alloc((size_t)(total * bs) * vs)))
+                failed = 1;
+        }
+        if (!failed) {
+            char *mine = buf ? buf + (size_t)(off[p] * bs) * vs : NULL;
+            if (len[p] > 0)
+                memset(mine, 0, (size_t)(len[p] * bs) * vs);
+            ops->scale(r0 * bs, r1 * bs, beta, y);
+            ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine);
+#pragma omp barrier
+            for (int q = 0; q < p; q++) {
+                const int64_t lo = end[q] > r0 ? end[q] : r0;
+                const int64_t hi = end[q] + len[q] < r1 ? end[q] + len[q] : r1;
+                if (lo < hi)
+                    ops->add((hi - lo) * bs, buf + (size_t)((off[q] + lo - end[q]) * bs) * vs,
+                             (char *)y + (size_t)(lo * bs) * vs);
+            }
+        }
+    }
+    bsrmv_big_free(buf);
+    bsrmv_free(tab);
+    if (failed)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the symmetric product's buffers");
+    return BSRMV_SUCCESS;
+}
+
 bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const void *x,
                         int64_t nx, double beta, void *y, int64_t ny)
 {
@@ -193,6 +270,9 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
         return BSRMV_SUCCESS;
     }
     const kernel_set *ks = pick_kernels(A);
+    /* A symmetric matrix is its own transpose. */
+    if (A->sym)
+        return spmv_sym(ks, ops, A, x, alpha, beta, y);
     if (op == BSRMV_OP_T)
         return spmv_t(ks, ops, A, x, alpha, beta, y, ny);
     return spmv_n(ks, ops, A, x, alpha, beta, y);
