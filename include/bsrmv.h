@@ -462,11 +462,20 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_VEC_STREAM = 12,    /* 1..32 block rows per warp, 16-byte loads
                                    * along each row's run of val, bs 2-6, 8
                                    * (group is ignored: 32) */
-    BSRMV_GPU_STAGED = 13         /* runs of block rows copied to shared memory
+    BSRMV_GPU_STAGED = 13,        /* runs of block rows copied to shared memory
                                    * by the copy engine (sm_90 and later),
                                    * bs 2-8, 12; buffers sized by the longest
                                    * row; val or col_idx not 16-byte aligned
                                    * (wrapped arrays): runs by-column */
+    /* Symmetric storage only (and the only kernels for it): a warp per block
+     * row, every stored block read once for its row and its mirror; a
+     * thread block's window of rows*threads/32 block rows keeps its sums in
+     * shared memory (window bytes rows*threads/32*bs*sizeof value <= 48 KiB,
+     * threads <= 256).  Results vary in the last bits between calls. */
+    BSRMV_GPU_SYM_ATOMIC = 14,    /* mirrored blocks: global atomics        */
+    BSRMV_GPU_SYM_WINDOW = 15     /* mirrored blocks inside the window:
+                                   * shared atomics, the rest global; the
+                                   * plan's choice */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
@@ -523,7 +532,8 @@ bsrmv_status bsrmv_gpu_device_count(int *count);
 bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
 
 /* Copy a host matrix to `device` (stream may be NULL: the legacy default
- * stream; the copy is complete when the call returns). */
+ * stream; the copy is complete when the call returns).  A matrix in
+ * symmetric storage stays so on the device (the SYM kernels). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 
