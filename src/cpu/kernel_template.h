@@ -134,7 +134,7 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
  * itself while j < r1 (rows of this thread, whose y the caller has scaled
  * by beta), else in this thread's buffer, buf[(j - r1)*bs ...].  acc and
  * ax hold bs values. */
-INLINE void FN(rows_sym)(const int bs, const bsrmv_order order, const int64_t r0,
+INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, const int64_t r0,
                          const int64_t r1, const int64_t *restrict rp,
                          const int32_t *restrict ci, const T *restrict val,
                          const T *restrict x, const T alpha, T *restrict y, T *restrict buf,
@@ -143,22 +143,34 @@ INLINE void FN(rows_sym)(const int bs, const bsrmv_order order, const int64_t r0
     const int64_t bs2 = (int64_t)bs * bs;
     for (int64_t i = r0; i < r1; i++) {
         const T *xi = x + i * bs;
-        for (int r = 0; r < bs; r++) {
+        for (int r = 0; r < U * bs; r++)
             acc[r] = 0;
+        for (int r = 0; r < bs; r++)
             ax[r] = alpha * xi[r];
-        }
         int64_t k = rp[i];
         const int64_t k1 = rp[i + 1];
         if (k < k1 && ci[k] == i) {
             FN(block_n)(bs, order, acc, val + k * bs2, xi);
             k++;
         }
+        /* U accumulator sets, as in row_sum: consecutive blocks do not
+         * wait on one chain of FMAs. */
+        for (; k + U <= k1; k += U)
+            for (int u = 0; u < U; u++) {
+                const int64_t j = ci[k + u];
+                const T *a = val + (k + u) * bs2;
+                FN(block_n)(bs, order, acc + u * bs, a, x + j * bs);
+                FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+            }
         for (; k < k1; k++) {
             const int64_t j = ci[k];
             const T *a = val + k * bs2;
             FN(block_n)(bs, order, acc, a, x + j * bs);
             FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
         }
+        for (int u = 1; u < U; u++)
+            for (int r = 0; r < bs; r++)
+                acc[r] += acc[u * bs + r];
         T *yi = y + i * bs;
         for (int r = 0; r < bs; r++)
             yi[r] += alpha * acc[r];
@@ -185,8 +197,8 @@ INLINE void FN(rows_sym)(const int bs, const bsrmv_order order, const int64_t r0
 #define ARGS_S                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha,   \
         void *y, void *buf
-#define PASS_S(BS, ORDER, ACC, AX)                                                      \
-    FN(rows_sym)(BS, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
+#define PASS_S(BS, U, ORDER, ACC, AX)                                                   \
+    FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
                  (const T *)x, (T)alpha, (T *)y, (T *)buf, ACC, AX)
 
 /* Specialised: bs and the unroll depth are constants. */
@@ -215,13 +227,13 @@ INLINE void FN(rows_sym)(const int bs, const bsrmv_order order, const int64_t r0
     KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }                   \
     KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[B], ax[B];                                                   \
-        PASS_S(B, BSRMV_COL_MAJOR, acc, ax);                                            \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        PASS_S(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc, ax);                             \
     }                                                                                   \
     KERNEL void FN(s_row_##B)(ARGS_S)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[B], ax[B];                                                   \
-        PASS_S(B, BSRMV_ROW_MAJOR, acc, ax);                                            \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
     }
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
@@ -252,12 +264,12 @@ KERNEL void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
 KERNEL void FN(s_col_any)(ARGS_S)
 {
     T acc[bs], ax[bs];
-    PASS_S(bs, BSRMV_COL_MAJOR, acc, ax);
+    PASS_S(bs, 1, BSRMV_COL_MAJOR, acc, ax);
 }
 KERNEL void FN(s_row_any)(ARGS_S)
 {
     T acc[bs], ax[bs];
-    PASS_S(bs, BSRMV_ROW_MAJOR, acc, ax);
+    PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
 }
 
 #define ENTRY(B)                                                                        \
