@@ -170,14 +170,17 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
     return BSRMV_SUCCESS;
 }
 
-/* Symmetric storage.  Threads own whole block rows (the cuts of
- * partition.c moved to row starts).  A thread's mirrored blocks write y at
+/* Symmetric storage.  The block rows are cut into nt parts (the cuts of
+ * partition.c moved to row starts).  A part's mirrored blocks write y at
  * rows after its own, never before (only upper blocks are stored): those
  * within its rows go straight to y, the others to a buffer of its own that
  * spans from its last row to the furthest column its rows reach (a band's
- * width for banded matrices).  After a barrier each thread adds, in thread
+ * width for banded matrices).  After one barrier each part adds, in part
  * order, the buffers that reach into its rows: no atomics, and the result
- * does not depend on timing. */
+ * does not depend on timing.  The buffers are reserved for the worst case
+ * (up to nt times y, address space only) before the parallel region, so
+ * that it needs no other synchronisation: only the touched part of each
+ * becomes memory. */
 static bsrmv_status spmv_sym(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                              const void *x, double alpha, double beta, void *y)
 {
@@ -190,55 +193,56 @@ static bsrmv_status spmv_sym(const kernel_set *ks, const vector_ops *ops, const 
         ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL);
         return BSRMV_SUCCESS;
     }
-    /* Per thread: end row, buffer start (in block rows) and length. */
-    int64_t *tab = bsrmv_malloc(3 * (size_t)nt * sizeof *tab);
+    /* Per part: first row, buffer start (in block rows), buffer length. */
+    int64_t *tab = bsrmv_malloc(3 * ((size_t)nt + 1) * sizeof *tab);
     if (!tab)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the split of %d threads", nt);
-    int64_t *end = tab, *off = tab + nt, *len = tab + 2 * nt;
+    int64_t *first = tab, *off = tab + nt + 1, *len = tab + 2 * (nt + 1);
+    for (int p = 0; p < nt; p++)
+        first[p] = bsrmv_partition_cut(rp, A->mb, bs, p, nt).row;
+    first[nt] = A->mb;
+    int64_t total = 0;
+    for (int p = 0; p < nt; p++) {
+        off[p] = total;
+        total += A->mb - first[p + 1];
+    }
+    size_t bytes;
     char *buf = NULL;
-    int failed = 0;
+    if (total > 0 && (!bsrmv_bytes(total * bs, vs, &bytes) || !(buf = bsrmv_big_alloc(bytes)))) {
+        bsrmv_free(tab);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the symmetric product's buffers "
+                                           "(%d threads, %lld block rows)",
+                          nt, (long long)A->mb);
+    }
 #pragma omp parallel num_threads(nt)
     {
-        const int p = omp_get_thread_num(), np = omp_get_num_threads();
-        const int64_t r0 = bsrmv_partition_cut(rp, A->mb, bs, p, np).row;
-        const int64_t r1 = p + 1 == np ? A->mb : bsrmv_partition_cut(rp, A->mb, bs, p + 1, np).row;
-        int64_t reach = r1;
-        for (int64_t i = r0; i < r1; i++)
-            if (rp[i + 1] > rp[i] && A->col_idx[rp[i + 1] - 1] >= reach)
-                reach = A->col_idx[rp[i + 1] - 1] + 1;
-        end[p] = r1;
-        len[p] = reach - r1;
-#pragma omp barrier
-#pragma omp single
-        {
-            int64_t total = 0;
-            for (int q = 0; q < np; q++) {
-                off[q] = total;
-                total += len[q];
-            }
-            if (total > 0 && !(buf = bsrmv_big_alloc((size_t)(total * bs) * vs)))
-                failed = 1;
-        }
-        if (!failed) {
-            char *mine = buf ? buf + (size_t)(off[p] * bs) * vs : NULL;
-            if (len[p] > 0)
+        const int tid = omp_get_thread_num(), np = omp_get_num_threads();
+        for (int p = tid; p < nt; p += np) {
+            const int64_t r0 = first[p], r1 = first[p + 1];
+            int64_t reach = r1;
+            for (int64_t i = r0; i < r1; i++)
+                if (rp[i + 1] > rp[i] && A->col_idx[rp[i + 1] - 1] >= reach)
+                    reach = A->col_idx[rp[i + 1] - 1] + 1;
+            len[p] = reach - r1;
+            char *mine = len[p] > 0 ? buf + (size_t)(off[p] * bs) * vs : NULL;
+            if (mine)
                 memset(mine, 0, (size_t)(len[p] * bs) * vs);
             ops->scale(r0 * bs, r1 * bs, beta, y);
             ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine);
+        }
 #pragma omp barrier
+        for (int p = tid; p < nt; p += np)
             for (int q = 0; q < p; q++) {
-                const int64_t lo = end[q] > r0 ? end[q] : r0;
-                const int64_t hi = end[q] + len[q] < r1 ? end[q] + len[q] : r1;
+                const int64_t end = first[q + 1];
+                const int64_t lo = end > first[p] ? end : first[p];
+                const int64_t hi = end + len[q] < first[p + 1] ? end + len[q] : first[p + 1];
                 if (lo < hi)
-                    ops->add((hi - lo) * bs, buf + (size_t)((off[q] + lo - end[q]) * bs) * vs,
+                    ops->add((hi - lo) * bs, buf + (size_t)((off[q] + lo - end) * bs) * vs,
                              (char *)y + (size_t)(lo * bs) * vs);
             }
-        }
     }
     bsrmv_big_free(buf);
     bsrmv_free(tab);
-    if (failed)
-        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the symmetric product's buffers");
     return BSRMV_SUCCESS;
 }
 
