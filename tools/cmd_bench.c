@@ -288,8 +288,15 @@ static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double
     *A = *S = NULL;
     if (o->coo_triangle) {
         const char *base = strrchr(o->mtx, '/');
-        snprintf(name, size, "%.180s:%s:sym", base ? base + 1 : o->mtx,
-                 o->blocking == BSRMV_SPLIT ? "split" : "promote");
+        char stem[200];
+        snprintf(stem, sizeof stem, "%s", base ? base + 1 : o->mtx);
+        static const char *const ext[] = {".gz", ".mtx"};
+        for (int e = 0; e < 2; e++) {
+            size_t n = strlen(stem), k = strlen(ext[e]);
+            if (n > k && strcmp(stem + n - k, ext[e]) == 0)
+                stem[n - k] = 0;
+        }
+        snprintf(name, size, "%s:%s:sym", stem, o->blocking == BSRMV_SPLIT ? "split" : "promote");
         if (bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, o->seed, t, o->order))
             return cli_lib_failed("building %s with bs %d", name, bs);
     } else {
