@@ -224,7 +224,10 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         PASS_P(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
     KERNEL void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
-    KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }                   \
+    KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
+BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
+#undef SPECIALISE
+#define SPECIALISE_SYM(B)                                                               \
     KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
     {                                                                                   \
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
@@ -235,8 +238,8 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
         PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
     }
-BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
-#undef SPECIALISE
+BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
+#undef SPECIALISE_SYM
 
 /* Generic: any bs, one accumulator set (the plain triple loop). */
 KERNEL void FN(n_col_any)(ARGS_N)
@@ -274,13 +277,16 @@ KERNEL void FN(s_row_any)(ARGS_S)
 
 #define ENTRY(B)                                                                        \
     {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(p_col_##B), FN(p_row_##B)},                 \
-     {FN(t_col_##B), FN(t_row_##B)}, {FN(s_col_##B), FN(s_row_##B)}},
+     {FN(t_col_##B), FN(t_row_##B)}},
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
 #undef ENTRY
 static const kernel_set FN(generic) = {0, {FN(n_col_any), FN(n_row_any)},
                                        {FN(p_col_any), FN(p_row_any)},
-                                       {FN(t_col_any), FN(t_row_any)},
-                                       {FN(s_col_any), FN(s_row_any)}};
+                                       {FN(t_col_any), FN(t_row_any)}};
+#define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
+static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
+#undef SYM_ENTRY
+static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
 
 /* y = beta * y over [j0, j1), never reading y when beta == 0. */
 static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)

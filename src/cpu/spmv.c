@@ -10,6 +10,10 @@
 /* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
  * solvers use, then powers and multiples common in multi-component PDEs). */
 #define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(12) X(16) X(24) X(32)
+/* The symmetric-storage kernel (two uses of every block) costs twice the
+ * compile time of the others per size: the sizes of structural and FE
+ * matrices only; larger blocks run its runtime-bs version. */
+#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 
 /* Independent accumulator sets per block size: enough blocks in flight to
  * hide FMA latency, few enough to stay in registers. */
@@ -30,8 +34,11 @@ typedef struct kernel_set {
     kernel_n n[2]; /* by bsrmv_order */
     kernel_p p[2];
     kernel_t t[2];
-    kernel_s s[2];
 } kernel_set;
+typedef struct sym_set {
+    int bs;
+    kernel_s s[2]; /* by bsrmv_order */
+} sym_set;
 typedef struct vector_ops {
     void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
     void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
@@ -66,6 +73,15 @@ static int specialised_index(int bs)
 int bsrmv_cpu_has_kernel(int bs)
 {
     return specialised_index(bs) >= 0;
+}
+
+static const sym_set *pick_sym(const bsrmv_matrix *A)
+{
+    const int n = (int)(sizeof sym_specialised_d / sizeof sym_specialised_d[0]);
+    for (int i = 0; A->cpu_kernel == BSRMV_CPU_AUTO && i < n; i++)
+        if (sym_specialised_d[i].bs == A->bs)
+            return A->type == BSRMV_DOUBLE ? &sym_specialised_d[i] : &sym_specialised_s[i];
+    return A->type == BSRMV_DOUBLE ? &sym_generic_d : &sym_generic_s;
 }
 
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
@@ -181,7 +197,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
  * (up to nt times y, address space only) before the parallel region, so
  * that it needs no other synchronisation: only the touched part of each
  * becomes memory. */
-static bsrmv_status spmv_sym(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
+static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                              const void *x, double alpha, double beta, void *y)
 {
     const int64_t *rp = A->row_ptr;
@@ -273,10 +289,10 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
         scale_parallel(ops, ny, beta, y);
         return BSRMV_SUCCESS;
     }
-    const kernel_set *ks = pick_kernels(A);
     /* A symmetric matrix is its own transpose. */
     if (A->sym)
-        return spmv_sym(ks, ops, A, x, alpha, beta, y);
+        return spmv_sym(pick_sym(A), ops, A, x, alpha, beta, y);
+    const kernel_set *ks = pick_kernels(A);
     if (op == BSRMV_OP_T)
         return spmv_t(ks, ops, A, x, alpha, beta, y, ny);
     return spmv_n(ks, ops, A, x, alpha, beta, y);
