@@ -216,8 +216,59 @@ def cpu_section(run, title, level="##"):
     out.append(f"{level}# Thread scaling (bsrmv; peers with threads where present)")
     out.append("")
     scaling_table(run, "cpu", out)
+    sym_table(run, "cpu", out, level)
     out += wrong_lines(run)
     return out, summary
+
+
+def sym_table(run, device, lines, level):
+    """The sym set (docs/SYMMETRIC.md): symmetric storage against the full
+    storage of the same matrix, timed in the same process on the same x."""
+    recs = [r for r in run.records if r.get("set") == "sym" and "bs" in r and r.get("rel_err", 1) <= bd.TOL]
+    if device == "gpu":
+        recs = [r for r in recs if r.get("backend") == "gpu"]
+    else:
+        recs = [r for r in recs if r.get("backend") == "cpu"]
+    if not recs:
+        return
+    lines.append(f"{level}# Symmetric storage against full storage (`bench --sym`)")
+    lines.append("")
+    groups = defaultdict(list)
+    for r in recs:
+        groups[(r["case"], r["bs"], r.get("threads", 0))].append(r)
+    if device == "gpu":
+        lines.append("Time in ms; full: the dispatcher's pick on the full storage; sym: the plan's SYM "
+                     "kernel, and the fastest SYM configuration; speed-up = full / sym.")
+        lines.append("")
+        lines.append("| matrix | bs | full MB | sym MB | full ms | sym ms (pick) | speed-up | best SYM | speed-up |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+    else:
+        lines.append("Time in ms, full and sym timed alternately; speed-up = full / sym.")
+        lines.append("")
+        lines.append("| matrix | bs | threads | full MB | sym MB | full ms | sym ms | speed-up |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+    for (case, bs, threads), rs in sorted(groups.items(), key=lambda kv: (bd.case_order(kv[0][0]), kv[0][1], kv[0][2])):
+        if device == "gpu":
+            full = [r for r in rs if r["kernel"].startswith("auto:")]
+            pick = [r for r in rs if r["kernel"].startswith("sym:auto:")]
+            syms = [r for r in rs if r["kernel"].startswith("sym:") and not r["kernel"].startswith("sym:auto:")]
+            if not full or not pick:
+                continue
+            best = min(syms, key=lambda r: r["time_ms"]) if syms else None
+            f, p = full[0], pick[0]
+            lines.append(f"| {case} | {bs} | {f['bytes'] / 1e6:.1f} | {p['bytes'] / 1e6:.1f} | {f['time_ms']:.3f} | "
+                         f"{p['time_ms']:.3f} `{p['kernel'][9:]}` | {ratio_cell(f['time_ms'] / p['time_ms'])} | "
+                         + (f"{best['time_ms']:.3f} `{best['kernel'][4:]}` | {ratio_cell(f['time_ms'] / best['time_ms'])} |"
+                            if best else "- | - |"))
+        else:
+            full = [r for r in rs if r["kernel"] == "full"]
+            sym = [r for r in rs if r["kernel"] == "sym"]
+            if not full or not sym:
+                continue
+            f, s = full[0], sym[0]
+            lines.append(f"| {case} | {bs} | {threads} | {f['bytes'] / 1e6:.1f} | {s['bytes'] / 1e6:.1f} | "
+                         f"{f['time_ms']:.3f} | {s['time_ms']:.3f} | {ratio_cell(f['time_ms'] / s['time_ms'])} |")
+    lines.append("")
 
 
 # ---- GPU --------------------------------------------------------------------------
@@ -298,6 +349,7 @@ def gpu_section(run, title, level="##"):
             out.append(f"| {set_} | {case} | {bs} | {b['bytes'] / 1e6:.1f} | {b['time_ms'] * 1e3:.1f} | "
                        f"{p['time_ms'] * 1e3:.1f} | {name} | {ratio_cell(p['time_ms'] / b['time_ms'])} |")
         out.append("")
+    sym_table(run, "gpu", out, level)
     out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
     out.append("")
     scaling_table(run, "cpu", out)

@@ -18,6 +18,9 @@
 #            default), split at their natural bs like the real matrices
 # scaling    grids of GRID_MB at SCALE_BS, bsrmv only, threads 1,2,4,..,NPROC
 #            with the stream bandwidth per thread count (Fig. 10)
+# sym        symmetric storage against the full storage of the same    --grid N --sym,
+#            matrix (docs/SYMMETRIC.md): SPD 27-point grids of GRID_MB  --mtx F --promote --sym
+#            at SYM_BS and the symmetric SYM_MATRICES promoted to SYM_BS
 #
 # A (matrix, bs) whose values would exceed MAX_MB is skipped and listed as
 # such in the results (skipped.jsonl, RESULTS.md).
@@ -52,6 +55,9 @@ fi
 : "${ARROW_DENSE:=4}"        # dense block rows and columns
 : "${SCALE_BS:=1,3,8}"
 : "${BRIDGE_SEGMENTS:=190000}" # truss: ~0.53 KB of values per panel, frame ~0.8 KB
+: "${SYM_BS:=3,4,6}"
+: "${SYM_MATRICES:=bcsstk16 bcsstk25 s1rmq4m1 crystm01 msc04515}"
+
 
 if [ "$QUICK" = 1 ]; then
     BRIDGE_SEGMENTS=20000
@@ -66,6 +72,8 @@ if [ "$QUICK" = 1 ]; then
     REAL_MATRICES=${QUICK_MATRICES:-bcsstk16 s1rmq4m1 nasa2910}
     SWEEP_BS=2,3,4,5,6,8,12,16,24,32
     SCALE_BS=3
+    SYM_BS=3
+    SYM_MATRICES=bcsstk16
     REPS=5
     ROUNDS=1
 fi
@@ -84,4 +92,4 @@ fi
 # Sets in the order they run: when a time budget is given (--budget, the
 # GPU default), what does not fit is skipped and listed, so the cheap and
 # central ones come first.
-: "${SETS:=grid,scaling,sweep,real,generated,bridge}"
+: "${SETS:=grid,scaling,sweep,real,generated,bridge,sym}"

@@ -523,6 +523,29 @@ for set in ${SETS//,/ }; do
                     >/dev/null 2>&1; then
                 note "generated: peers_cpu built without the power-law/arrow generators (libbsrmv.a lacks them)"
             fi ;;
+        sym)
+            # docs/SYMMETRIC.md: on the CPU full and sym at THREADS, on the GPU
+            # the full storage's pick, cuSPARSE and the SYM kernels.
+            if ! "$BSRMV" bench --help 2>/dev/null | grep -q -- --sym; then
+                note "sym: this bsrmv has no 'bench --sym': symmetric storage skipped"
+            else
+                where=(--threads "$THREADS")
+                [ "$MODE" = gpu ] && where=(--gpu --no-cpu --gpu-kernels sym)
+                for bs in ${SYM_BS//,/ }; do
+                    n=$(grid_arg "$bs")
+                    if over_budget; then skip sym grid27 "$bs" "time budget ${BUDGET} s spent"; continue; fi
+                    log "sym grid27 bs $bs ($(elapsed) s)"
+                    run sym grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" --sym "${where[@]}" --json \
+                        --no-stream --reps "$(reps_for "$(est_mb grid "$n" "$bs")")"
+                done
+                for stem in $SYM_MATRICES; do
+                    if [ -z "${FILE[$stem]:-}" ]; then note "sym: matrix $stem not found"; continue; fi
+                    if over_budget; then skip sym "$stem:promote" 0 "time budget ${BUDGET} s spent"; continue; fi
+                    log "sym $stem:promote bs $SYM_BS ($(elapsed) s)"
+                    run sym "$stem:promote" cli "$BSRMV" bench --mtx "${FILE[$stem]}" --promote --bs "$SYM_BS" \
+                        --sym "${where[@]}" --json --no-stream --reps "$REPS"
+                done
+            fi ;;
         bridge)
             # The stiffness matrices of `bsrmv bridge`, written as Matrix Market
             # files so that the peers read the same matrix as bsrmv.  Plain

@@ -110,12 +110,15 @@ static void same_coo(const bsrmv_coo *a, const bsrmv_coo *b)
         abort();
 }
 
-static void check_product(const bsrmv_coo *c, int bs, bsrmv_type type)
+/* y = A*x of the entries of c (both triangles), A built from c or, for a
+ * symmetric file, in symmetric storage from its triangle tri. */
+static void check_product(const bsrmv_coo *c, const bsrmv_coo *tri, int bs, bsrmv_type type)
 {
     if (c->m > 4096 || c->n > 4096)
         return;
     bsrmv_matrix *A = NULL;
-    bsrmv_status s = bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, 0, type, BSRMV_COL_MAJOR);
+    bsrmv_status s = tri ? bsrmv_matrix_from_coo_sym(&A, tri, bs, BSRMV_SPLIT, 0, type, BSRMV_COL_MAJOR)
+                         : bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, 0, type, BSRMV_COL_MAJOR);
     if (s == BSRMV_ERR_OVERFLOW)
         return; /* values or sums beyond the type's range: refused, as documented */
     if (s)
@@ -202,7 +205,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* accepted by the library, not followed by the plain parser */
     }
     free(text);
-    check_product(a, 1 + mode % 7, (mode & 128) ? BSRMV_FLOAT : BSRMV_DOUBLE);
+    const bsrmv_type type = (mode & 128) ? BSRMV_FLOAT : BSRMV_DOUBLE;
+    check_product(a, NULL, 1 + mode % 7, type);
+    /* A symmetric file read without expansion multiplies the same. */
+    bsrmv_coo *tri = NULL;
+    int symmetric = 0;
+    if (bsrmv_mm_read_sym(plain_path, &tri, &symmetric))
+        abort();
+    if (symmetric)
+        check_product(a, tri, 1 + mode % 7, type);
+    bsrmv_coo_destroy(tri);
     bsrmv_coo_destroy(a);
     return 0;
 }

@@ -240,17 +240,77 @@ typedef struct bsrmv_matrix_info {
     double row_len_mean;
     int64_t empty_rows;          /* block rows with no block          */
     int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
+    int symmetric;               /* 1: symmetric storage (nnzb and the row
+                                  * lengths count the stored blocks)    */
 } bsrmv_matrix_info;
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
 
-/* Read-only views of the arrays (for uploading or exporting). */
+/* Read-only views of the arrays (for uploading or exporting).  For a
+ * matrix in symmetric storage these are the stored (upper) blocks only. */
 bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
                                  const int32_t **col_idx, const void **val);
 
 /* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
  * (y counted once; reading it when beta != 0 is not added). */
 double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
+
+/* ------------------------------------------------------------------ */
+/* Symmetric storage (docs/SYMMETRIC.md)                               */
+/* ------------------------------------------------------------------ */
+
+/* A square matrix with A(J,I) = A(I,J)^T blockwise can be stored by its
+ * diagonal blocks (whole) and the blocks above the diagonal: the arrays
+ * are those of a BSR matrix whose block rows hold only columns >= the row.
+ * bsrmv_spmv and bsrmv_gpu_spmv compute with both triangles, moving about
+ * half the bytes of the full matrix; OP_T is OP_N.  The diagonal blocks
+ * are used as stored (they should be symmetric; bsrmv_matrix_to_sym
+ * checks it, create/wrap do not look at values).  The solvers take such
+ * a matrix.  Entry points that read the arrays as a full matrix refuse it
+ * with BSRMV_ERR_UNSUPPORTED: bsrmv_spmm and the MPI distribution;
+ * bsrmv_matrix_to_coo expands both triangles. */
+
+/* Create (copy) or wrap nb x nb blocks in symmetric storage from the
+ * diagonal and upper blocks.  Checked as bsrmv_matrix_create, and a block
+ * below the diagonal gives BSRMV_ERR_STRUCTURE. */
+bsrmv_status bsrmv_matrix_create_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                     const int64_t *row_ptr, const int32_t *col_idx,
+                                     const void *val, bsrmv_type type, bsrmv_order order);
+bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                   const int64_t *row_ptr, const int32_t *col_idx,
+                                   const void *val, bsrmv_type type, bsrmv_order order);
+
+/* S = the symmetric storage of the full matrix A (a new owned matrix, same
+ * type and order).  Every entry is compared with its mirror:
+ * |a_ij - a_ji| <= tol * max(|a_ij|, |a_ji|) (tol = 0: exactly equal; a
+ * missing block counts as zeros).  The upper triangle of A is kept.
+ * Errors: BSRMV_ERR_DIMENSION (not square), BSRMV_ERR_ARGUMENT (tol < 0 or
+ * NaN; not symmetric: the message names the first entry that differs),
+ * BSRMV_ERR_UNSUPPORTED (A already symmetric), BSRMV_ERR_NOMEM. */
+bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double tol);
+
+/* A = the full storage of S (symmetric storage): every stored block and
+ * the transpose of every block above the diagonal, a new owned matrix.
+ * BSRMV_ERR_ARGUMENT if S is not in symmetric storage. */
+bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S);
+
+/* Symmetric storage from COO entries of one triangle (either; entries in
+ * both strict triangles: BSRMV_ERR_STRUCTURE; square m == n, else
+ * BSRMV_ERR_DIMENSION): the matrix the triangle and its mirror make,
+ * built as bsrmv_matrix_from_coo would build it, without expanding the
+ * entries.  BSRMV_PROMOTE makes promoted diagonal blocks symmetric (the
+ * factor of (r, c) is that of (c, r)).  bsrmv_mm_read_sym gives such a
+ * COO from a symmetric Matrix Market file. */
+bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                       bsrmv_blocking how, uint64_t seed, bsrmv_type type,
+                                       bsrmv_order order);
+
+/* Read a Matrix Market file as bsrmv_mm_read does, but a "symmetric" file
+ * keeps its one triangle, returned as the upper one (an entry stored below
+ * the diagonal comes back mirrored), and *symmetric = 1; general and
+ * skew-symmetric files come back as bsrmv_mm_read gives them, with
+ * *symmetric = 0.  Errors as bsrmv_mm_read. */
+bsrmv_status bsrmv_mm_read_sym(const char *path, bsrmv_coo **coo, int *symmetric);
 
 /* ------------------------------------------------------------------ */
 /* CPU SpMV                                                            */
@@ -402,11 +462,20 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_VEC_STREAM = 12,    /* 1..32 block rows per warp, 16-byte loads
                                    * along each row's run of val, bs 2-6, 8
                                    * (group is ignored: 32) */
-    BSRMV_GPU_STAGED = 13         /* runs of block rows copied to shared memory
+    BSRMV_GPU_STAGED = 13,        /* runs of block rows copied to shared memory
                                    * by the copy engine (sm_90 and later),
                                    * bs 2-8, 12; buffers sized by the longest
                                    * row; val or col_idx not 16-byte aligned
                                    * (wrapped arrays): runs by-column */
+    /* Symmetric storage only (and the only kernels for it): a warp per block
+     * row, every stored block read once for its row and its mirror; a
+     * thread block's window of rows*threads/32 block rows keeps its sums in
+     * shared memory (window bytes rows*threads/32*bs*sizeof value <= 48 KiB,
+     * threads <= 256).  Results vary in the last bits between calls. */
+    BSRMV_GPU_SYM_ATOMIC = 14,    /* mirrored blocks: global atomics        */
+    BSRMV_GPU_SYM_WINDOW = 15     /* mirrored blocks inside the window:
+                                   * shared atomics, the rest global; the
+                                   * plan's choice */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
@@ -463,7 +532,8 @@ bsrmv_status bsrmv_gpu_device_count(int *count);
 bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
 
 /* Copy a host matrix to `device` (stream may be NULL: the legacy default
- * stream; the copy is complete when the call returns). */
+ * stream; the copy is complete when the call returns).  A matrix in
+ * symmetric storage stays so on the device (the SYM kernels). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 

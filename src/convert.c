@@ -265,8 +265,10 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
     return s;
 }
 
+/* sym: coo holds the upper triangle of a symmetric matrix, whose promoted
+ * diagonal blocks must be symmetric too. */
 static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint64_t seed,
-                            bsrmv_type type, bsrmv_order order)
+                            bsrmv_type type, bsrmv_order order, bool sym)
 {
     int64_t t;
     if (!bsrmv_mul64(coo->m, bs, &t) || !bsrmv_mul64(coo->n, bs, &t))
@@ -289,26 +291,28 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
         const int64_t bs2 = (int64_t)bs * bs;
         /* The random factor is indexed by (block, r, c), not by storage
          * position, so both block orders hold the same matrix. */
-        for (int64_t k = 0; k < p.nnzb; k++)
-            for (int64_t r = 0; r < bs; r++)
-                for (int64_t c = 0; c < bs; c++) {
-                    double u = 2.0 * bsrmv_hash01(seed, (uint64_t)(k * bs2 + r * bs + c)) - 1.0;
-                    add_value(val, type, k * bs2 + in_block(order, bs, r, c),
-                              scalar[k] * (1.0 + 0.25 * u));
-                }
+        const int64_t *rp = (*A)->row_ptr; /* the pattern's, adopted */
+        const int32_t *ci = (*A)->col_idx;
+        for (int64_t i = 0; i < p.mb; i++)
+            for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+                const bool mirror = sym && ci[k] == i;
+                for (int64_t r = 0; r < bs; r++)
+                    for (int64_t c = 0; c < bs; c++) {
+                        const int64_t f = mirror && r > c ? c * bs + r : r * bs + c;
+                        double u = 2.0 * bsrmv_hash01(seed, (uint64_t)(k * bs2 + f)) - 1.0;
+                        add_value(val, type, k * bs2 + in_block(order, bs, r, c),
+                                  scalar[k] * (1.0 + 0.25 * u));
+                    }
+            }
     }
     bsrmv_free(scalar);
     pattern_free(&p);
     return s;
 }
 
-bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                   bsrmv_blocking how, uint64_t seed,
+static bsrmv_status check_coo_args(const bsrmv_coo *coo, int bs, bsrmv_blocking how,
                                    bsrmv_type type, bsrmv_order order)
 {
-    if (!A || !coo)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo: NULL argument");
-    *A = NULL;
     if (coo->m < 0 || coo->n < 0 || coo->nnz < 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "COO with negative size");
     if (coo->nnz > 0 && (!coo->row || !coo->col || !coo->val))
@@ -319,16 +323,88 @@ bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int b
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown value type or block order");
     if (how != BSRMV_SPLIT && how != BSRMV_PROMOTE)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown blocking %d", (int)how);
+    return BSRMV_SUCCESS;
+}
+
+static bsrmv_status build(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_blocking how,
+                          uint64_t seed, bsrmv_type type, bsrmv_order order, bool sym)
+{
     bool all_finite;
     bsrmv_status s = check_values(coo, type, &all_finite);
     if (s)
         return s;
     s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
-                           : promote(A, coo, bs, seed, type, order);
+                           : promote(A, coo, bs, seed, type, order, sym);
     if (!s && (s = check_sums(*A, all_finite))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
     }
+    if (!s)
+        (*A)->sym = sym;
+    return s;
+}
+
+bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                   bsrmv_blocking how, uint64_t seed,
+                                   bsrmv_type type, bsrmv_order order)
+{
+    if (!A || !coo)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo: NULL argument");
+    *A = NULL;
+    bsrmv_status s = check_coo_args(coo, bs, how, type, order);
+    return s ? s : build(A, coo, bs, how, seed, type, order, false);
+}
+
+bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                       bsrmv_blocking how, uint64_t seed, bsrmv_type type,
+                                       bsrmv_order order)
+{
+    if (!A || !coo)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo_sym: NULL argument");
+    *A = NULL;
+    bsrmv_status s = check_coo_args(coo, bs, how, type, order);
+    if (s)
+        return s;
+    if (coo->m != coo->n)
+        return bsrmv_fail(BSRMV_ERR_DIMENSION,
+                          "bsrmv_matrix_from_coo_sym: %lld x %lld, not square",
+                          (long long)coo->m, (long long)coo->n);
+    /* The upper triangle, plus (split only) the mirror of every
+     * off-diagonal entry that lands in a diagonal block, which is stored
+     * whole. */
+    int64_t lower = -1, upper = -1, extra = 0;
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        const int64_t i = coo->row[k], j = coo->col[k];
+        if (i > j && lower < 0)
+            lower = k;
+        if (i < j && upper < 0)
+            upper = k;
+        extra += how == BSRMV_SPLIT && i != j && i / bs == j / bs;
+    }
+    if (lower >= 0 && upper >= 0)
+        return bsrmv_fail(BSRMV_ERR_STRUCTURE,
+                          "bsrmv_matrix_from_coo_sym: entry %lld (%lld, %lld) is below the "
+                          "diagonal and entry %lld (%lld, %lld) above it; give one triangle",
+                          (long long)lower, (long long)coo->row[lower],
+                          (long long)coo->col[lower], (long long)upper,
+                          (long long)coo->row[upper], (long long)coo->col[upper]);
+    bsrmv_coo *U;
+    if ((s = bsrmv_coo_create(&U, coo->m, coo->n, coo->nnz + extra)))
+        return s;
+    int64_t e = 0;
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        const int64_t i = coo->row[k], j = coo->col[k];
+        U->row[e] = i < j ? i : j;
+        U->col[e] = i < j ? j : i;
+        U->val[e++] = coo->val[k];
+        if (how == BSRMV_SPLIT && i != j && i / bs == j / bs) {
+            U->row[e] = U->col[e - 1];
+            U->col[e] = U->row[e - 1];
+            U->val[e++] = coo->val[k];
+        }
+    }
+    s = build(A, U, bs, how, seed, type, order, true);
+    bsrmv_coo_destroy(U);
     return s;
 }
 
@@ -370,20 +446,34 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
     if (!A || !coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_to_coo: NULL argument");
     const int64_t bs = A->bs, bs2 = bs * bs;
-    bsrmv_status s = bsrmv_coo_create(coo, A->mb * bs, A->nb * bs, A->nnzb * bs2);
+    /* Symmetric storage: every block above the diagonal stands for two. */
+    int64_t blocks = A->nnzb;
+    for (int64_t i = 0; A->sym && i < A->mb; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            blocks += A->col_idx[k] != i;
+    bsrmv_status s = bsrmv_coo_create(coo, A->mb * bs, A->nb * bs, blocks * bs2);
     if (s)
         return s;
     bsrmv_coo *C = *coo;
     int64_t e = 0;
     for (int64_t i = 0; i < A->mb; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            const int64_t j = A->col_idx[k];
+            const bool mirror = A->sym && j != i;
             for (int64_t r = 0; r < bs; r++)
-                for (int64_t c = 0; c < bs; c++, e++) {
+                for (int64_t c = 0; c < bs; c++) {
                     int64_t at = k * bs2 + in_block(A->order, bs, r, c);
+                    double v = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[at]
+                                                       : ((const float *)A->val)[at];
                     C->row[e] = i * bs + r;
-                    C->col[e] = (int64_t)A->col_idx[k] * bs + c;
-                    C->val[e] = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[at]
-                                                        : ((const float *)A->val)[at];
+                    C->col[e] = j * bs + c;
+                    C->val[e++] = v;
+                    if (mirror) {
+                        C->row[e] = j * bs + c;
+                        C->col[e] = i * bs + r;
+                        C->val[e++] = v;
+                    }
                 }
+        }
     return BSRMV_SUCCESS;
 }

@@ -25,8 +25,16 @@ struct bsrmv_matrix {
     const int32_t *col_idx;
     const void *val;
     bool owns;                 /* arrays allocated by bsrmv_big_alloc   */
+    /* Symmetric storage: square, only the diagonal blocks (full) and the
+     * blocks above the diagonal are stored; block (j, i) is block (i, j)
+     * transposed. */
+    bool sym;
     bsrmv_cpu_kernel cpu_kernel;
 };
+
+/* BSRMV_ERR_UNSUPPORTED naming `who` for a matrix in symmetric storage,
+ * for the entry points that read the arrays as a full matrix. */
+bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who);
 
 /* Record the failure message for bsrmv_last_error() and return s. */
 bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...) BSRMV_PRINTF(2, 3);

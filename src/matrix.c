@@ -76,7 +76,7 @@ bsrmv_status bsrmv_matrix_alloc_arrays(bsrmv_matrix *A, int64_t **row_ptr,
 
 static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int64_t nnzb,
                            const int64_t *row_ptr, const int32_t *col_idx, const void *val,
-                           bsrmv_type type, bsrmv_order order, bool copy)
+                           bsrmv_type type, bsrmv_order order, bool copy, bool sym)
 {
     bsrmv_status s = bsrmv_matrix_shell(A, mb, nb, bs, nnzb, type, order);
     if (s)
@@ -87,12 +87,20 @@ static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL BSR array");
     }
     s = bsrmv_check_bsr(mb, nb, bs, nnzb, row_ptr, col_idx, NULL);
+    /* Sorted columns: the first block of a row is its leftmost. */
+    for (int64_t i = 0; sym && !s && i < mb; i++)
+        if (row_ptr[i + 1] > row_ptr[i] && col_idx[row_ptr[i]] < i)
+            s = bsrmv_fail(BSRMV_ERR_STRUCTURE,
+                           "symmetric storage: block (%lld, %d) is below the diagonal; only "
+                           "the diagonal and upper blocks are stored",
+                           (long long)i, col_idx[row_ptr[i]]);
     if (s) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
         return s;
     }
     bsrmv_matrix *M = *A;
+    M->sym = sym;
     if (!copy) {
         M->row_ptr = row_ptr;
         M->col_idx = col_idx;
@@ -121,7 +129,7 @@ bsrmv_status bsrmv_matrix_create(bsrmv_matrix **A, int64_t mb, int64_t nb, int b
                                  const int32_t *col_idx, const void *val,
                                  bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true);
+    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true, false);
 }
 
 bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
@@ -129,7 +137,31 @@ bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
                                const int32_t *col_idx, const void *val,
                                bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false);
+    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false, false);
+}
+
+bsrmv_status bsrmv_matrix_create_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                     const int64_t *row_ptr, const int32_t *col_idx,
+                                     const void *val, bsrmv_type type, bsrmv_order order)
+{
+    return create(A, nb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true, true);
+}
+
+bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                   const int64_t *row_ptr, const int32_t *col_idx,
+                                   const void *val, bsrmv_type type, bsrmv_order order)
+{
+    return create(A, nb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false, true);
+}
+
+bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who)
+{
+    if (A && A->sym)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "%s: the matrix is in symmetric storage (upper blocks only), which "
+                          "this function does not take; bsrmv_matrix_from_sym makes the full one",
+                          who);
+    return BSRMV_SUCCESS;
 }
 
 void bsrmv_matrix_destroy(bsrmv_matrix *A)
@@ -158,6 +190,7 @@ bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *inf
     info->rows = A->mb * A->bs;
     info->cols = A->nb * A->bs;
     info->owns_arrays = A->owns;
+    info->symmetric = A->sym;
     int64_t lo = A->mb > 0 ? INT64_MAX : 0, hi = 0, empty = 0;
     for (int64_t i = 0; i < A->mb; i++) {
         int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];

@@ -412,6 +412,8 @@ typedef struct header {
     /* Symmetric files: first line with an entry below and above the
      * diagonal (0: none yet); one file may use only one triangle. */
     int64_t lower_line, upper_line;
+    /* bsrmv_mm_read_sym: a symmetric file's triangle is kept, as the upper. */
+    bool keep_triangle;
 } header;
 
 #define BANNER_FORM "%%%%MatrixMarket matrix coordinate <real|integer|pattern> " \
@@ -600,6 +602,8 @@ static bsrmv_status parse_entry(reader *r, header *h, char *line, sink *s)
                               i > j ? "below" : "above", (long long)other,
                               i > j ? "above" : "below");
     }
+    if (h->keep_triangle && h->sym == SYM_SYMMETRIC)
+        return i < j ? add(r, s, i, j, v) : add(r, s, j, i, v);
     st = add(r, s, i, j, v);
     if (st == BSRMV_SUCCESS && h->sym != SYM_GENERAL && i != j)
         st = add(r, s, j, i, h->sym == SYM_SKEW ? -v : v);
@@ -619,9 +623,9 @@ static bsrmv_status next_content(reader *r, char **line)
     return st;
 }
 
-static bsrmv_status read_all(reader *r, bsrmv_coo **out)
+static bsrmv_status read_all(reader *r, bsrmv_coo **out, int *symmetric)
 {
-    header h = {0};
+    header h = {.keep_triangle = symmetric != NULL};
     char *line;
     bsrmv_status st = next_line(r, &line);
     if (st != BSRMV_SUCCESS)
@@ -680,19 +684,18 @@ static bsrmv_status read_all(reader *r, bsrmv_coo **out)
             s.coo->val = q;
     }
     *out = s.coo;
+    if (symmetric)
+        *symmetric = h.sym == SYM_SYMMETRIC;
     return BSRMV_SUCCESS;
 fail:
     bsrmv_coo_destroy(s.coo);
     return st;
 }
 
-bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress)
+/* symmetric: NULL expands symmetric files, else keeps their triangle and
+ * says whether the file was one. */
+static bsrmv_status read_file(const char *path, bsrmv_coo **coo, int progress, int *symmetric)
 {
-    if (!coo)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: coo is NULL");
-    *coo = NULL;
-    if (!path)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: path is NULL");
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return bsrmv_fail(BSRMV_ERR_IO, "cannot open %s: %s", path, strerror(errno));
@@ -726,7 +729,7 @@ bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress)
         }
         r.z_ready = true;
     }
-    st = read_all(&r, coo);
+    st = read_all(&r, coo, symmetric);
     if (r.progress)
         clear_progress(&r);
 done:
@@ -736,6 +739,27 @@ done:
     bsrmv_free(r.in);
     bsrmv_free(r.buf);
     return st;
+}
+
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress)
+{
+    if (!coo)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: coo is NULL");
+    *coo = NULL;
+    if (!path)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: path is NULL");
+    return read_file(path, coo, progress, NULL);
+}
+
+bsrmv_status bsrmv_mm_read_sym(const char *path, bsrmv_coo **coo, int *symmetric)
+{
+    if (!coo || !symmetric)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read_sym: NULL argument");
+    *coo = NULL;
+    *symmetric = 0;
+    if (!path)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read_sym: path is NULL");
+    return read_file(path, coo, 0, symmetric);
 }
 
 /* ------------------------------------------------------------------ */

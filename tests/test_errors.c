@@ -237,6 +237,46 @@ static bsrmv_status run(const char *id)
         return spmv(BSRMV_OP_N, 4, 4, 1, 8);
     if (IS("spmv-overlap"))
         return spmv(BSRMV_OP_T, 4, 4, 0, 2);
+    /* ---- symmetric storage */
+    if (IS("sym-lower-block")) {
+        bsrmv_matrix *S = NULL;
+        ci[1] = 0;
+        return bsrmv_matrix_create_sym(&S, 2, 2, 2, rp, ci, val_ok, BSRMV_DOUBLE,
+                                       BSRMV_COL_MAJOR);
+    }
+    if (IS("sym-not-symmetric") || IS("sym-not-square")) {
+        bsrmv_matrix *A, *S = NULL;
+        ci[0] = 1;
+        bsrmv_status s = bsrmv_matrix_create(&A, IS("sym-not-square") ? 1 : 2, 2, 2,
+                                             IS("sym-not-square") ? 1 : 2, rp, ci, val_ok,
+                                             BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_matrix_to_sym(&S, A, 0.0);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
+    if (IS("sym-refused")) {
+        bsrmv_matrix *S;
+        bsrmv_status s = bsrmv_matrix_create_sym(&S, 2, 2, 2, rp, ci, val_ok, BSRMV_DOUBLE,
+                                                 BSRMV_COL_MAJOR);
+        double X[8] = {0}, Y[8];
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_spmm(BSRMV_OP_N, 1, S, 2, X, 4, 0, Y, 4, BSRMV_LAYOUT_COL);
+        bsrmv_matrix_destroy(S);
+        return s;
+    }
+    if (IS("sym-coo-triangles")) {
+        bsrmv_matrix *S = NULL;
+        bsrmv_status s = bsrmv_coo_create(&coo, 3, 3, 2);
+        if (s)
+            return s;
+        coo->row[0] = 0, coo->col[0] = 1, coo->val[0] = 1;
+        coo->row[1] = 2, coo->col[1] = 0, coo->val[1] = 1;
+        s = bsrmv_matrix_from_coo_sym(&S, coo, 1, BSRMV_SPLIT, 0, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        bsrmv_coo_destroy(coo);
+        coo = NULL;
+        return s;
+    }
     /* ---- Matrix Market files */
     if (IS("mm-open"))
         return snprintf(path, sizeof path, "%s/missing.mtx", dir),
@@ -427,6 +467,11 @@ static const char *const case_ids[] = {
     "spmv-dimension",
     "spmv-null-vector",
     "spmv-overlap",
+    "sym-lower-block",
+    "sym-not-symmetric",
+    "sym-not-square",
+    "sym-refused",
+    "sym-coo-triangles",
     "mm-open",
     "mm-directory",
     "mm-empty",

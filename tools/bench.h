@@ -83,6 +83,11 @@ struct bench_options {
     int n_k;
     bsrmv_layout layouts[2];        /* --layout of the SpMM multivectors   */
     int n_layouts;
+    /* --sym: the symmetric storage of the matrix against its full storage.
+     * A symmetric --mtx file keeps its triangle (coo_triangle set by the
+     * driver); other sources are made symmetric positive definite. */
+    int sym;
+    int coo_triangle;
 };
 
 /* Wall time (ms) of each phase of one case, for the per-phase line that
@@ -101,6 +106,7 @@ struct bench_phases {
 struct bench_case {
     const char *matrix;             /* name in the reports                */
     bsrmv_matrix *A;                /* backends may switch its CPU kernel */
+    bsrmv_matrix *S;                /* --sym: A in symmetric storage, else NULL */
     bsrmv_matrix_info info;
     double bytes;                   /* bsrmv_matrix_spmv_bytes(A)         */
     double alpha, beta;
@@ -128,7 +134,8 @@ struct bench_record {
     double rel_err;                 /* ||y - y_ref||_2 / ||y_ref||_2      */
     double stream_gbps;             /* same-thread-count stream, 0 if none */
     int k;                          /* vectors per call; 0: plain SpMV     */
-    double speedup;                 /* SpMM: vectors/s over k SpMVs', else 0 */
+    double speedup;                 /* SpMM: vectors/s over k SpMVs'; sym:
+                                     * the full storage's time over its; else 0 */
 };
 
 /* ---- bench_cpu.c: the case, the reference, timing ------------------- */

@@ -78,6 +78,12 @@ void bench_help(FILE *f)
         "                      cusparseSpMM (BSR and CSR algorithms, same layout)\n"
         "    --layout LIST     the multivectors' layouts, row and/or col\n"
         "                      (default row)\n"
+        "  --sym               symmetric storage (upper blocks) against the full\n"
+        "                      storage of the same matrix, timed alternately\n"
+        "                      (kernels full and sym; CPU and GPU): a symmetric\n"
+        "                      --mtx file as it is, other sources made symmetric\n"
+        "                      positive definite (upper blocks mirrored, diagonal\n"
+        "                      dominant)\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
         "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
@@ -129,7 +135,7 @@ static void print_json_record(const struct bench_record *r)
         json_num(&j, "vectors_per_s", r->k / (r->time_ms * 1e-3));
     }
     if (r->speedup > 0)
-        json_num(&j, "speedup_vs_spmv", r->speedup);
+        json_num(&j, r->k > 0 ? "speedup_vs_spmv" : "speedup_vs_full", r->speedup);
     json_end(&j);
 }
 
@@ -149,9 +155,11 @@ static void print_table_record(const struct bench_record *r, int wrong)
            out.name_width, r->matrix, r->bs, type_name(r->type), r->threads, r->kernel,
            r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
            r->rel_err, wrong ? "  WRONG" : "");
-    if (r->speedup > 0)
+    if (r->speedup > 0 && r->k > 0)
         printf("%*s k = %d: %.4g vectors/s, %.2fx the vectors/s of %d separate SpMVs\n",
                out.name_width, "", r->k, r->k / (r->time_ms * 1e-3), r->speedup, r->k);
+    else if (r->speedup > 0)
+        printf("%*s %.2fx the speed of the full storage\n", out.name_width, "", r->speedup);
 }
 
 void bench_print_record(const struct bench_options *o, const struct bench_record *r)
@@ -194,20 +202,141 @@ static int gpu_bench_available(void)
 #endif
 }
 
+/* Symmetric positive definite from any square A: its diagonal and upper
+ * blocks, the diagonal blocks made symmetric ((D + D^T)/2) and their
+ * diagonal entries 1 + the sum of |entries| of the row (both triangles). */
+static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
+{
+    bsrmv_matrix_info in;
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    if (bsrmv_matrix_get_info(A, &in) || bsrmv_matrix_arrays(A, &rp, &ci, &val))
+        return cli_lib_failed("reading the matrix");
+    if (in.mb != in.nb) {
+        fprintf(stderr, "bsrmv: --sym needs a square matrix\n");
+        return 1;
+    }
+    const int bs = in.bs;
+    const int64_t bs2 = (int64_t)bs * bs, mb = in.mb;
+    int64_t *urp = malloc((size_t)(mb + 1) * sizeof *urp);
+    int32_t *uci = malloc((size_t)(in.nnzb > 0 ? in.nnzb : 1) * sizeof *uci);
+    double *uval = malloc((size_t)(in.nnzb > 0 ? in.nnzb * bs2 : 1) * sizeof *uval);
+    double *rowsum = calloc((size_t)(in.rows > 0 ? in.rows : 1), sizeof *rowsum);
+    void *tval = NULL;
+    int rc = 1;
+    if (!urp || !uci || !uval || !rowsum) {
+        fprintf(stderr, "bsrmv: out of memory for the symmetric matrix\n");
+        goto done;
+    }
+    /* Entry (r, c) of a block at r*rs + c*cs. */
+    const int64_t rs = in.order == BSRMV_COL_MAJOR ? 1 : bs, cs = in.order == BSRMV_COL_MAJOR ? bs : 1;
+    int64_t n = 0;
+    urp[0] = 0;
+    for (int64_t i = 0; i < mb; i++) {
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            if (ci[k] < i)
+                continue;
+            for (int r = 0; r < bs; r++)
+                for (int c = 0; c < bs; c++) {
+                    const int64_t at = k * bs2 + r * rs + c * cs, mirror = k * bs2 + c * rs + r * cs;
+                    double v = in.type == BSRMV_DOUBLE ? ((const double *)val)[at]
+                                                       : ((const float *)val)[at];
+                    if (ci[k] == i) {
+                        double w = in.type == BSRMV_DOUBLE ? ((const double *)val)[mirror]
+                                                           : ((const float *)val)[mirror];
+                        v = 0.5 * (v + w);
+                    }
+                    uval[n * bs2 + r * rs + c * cs] = v;
+                    if (ci[k] != i || r != c)
+                        rowsum[i * bs + r] += fabs(v);
+                    if (ci[k] != i)
+                        rowsum[(int64_t)ci[k] * bs + c] += fabs(v);
+                }
+            uci[n++] = ci[k];
+        }
+        urp[i + 1] = n;
+    }
+    for (int64_t i = 0; i < mb; i++)
+        if (urp[i + 1] > urp[i] && uci[urp[i]] == i)
+            for (int r = 0; r < bs; r++)
+                uval[urp[i] * bs2 + r * rs + r * cs] = 1.0 + rowsum[i * bs + r];
+    if (in.type == BSRMV_FLOAT) {
+        if (!(tval = malloc((size_t)(n * bs2 > 0 ? n * bs2 : 1) * sizeof(float)))) {
+            fprintf(stderr, "bsrmv: out of memory for the symmetric matrix\n");
+            goto done;
+        }
+        for (int64_t q = 0; q < n * bs2; q++)
+            ((float *)tval)[q] = (float)uval[q];
+    }
+    if (bsrmv_matrix_create_sym(S, mb, bs, n, urp, uci, tval ? tval : (void *)uval, in.type,
+                                in.order))
+        rc = cli_lib_failed("making the symmetric matrix");
+    else
+        rc = 0;
+done:
+    free(urp);
+    free(uci);
+    free(uval);
+    free(rowsum);
+    free(tval);
+    return rc;
+}
+
+/* --sym: S in symmetric storage and A its full storage. */
+static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double llc, int bs,
+                     bsrmv_type t, bsrmv_matrix **A, bsrmv_matrix **S, char *name, size_t size)
+{
+    bsrmv_matrix *G = NULL;
+    *A = *S = NULL;
+    if (o->coo_triangle) {
+        const char *base = strrchr(o->mtx, '/');
+        char stem[200];
+        snprintf(stem, sizeof stem, "%s", base ? base + 1 : o->mtx);
+        static const char *const ext[] = {".gz", ".mtx"};
+        for (int e = 0; e < 2; e++) {
+            size_t n = strlen(stem), k = strlen(ext[e]);
+            if (n > k && strcmp(stem + n - k, ext[e]) == 0)
+                stem[n - k] = 0;
+        }
+        snprintf(name, size, "%s:%s:sym", stem, o->blocking == BSRMV_SPLIT ? "split" : "promote");
+        if (bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, o->seed, t, o->order))
+            return cli_lib_failed("building %s with bs %d", name, bs);
+    } else {
+        if (cli_build_matrix(o, coo, llc, bs, t, &G, name, size) != 0)
+            return 1;
+        int rc = make_spd(G, S);
+        bsrmv_matrix_destroy(G);
+        if (rc)
+            return 1;
+        size_t len = strlen(name);
+        snprintf(name + len, size - len, ":spd");
+    }
+    if (bsrmv_matrix_from_sym(A, *S)) {
+        bsrmv_matrix_destroy(*S);
+        *S = NULL;
+        return cli_lib_failed("expanding the symmetric matrix");
+    }
+    return 0;
+}
+
 static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, double llc,
                         int bs, bsrmv_type t, const double *stream_gbps)
 {
     char name[256];
-    bsrmv_matrix *A;
+    bsrmv_matrix *A, *S = NULL;
+    /* --sym holds the matrix twice (full and half) */
     if (cli_memory_check("bsrmv bench", "this matrix with its vectors",
-                         cli_source_bytes(o, coo, llc, bs, t)))
+                         cli_source_bytes(o, coo, llc, bs, t) * (o->sym ? 2 : 1)))
         return 1;
     double t0 = bench_now_ms();
-    if (cli_build_matrix(o, coo, llc, bs, t, &A, name, sizeof name) != 0)
+    if (o->sym ? build_sym(o, coo, llc, bs, t, &A, &S, name, sizeof name) != 0
+               : cli_build_matrix(o, coo, llc, bs, t, &A, name, sizeof name) != 0)
         return 1;
     double build_ms = bench_now_ms() - t0;
     struct bench_case c;
     int rc = bench_case_init(&c, A, name, o);
+    c.S = S;
     c.ms.build = build_ms;
     if (rc == 0 && !o->no_cpu) {
         c.stream_gbps = stream_gbps;
@@ -221,6 +350,7 @@ static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, dou
         bench_phases_print(&c);
     bench_case_free(&c);
     bsrmv_matrix_destroy(A);
+    bsrmv_matrix_destroy(S);
     return rc;
 }
 
@@ -243,7 +373,10 @@ int bench_command(int argc, char **argv)
     /* Read first: a bad file should fail before the slow stream passes. */
     bsrmv_coo *coo = NULL;
     double t0 = bench_now_ms();
-    if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
+    if (o.source == BENCH_MTX && o.sym) {
+        if (bsrmv_mm_read_sym(o.mtx, &coo, &o.coo_triangle) != BSRMV_SUCCESS)
+            return cli_lib_failed("reading %s", o.mtx);
+    } else if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
         return cli_lib_failed("reading %s", o.mtx);
     if (o.source == BENCH_MTX && o.verbose)
         fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);

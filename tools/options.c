@@ -273,6 +273,8 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
             o->n_layouts = parse_layouts(v, o->layouts);
         } else if (strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
+        } else if (strcmp(a, "--sym") == 0) {
+            o->sym = 1;
         } else {
             args_fail("unknown argument '%s'", a);
         }
@@ -284,6 +286,8 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
                     "or --example");
     if (blocking_given && o->source != BENCH_MTX)
         args_fail("--split and --promote apply to --mtx only");
+    if (o->sym && o->n_k > 0)
+        args_fail("--sym and --k: SpMM takes no symmetric matrix");
     if (o->no_cpu && !o->gpu)
         args_fail("--no-cpu needs --gpu (there would be nothing to time)");
     if (o->gpu)

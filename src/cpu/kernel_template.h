@@ -33,6 +33,28 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
     }
 }
 
+/* yj[c] += sum_r A(r,c) * xi[r]: one block transposed times xi. */
+INLINE void FN(block_t)(const int bs, const bsrmv_order order, T *restrict yj,
+                        const T *restrict a, const T *restrict xi)
+{
+    if (order == BSRMV_COL_MAJOR) {
+        for (int c = 0; c < bs; c++) {
+            T s = 0;
+#pragma omp simd reduction(+ : s)
+            for (int r = 0; r < bs; r++)
+                s += a[c * bs + r] * xi[r];
+            yj[c] += s;
+        }
+    } else {
+        for (int r = 0; r < bs; r++) {
+            const T xr = xi[r];
+#pragma omp simd
+            for (int c = 0; c < bs; c++)
+                yj[c] += a[r * bs + c] * xr;
+        }
+    }
+}
+
 /* acc[0..bs) = the blocks [k, k1) of one row times x.  U independent
  * accumulator sets take consecutive blocks so that small blocks are not
  * limited by the latency of one chain of FMAs; acc holds U*bs values. */
@@ -101,25 +123,57 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
         const T *xi = x + i * bs;
         const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
         const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
-        for (int64_t k = k0; k < k1; k++) {
-            const T *a = val + k * bs2;
-            T *yj = yt + (int64_t)ci[k] * bs;
-            if (order == BSRMV_COL_MAJOR) {
-                for (int c = 0; c < bs; c++) {
-                    T s = 0;
-#pragma omp simd reduction(+ : s)
-                    for (int r = 0; r < bs; r++)
-                        s += a[c * bs + r] * xi[r];
-                    yj[c] += s;
-                }
-            } else {
-                for (int r = 0; r < bs; r++) {
-                    const T xr = xi[r];
-                    for (int c = 0; c < bs; c++)
-                        yj[c] += a[r * bs + c] * xr;
-                }
-            }
+        for (int64_t k = k0; k < k1; k++)
+            FN(block_t)(bs, order, yt + (int64_t)ci[k] * bs, val + k * bs2, xi);
+    }
+}
+
+/* Symmetric storage, block rows [r0, r1) of one thread: y_i += alpha *
+ * (row i's blocks times x), and every block (i, j) above the diagonal is
+ * read once more for its mirror, adding A_ij^T (alpha x_i) to y_j: in y
+ * itself while j < r1 (rows of this thread, whose y the caller has scaled
+ * by beta), else in this thread's buffer, buf[(j - r1)*bs ...].  acc and
+ * ax hold bs values. */
+INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, const int64_t r0,
+                         const int64_t r1, const int64_t *restrict rp,
+                         const int32_t *restrict ci, const T *restrict val,
+                         const T *restrict x, const T alpha, T *restrict y, T *restrict buf,
+                         T *restrict acc, T *restrict ax)
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    for (int64_t i = r0; i < r1; i++) {
+        const T *xi = x + i * bs;
+        for (int r = 0; r < U * bs; r++)
+            acc[r] = 0;
+        for (int r = 0; r < bs; r++)
+            ax[r] = alpha * xi[r];
+        int64_t k = rp[i];
+        const int64_t k1 = rp[i + 1];
+        if (k < k1 && ci[k] == i) {
+            FN(block_n)(bs, order, acc, val + k * bs2, xi);
+            k++;
         }
+        /* U accumulator sets, as in row_sum: consecutive blocks do not
+         * wait on one chain of FMAs. */
+        for (; k + U <= k1; k += U)
+            for (int u = 0; u < U; u++) {
+                const int64_t j = ci[k + u];
+                const T *a = val + (k + u) * bs2;
+                FN(block_n)(bs, order, acc + u * bs, a, x + j * bs);
+                FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+            }
+        for (; k < k1; k++) {
+            const int64_t j = ci[k];
+            const T *a = val + k * bs2;
+            FN(block_n)(bs, order, acc, a, x + j * bs);
+            FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+        }
+        for (int u = 1; u < U; u++)
+            for (int r = 0; r < bs; r++)
+                acc[r] += acc[u * bs + r];
+        T *yi = y + i * bs;
+        for (int r = 0; r < bs; r++)
+            yi[r] += alpha * acc[r];
     }
 }
 
@@ -139,6 +193,13 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
 #define PASS_T(BS, ORDER)                                                               \
     FN(rows_t)(BS, ORDER, c0, c1, A->row_ptr, A->col_idx, (const T *)A->val,            \
                (const T *)x, (T *)yt)
+
+#define ARGS_S                                                                          \
+    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha,   \
+        void *y, void *buf
+#define PASS_S(BS, U, ORDER, ACC, AX)                                                   \
+    FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
+                 (const T *)x, (T)alpha, (T *)y, (T *)buf, ACC, AX)
 
 /* Specialised: bs and the unroll depth are constants. */
 #define SPECIALISE(B)                                                                   \
@@ -166,6 +227,19 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
     KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
+#define SPECIALISE_SYM(B)                                                               \
+    KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        PASS_S(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc, ax);                             \
+    }                                                                                   \
+    KERNEL void FN(s_row_##B)(ARGS_S)                                                   \
+    {                                                                                   \
+        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
+    }
+BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
+#undef SPECIALISE_SYM
 
 /* Generic: any bs, one accumulator set (the plain triple loop). */
 KERNEL void FN(n_col_any)(ARGS_N)
@@ -190,6 +264,16 @@ KERNEL void FN(p_row_any)(ARGS_P)
 }
 KERNEL void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
 KERNEL void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
+KERNEL void FN(s_col_any)(ARGS_S)
+{
+    T acc[bs], ax[bs];
+    PASS_S(bs, 1, BSRMV_COL_MAJOR, acc, ax);
+}
+KERNEL void FN(s_row_any)(ARGS_S)
+{
+    T acc[bs], ax[bs];
+    PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
+}
 
 #define ENTRY(B)                                                                        \
     {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(p_col_##B), FN(p_row_##B)},                 \
@@ -199,6 +283,10 @@ static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
 static const kernel_set FN(generic) = {0, {FN(n_col_any), FN(n_row_any)},
                                        {FN(p_col_any), FN(p_row_any)},
                                        {FN(t_col_any), FN(t_row_any)}};
+#define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
+static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
+#undef SYM_ENTRY
+static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
 
 /* y = beta * y over [j0, j1), never reading y when beta == 0. */
 static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
@@ -259,7 +347,16 @@ static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, doub
     }
 }
 
-static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup)};
+/* y[j] += src[j] over [0, n). */
+static void FN(add)(int64_t n, const void *srcv, void *yv)
+{
+    const T *src = srcv;
+    T *y = yv;
+    for (int64_t j = 0; j < n; j++)
+        y[j] += src[j];
+}
+
+static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup), FN(add)};
 
 #undef ARGS_N
 #undef PASS_N
@@ -267,3 +364,5 @@ static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup)};
 #undef PASS_P
 #undef ARGS_T
 #undef PASS_T
+#undef ARGS_S
+#undef PASS_S

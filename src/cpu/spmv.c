@@ -10,6 +10,10 @@
 /* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
  * solvers use, then powers and multiples common in multi-component PDEs). */
 #define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(12) X(16) X(24) X(32)
+/* The symmetric-storage kernel (two uses of every block) costs twice the
+ * compile time of the others per size: the sizes of structural and FE
+ * matrices only; larger blocks run its runtime-bs version. */
+#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 
 /* Independent accumulator sets per block size: enough blocks in flight to
  * hide FMA latency, few enough to stay in registers. */
@@ -22,18 +26,26 @@ typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
                          const void *x, void *out);
 typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
                          const void *x, void *yt);
+/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
+typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
+                         const void *x, double alpha, void *y, void *buf);
 typedef struct kernel_set {
     int bs;
     kernel_n n[2]; /* by bsrmv_order */
     kernel_p p[2];
     kernel_t t[2];
 } kernel_set;
+typedef struct sym_set {
+    int bs;
+    kernel_s s[2]; /* by bsrmv_order */
+} sym_set;
 typedef struct vector_ops {
     void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
     void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
                    double alpha, double beta, void *y);
     void (*fixup)(int n, const int64_t *row, const void *part, int bs, double alpha,
                   double beta, void *y);
+    void (*add)(int64_t n, const void *src, void *y);
 } vector_ops;
 
 #define T double
@@ -61,6 +73,15 @@ static int specialised_index(int bs)
 int bsrmv_cpu_has_kernel(int bs)
 {
     return specialised_index(bs) >= 0;
+}
+
+static const sym_set *pick_sym(const bsrmv_matrix *A)
+{
+    const int n = (int)(sizeof sym_specialised_d / sizeof sym_specialised_d[0]);
+    for (int i = 0; A->cpu_kernel == BSRMV_CPU_AUTO && i < n; i++)
+        if (sym_specialised_d[i].bs == A->bs)
+            return A->type == BSRMV_DOUBLE ? &sym_specialised_d[i] : &sym_specialised_s[i];
+    return A->type == BSRMV_DOUBLE ? &sym_generic_d : &sym_generic_s;
 }
 
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
@@ -165,6 +186,82 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
     return BSRMV_SUCCESS;
 }
 
+/* Symmetric storage.  The block rows are cut into nt parts (the cuts of
+ * partition.c moved to row starts).  A part's mirrored blocks write y at
+ * rows after its own, never before (only upper blocks are stored): those
+ * within its rows go straight to y, the others to a buffer of its own that
+ * spans from its last row to the furthest column its rows reach (a band's
+ * width for banded matrices).  After one barrier each part adds, in part
+ * order, the buffers that reach into its rows: no atomics, and the result
+ * does not depend on timing.  The buffers are reserved for the worst case
+ * (up to nt times y, address space only) before the parallel region, so
+ * that it needs no other synchronisation: only the touched part of each
+ * becomes memory. */
+static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
+                             const void *x, double alpha, double beta, void *y)
+{
+    const int64_t *rp = A->row_ptr;
+    const int bs = A->bs;
+    const size_t vs = bsrmv_type_size(A->type);
+    const int nt = threads_for(2 * A->nnzb * bs * bs + A->mb);
+    if (nt == 1) {
+        ops->scale(0, A->mb * bs, beta, y);
+        ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL);
+        return BSRMV_SUCCESS;
+    }
+    /* Per part: first row, buffer start (in block rows), buffer length. */
+    int64_t *tab = bsrmv_malloc(3 * ((size_t)nt + 1) * sizeof *tab);
+    if (!tab)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the split of %d threads", nt);
+    int64_t *first = tab, *off = tab + nt + 1, *len = tab + 2 * (nt + 1);
+    for (int p = 0; p < nt; p++)
+        first[p] = bsrmv_partition_cut(rp, A->mb, bs, p, nt).row;
+    first[nt] = A->mb;
+    int64_t total = 0;
+    for (int p = 0; p < nt; p++) {
+        off[p] = total;
+        total += A->mb - first[p + 1];
+    }
+    size_t bytes;
+    char *buf = NULL;
+    if (total > 0 && (!bsrmv_bytes(total * bs, vs, &bytes) || !(buf = bsrmv_big_alloc(bytes)))) {
+        bsrmv_free(tab);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the symmetric product's buffers "
+                                           "(%d threads, %lld block rows)",
+                          nt, (long long)A->mb);
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        const int tid = omp_get_thread_num(), np = omp_get_num_threads();
+        for (int p = tid; p < nt; p += np) {
+            const int64_t r0 = first[p], r1 = first[p + 1];
+            int64_t reach = r1;
+            for (int64_t i = r0; i < r1; i++)
+                if (rp[i + 1] > rp[i] && A->col_idx[rp[i + 1] - 1] >= reach)
+                    reach = A->col_idx[rp[i + 1] - 1] + 1;
+            len[p] = reach - r1;
+            char *mine = len[p] > 0 ? buf + (size_t)(off[p] * bs) * vs : NULL;
+            if (mine)
+                memset(mine, 0, (size_t)(len[p] * bs) * vs);
+            ops->scale(r0 * bs, r1 * bs, beta, y);
+            ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine);
+        }
+#pragma omp barrier
+        for (int p = tid; p < nt; p += np)
+            for (int q = 0; q < p; q++) {
+                const int64_t end = first[q + 1];
+                const int64_t lo = end > first[p] ? end : first[p];
+                const int64_t hi = end + len[q] < first[p + 1] ? end + len[q] : first[p + 1];
+                if (lo < hi)
+                    ops->add((hi - lo) * bs, buf + (size_t)((off[q] + lo - end) * bs) * vs,
+                             (char *)y + (size_t)(lo * bs) * vs);
+            }
+    }
+    bsrmv_big_free(buf);
+    bsrmv_free(tab);
+    return BSRMV_SUCCESS;
+}
+
 bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const void *x,
                         int64_t nx, double beta, void *y, int64_t ny)
 {
@@ -192,6 +289,9 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
         scale_parallel(ops, ny, beta, y);
         return BSRMV_SUCCESS;
     }
+    /* A symmetric matrix is its own transpose. */
+    if (A->sym)
+        return spmv_sym(pick_sym(A), ops, A, x, alpha, beta, y);
     const kernel_set *ks = pick_kernels(A);
     if (op == BSRMV_OP_T)
         return spmv_t(ks, ops, A, x, alpha, beta, y, ny);

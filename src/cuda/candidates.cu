@@ -6,6 +6,9 @@ namespace bsrmv_cuda {
 
 bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 {
+    /* Symmetric storage and the SYM kernels go together only. */
+    if ((c.kernel == BSRMV_GPU_SYM_ATOMIC || c.kernel == BSRMV_GPU_SYM_WINDOW) != m->sym)
+        return false;
     cudaError_t err = cudaSuccess;
     int r = m->type == BSRMV_DOUBLE ? launch_cfg<double>(m, c, Args<double>{0, m->nb, m->bs}, 0, &err, true)
                                     : launch_cfg<float>(m, c, Args<float>{0, m->nb, m->bs}, 0, &err, true);
@@ -121,6 +124,11 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
     for (int g : {8, 32})
         for (int f : {1, 4})
             add(BSRMV_GPU_SEGMENTED, g, 1, 256, unit * f);
+    /* Symmetric storage (the only ones that apply there): windows of 32 to
+     * 512 block rows, and the all-atomic version. */
+    for (int r : {4, 16, 64})
+        add(BSRMV_GPU_SYM_WINDOW, 32, r, 256, 0);
+    add(BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0);
     return n;
 }
 

@@ -432,6 +432,8 @@ BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
 BSRMV_DECL_LAUNCHER(launch_transpose)
 BSRMV_DECL_LAUNCHER(launch_balanced)
+BSRMV_DECL_LAUNCHER(launch_sym_atomic)
+BSRMV_DECL_LAUNCHER(launch_sym_window)
 template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);
 cudaError_t read_bandwidth_pass(const void *buf, size_t bytes, unsigned long long *sink,
                                 cudaStream_t s);

@@ -22,6 +22,7 @@ struct bsrmv_gpu_matrix {
     int32_t *col_idx;
     void *val;
     bool owns;
+    bool sym; /* symmetric storage: only the SYM kernels apply */
     size_t dev_bytes;
     /* the plan: computed once, when the handle is made */
     int64_t *h_row_ptr; /* host copy: the balanced kernels' work units */

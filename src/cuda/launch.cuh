@@ -59,6 +59,10 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
     case BSRMV_GPU_MERGE_PATH:
     case BSRMV_GPU_FRAGMENT:
         return launch_balanced<T>(a, order, l, s, err);
+    case BSRMV_GPU_SYM_ATOMIC:
+        return launch_sym_atomic<T>(a, order, l, s, err);
+    case BSRMV_GPU_SYM_WINDOW:
+        return launch_sym_window<T>(a, order, l, s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }

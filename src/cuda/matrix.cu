@@ -133,6 +133,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     if (st)
         return st;
     m->owns = true;
+    m->sym = A->sym;
     cudaError_t e = cudaSuccess;
     size_t brp = 0, bci = 0, bval = 0;
     bsrmv_bytes(A->mb + 1, sizeof(int64_t), &brp);
@@ -297,7 +298,11 @@ static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m,
     a.beta = tb;
     a.long_len = 0;
     bsrmv_gpu_config c = m->cfg;
-    if (op == BSRMV_OP_T) {
+    /* Symmetric storage: A^T = A, and the kernels add to beta*y. */
+    if (m->sym) {
+        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
+            return cuda_fail(e, "launching the y = beta*y kernel");
+    } else if (op == BSRMV_OP_T) {
         if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
             return cuda_fail(e, "launching the y = beta*y kernel");
         c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};

@@ -63,6 +63,13 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
 
 static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 {
+    /* Windows of 128 block rows (16 per warp of 8), fewer where bs would
+     * take them past 48 KiB of shared memory. */
+    if (m->sym) {
+        const int64_t per_row = 8 * (int64_t)m->bs * (int64_t)bsrmv_type_size(m->type);
+        const int64_t rows = 48 * 1024 / per_row;
+        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 16 ? 16 : rows), 256, 0};
+    }
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                                            : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
     return plan_complete(c, &m->feat);

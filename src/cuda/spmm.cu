@@ -167,6 +167,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
+    if (dA->sym)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_gpu_spmm: symmetric storage is not supported (SpMV only)");
     int64_t nx, ny;
     bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
                                        dA->type, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);

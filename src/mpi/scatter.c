@@ -37,6 +37,9 @@ static bsrmv_status check_root(const bsrmv_matrix *G, const int64_t *row_starts,
 {
     if (!G)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "the matrix to distribute is NULL on the root");
+    bsrmv_status refused = bsrmv_refuse_sym(G, "bsrmv_dist_matrix_scatter");
+    if (refused)
+        return refused;
     if (!row_starts)
         return BSRMV_SUCCESS;
     if (row_starts[0] != 0 || row_starts[size] != G->mb)

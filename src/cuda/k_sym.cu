@@ -1,0 +1,133 @@
+/* SpMV of a matrix in symmetric storage (diagonal and upper blocks):
+ * y = alpha*(U + D + U^T)*x + beta*y, every stored block read once.
+ *
+ * A thread block owns a window of consecutive block rows, a warp per row
+ * at a time.  Lane t of a warp covers (block, index l) pairs of its row,
+ * t = block*bs + l: it adds row l of the block times x_j to the row's sum
+ * and, off the diagonal, column l of the block times x_i (the mirrored
+ * block's row l) to y_j.  The row's own sums and, with WIN, the mirrored
+ * contributions to rows inside the window go to the window's slice of y
+ * in shared memory (shared atomics); the rest go to y with global
+ * atomics.  The window is then added to y, one global atomic per entry,
+ * since rows of the window also receive mirrored blocks from earlier
+ * windows.  Without WIN every mirrored contribution is a global atomic
+ * (the version the window is measured against).  y must hold beta*y
+ * before the launch.  Atomics make the last bits depend on timing. */
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+/* The compile-time block sizes; others run the runtime-bs kernel (0). */
+#define BSRMV_SYM_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(6, 0) X(8, 0) X(0, 0)
+
+template <typename T, int ORD, int BS, bool WIN>
+__global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
+{
+    extern __shared__ unsigned char sym_smem[];
+    T *sy = reinterpret_cast<T *>(sym_smem);
+    const int bs = BS ? BS : a.bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int64_t r0 = (int64_t)blockIdx.x * win;
+    const int64_t r1 = r0 + win < a.mb ? r0 + win : a.mb;
+    for (int64_t q = threadIdx.x; q < (r1 - r0) * bs; q += blockDim.x)
+        sy[q] = T(0);
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int nwarps = blockDim.x >> 5;
+    for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
+        const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+        const T *xi = a.x + row * bs;
+        for (int64_t t = s * bs + lane; t < e * bs; t += 32) {
+            const int64_t b = t / bs;
+            const int l = (int)(t - b * bs);
+            const int64_t j = ldc(a.col_idx + b);
+            const T *v = a.val + b * bs2;
+            const T *xj = a.x + j * bs;
+            T rsum = T(0);
+#pragma unroll
+            for (int c = 0; c < bs; ++c)
+                rsum += ld(v + (ORD == COL ? (int64_t)c * bs + l : (int64_t)l * bs + c)) * ld(xj + c);
+            atomicAdd(sy + (row - r0) * bs + l, a.alpha * rsum);
+            if (j == row)
+                continue;
+            T tsum = T(0);
+#pragma unroll
+            for (int r = 0; r < bs; ++r)
+                tsum += ld(v + (ORD == COL ? (int64_t)l * bs + r : (int64_t)r * bs + l)) * ld(xi + r);
+            if (WIN && j < r1)
+                atomicAdd(sy + (j - r0) * bs + l, a.alpha * tsum);
+            else
+                atomicAdd(a.y + j * bs + l, a.alpha * tsum);
+        }
+    }
+    __syncthreads();
+    for (int64_t q = threadIdx.x; q < (r1 - r0) * bs; q += blockDim.x)
+        atomicAdd(a.y + r0 * bs + q, sy[q]);
+}
+
+/* Shared memory of a window: rows per warp x warps x bs values. */
+template <typename T>
+static size_t window_bytes(int bs, const Launch &l)
+{
+    return (size_t)l.rows * (size_t)(l.threads / 32) * (size_t)bs * sizeof(T);
+}
+
+template <typename T, int ORD, int BS, bool WIN>
+static cudaError_t run_sym(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    const int64_t win = (int64_t)l.rows * (l.threads / 32);
+    k_sym<T, ORD, BS, WIN><<<bsrmv_grid(a.mb, win), l.threads, window_bytes<T>(a.bs, l), s>>>(a, win);
+    return cudaGetLastError();
+}
+
+template <typename T, int ORD, int BS, int UNUSED>
+static cudaError_t run_atomic(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    return run_sym<T, ORD, BS, false>(a, l, s);
+}
+
+template <typename T, int ORD, int BS, int UNUSED>
+static cudaError_t run_window(const Args<T> &a, const Launch &l, cudaStream_t s)
+{
+    return run_sym<T, ORD, BS, true>(a, l, s);
+}
+
+/* Windows beyond the default 48 KiB of shared memory, and grids beyond
+ * what a 1-D grid holds, are not built. */
+template <typename T>
+static bool sym_launchable(const Args<T> &a, const Launch &l)
+{
+    if (l.threads % 32 || l.threads < 32 || l.threads > 256 || l.rows < 1 || l.rows > 1024)
+        return false;
+    const int64_t win = (int64_t)l.rows * (l.threads / 32);
+    return window_bytes<T>(a.bs, l) <= 48 * 1024 && (a.mb + win - 1) / win <= 2147483647;
+}
+
+template <typename T>
+int launch_sym_atomic(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (!sym_launchable(a, l))
+        return LAUNCH_NOT_BUILT;
+    const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
+#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_atomic, BS, P)
+    BSRMV_SYM_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+template <typename T>
+int launch_sym_window(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (!sym_launchable(a, l))
+        return LAUNCH_NOT_BUILT;
+    const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
+#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_window, BS, P)
+    BSRMV_SYM_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+BSRMV_INSTANTIATE_LAUNCHER(launch_sym_atomic)
+BSRMV_INSTANTIATE_LAUNCHER(launch_sym_window)
+
+} // namespace bsrmv_cuda
