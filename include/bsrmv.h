@@ -19,8 +19,11 @@
  *                     (BSRMV_ROW_MAJOR, cuSPARSE's BSR direction "row").
  *    The matrix is (mb*bs) x (nb*bs).  x has nb*bs entries and y mb*bs
  *    (swapped for the transpose).
- *  - Value type: float or double, the same for A, x and y.  alpha and beta
- *    are passed as double and rounded to the matrix type.
+ *  - Types: the values of A are float or double, and x, y, alpha, beta and
+ *    the sums are of the matrix's vector type: its value type, or double
+ *    for a float matrix set to mixed precision (bsrmv_matrix_set_vector_type,
+ *    docs/MIXED.md).  alpha and beta are passed as double and rounded to the
+ *    vector type.
  *  - Threads.  Calls on different handles may run in different threads at
  *    once.  A bsrmv_matrix, bsrmv_precond or bsrmv_coo may be read by
  *    several threads at once (bsrmv_spmv, bsrmv_solve and
@@ -240,6 +243,8 @@ typedef struct bsrmv_matrix_info {
     double row_len_mean;
     int64_t empty_rows;          /* block rows with no block          */
     int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
+    bsrmv_type vector_type;      /* of x, y and the sums (== type unless
+                                  * mixed precision)                    */
 } bsrmv_matrix_info;
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
@@ -249,8 +254,30 @@ bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
                                  const int32_t **col_idx, const void **val);
 
 /* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
- * (y counted once; reading it when beta != 0 is not added). */
+ * (y counted once; reading it when beta != 0 is not added), x and y in
+ * the vector type. */
 double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
+
+/* Mixed precision (docs/MIXED.md).  The type of x, y and the accumulation
+ * of every product with A: the value type when A is made, and
+ * BSRMV_DOUBLE may be set on a float matrix: bsrmv_spmv then reads float
+ * values and double vectors and sums in double (the matrix moves half the
+ * bytes; the result is exactly that of the float-rounded matrix in double
+ * arithmetic).  The pairs built: (float, float), (double, double) and
+ * (float, double); (double, float) gives BSRMV_ERR_UNSUPPORTED.  The pair
+ * is read by bsrmv_spmv, bsrmv_solve, bsrmv_precond_block_jacobi (the
+ * inverse blocks are stored in the vector type) and bsrmv_gpu_matrix_upload
+ * (the device handle inherits it); bsrmv_spmm is not built for mixed
+ * matrices (BSRMV_ERR_UNSUPPORTED).  Changes the handle: not while other
+ * threads use it. */
+bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type);
+
+/* *B = a new matrix with A's structure and block order and its values
+ * rounded to `type` (round to nearest); B owns its arrays, its vector type
+ * is `type`.  A finite value beyond the range of `type`: BSRMV_ERR_OVERFLOW
+ * (NaN and infinities pass through).  With bsrmv_matrix_set_vector_type
+ * it makes the float copy of a double matrix for mixed precision. */
+bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv_type type);
 
 /* ------------------------------------------------------------------ */
 /* CPU SpMV                                                            */
@@ -272,7 +299,8 @@ bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k);
  * BSRMV_CPU_AUTO then runs), else 0. */
 int bsrmv_cpu_has_kernel(int bs);
 
-/* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads
+/* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads; x and y of
+ * A's vector type
  * (omp_get_max_threads(), i.e. OMP_NUM_THREADS or omp_set_num_threads).
  * nx and ny are the lengths of x and y (checked against op(A)).
  * beta == 0: y is only written (NaN/Inf in y do not propagate).

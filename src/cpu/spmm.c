@@ -243,6 +243,9 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: unknown layout %d", (int)layout);
     if (k < 1)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: k = %d vectors, need k >= 1", k);
+    if (A->vtype != A->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_spmm: not built for float values with double vectors");
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
     const int64_t nx = op == BSRMV_OP_N ? cols : rows;
     const int64_t ny = op == BSRMV_OP_N ? rows : cols;

@@ -36,17 +36,30 @@ typedef struct vector_ops {
                   double beta, void *y);
 } vector_ops;
 
+#define VOPS
 #define T double
+#define V double
 #define SUF d
 #include "kernel_template.h"
 #undef T
+#undef V
 #undef SUF
 #define T float
+#define V float
 #define SUF s
 #include "kernel_template.h"
 #undef T
+#undef V
 #undef SUF
-
+#undef VOPS
+/* Float values, double x, y and sums: y's operations are the double ones. */
+#define T float
+#define V double
+#define SUF sd
+#include "kernel_template.h"
+#undef T
+#undef V
+#undef SUF
 
 /* Position of bs in the specialised tables, -1 if it has none. */
 static int specialised_index(int bs)
@@ -65,10 +78,12 @@ int bsrmv_cpu_has_kernel(int bs)
 
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
 {
-    int i = A->cpu_kernel == BSRMV_CPU_AUTO ? specialised_index(A->bs) : -1;
-    if (i >= 0)
-        return A->type == BSRMV_DOUBLE ? &specialised_d[i] : &specialised_s[i];
-    return A->type == BSRMV_DOUBLE ? &generic_d : &generic_s;
+    const int i = A->cpu_kernel == BSRMV_CPU_AUTO ? specialised_index(A->bs) : -1;
+    if (A->type == BSRMV_DOUBLE)
+        return i >= 0 ? &specialised_d[i] : &generic_d;
+    if (A->vtype == BSRMV_DOUBLE)
+        return i >= 0 ? &specialised_sd[i] : &generic_sd;
+    return i >= 0 ? &specialised_s[i] : &generic_s;
 }
 
 int bsrmv_num_threads(void)
@@ -101,7 +116,7 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
         ks->n[A->order](bs, 0, A->mb, A, x, alpha, beta, y);
         return BSRMV_SUCCESS;
     }
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     int64_t *row = bsrmv_malloc(2 * (size_t)nt * (sizeof *row + (size_t)bs * vs));
     if (!row)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d partial rows of bs %d",
@@ -142,7 +157,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
 {
     const int64_t work = A->nnzb * A->bs * A->bs + A->mb;
     const int nt = threads_for(work);
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     size_t bytes;
     if (!bsrmv_bytes(ny * (int64_t)nt, vs, &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "transpose buffers overflow");
@@ -185,9 +200,9 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
         return BSRMV_SUCCESS;
     bsrmv_status st;
     if (alpha != 0 && (st = bsrmv_check_disjoint("bsrmv_spmv", x, nx, y, ny,
-                                                 bsrmv_type_size(A->type))))
+                                                 bsrmv_type_size(A->vtype))))
         return st;
-    const vector_ops *ops = A->type == BSRMV_DOUBLE ? &vops_d : &vops_s;
+    const vector_ops *ops = A->vtype == BSRMV_DOUBLE ? &vops_d : &vops_s;
     if (alpha == 0 || A->nnzb == 0) {
         scale_parallel(ops, ny, beta, y);
         return BSRMV_SUCCESS;

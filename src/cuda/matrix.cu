@@ -122,6 +122,10 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     *dA = nullptr;
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    if (A->vtype != A->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_gpu_matrix_upload: float values with double vectors are not "
+                          "built for the GPU");
     DeviceScope ds;
     bsrmv_gpu_matrix *m;
     bsrmv_status st = new_handle(&m, A->mb, A->nb, A->bs, A->nnzb, A->type, A->order, device, ds);

@@ -129,10 +129,10 @@ bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
-    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
+    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->vtype, n, b, x, opt);
     if (st)
         return st;
-    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type)))
+    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->vtype)))
         return st;
     sv_backend be;
     if ((st = bsrmv_sv_cpu_init(&be, A, P)))
