@@ -371,6 +371,9 @@ typedef struct bsrmv_solve_options {
      * BSRMV_ERR_NOT_CONVERGED with x the current iterate. */
     int (*monitor)(int iter, double rel_residual, void *ctx);
     void *monitor_ctx;
+    /* bsrmv_solve_refined: the relative residual the first correction is
+     * solved to (later ones stop once rtol is in reach); 0: 1e-6 */
+    double inner_rtol;
 } bsrmv_solve_options;
 
 typedef struct bsrmv_solve_report {
@@ -382,6 +385,7 @@ typedef struct bsrmv_solve_report {
     double bytes;             /* memory traffic of the iterations: matrix,
                                * inverse blocks and vectors as the fused
                                * passes move them (docs/SOLVERS.md)          */
+    int refinements;          /* bsrmv_solve_refined: corrections solved     */
 } bsrmv_solve_report;
 
 /* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
@@ -398,6 +402,27 @@ typedef struct bsrmv_solve_report {
 bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
                          const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
                          bsrmv_solve_report *report);
+
+/* Mixed precision (docs/MIXED.md): A x = b to A's double residual with
+ * the iterations on Af, A's float copy set to double vectors
+ * (bsrmv_matrix_convert, bsrmv_matrix_set_vector_type), whose SpMV moves
+ * about half the bytes.  Iterative refinement: r = b - A x in double, the
+ * correction d from `method` on Af d = r (preconditioned by P, built from
+ * Af or A: double inverse blocks), x += d, until ||b - A x|| <= rtol ||b||.
+ * The first correction is solved to opt->inner_rtol, later ones only as
+ * far as rtol needs.  report->iterations counts the method's iterations
+ * over all corrections, ->refinements the corrections, ->rel_residual and
+ * ->true_rel_residual the last true residual; ->bytes includes A's SpMVs.
+ * A step that does not halve the true residual (Af too coarse for an
+ * ill-conditioned A) stops with BSRMV_ERR_NOT_CONVERGED, x the last
+ * iterate, as do the iteration limit (over all corrections) and the
+ * monitor (called once per correction with the true residual).  A must be
+ * double with double vectors and Af of A's shape with double vectors
+ * (BSRMV_ERR_ARGUMENT, BSRMV_ERR_DIMENSION); other errors as bsrmv_solve. */
+bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
+                                 const bsrmv_matrix *Af, const bsrmv_precond *P, const void *b,
+                                 void *x, int64_t n, const bsrmv_solve_options *opt,
+                                 bsrmv_solve_report *report);
 
 /* ------------------------------------------------------------------ */
 /* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
@@ -481,6 +506,8 @@ typedef struct bsrmv_gpu_plan_info {
                                   bsrmv_gpu_matrix_tune; 0: the built-in table */
     int owns_arrays;           /* 1 if uploaded, 0 if wrapped               */
     size_t device_bytes;       /* device memory the handle allocated        */
+    bsrmv_type vector_type;    /* of x and y: type, or double for a float
+                                  matrix uploaded with mixed precision      */
 } bsrmv_gpu_plan_info;
 
 /* Number of CUDA devices (0 when none or no driver: then BSRMV_ERR_NO_DEVICE
@@ -491,7 +518,11 @@ bsrmv_status bsrmv_gpu_device_count(int *count);
 bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
 
 /* Copy a host matrix to `device` (stream may be NULL: the legacy default
- * stream; the copy is complete when the call returns). */
+ * stream; the copy is complete when the call returns).  The device matrix
+ * keeps A's vector type: a mixed-precision A (float values, double
+ * vectors; bs <= 32) multiplies double x and y with the by-column kernels,
+ * chosen from the float rows of the plan's table; op T is not built for it
+ * (BSRMV_ERR_UNSUPPORTED). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 
@@ -568,6 +599,13 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
+/* bsrmv_solve_refined on the device: dA uploaded from the double A, dAf
+ * from its mixed-precision copy (same device), dP from a host P for it. */
+bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                     const bsrmv_gpu_matrix *dAf, const bsrmv_gpu_precond *dP,
+                                     const void *d_b, void *d_x, int64_t n,
+                                     const bsrmv_solve_options *opt, bsrmv_solve_report *report,
+                                     void *stream);
 
 #ifdef __cplusplus
 }

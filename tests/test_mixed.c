@@ -185,9 +185,158 @@ static void test_handle(void)
     bsrmv_matrix_destroy(F);
 }
 
+/* ||b - A x|| / ||b|| in long double. */
+static double true_residual(const bsrmv_matrix *A, const double *b, const double *x, int64_t n)
+{
+    long double *ref = malloc((size_t)n * sizeof *ref), *mag = malloc((size_t)n * sizeof *mag);
+    int64_t *terms = malloc((size_t)n * sizeof *terms);
+    TU_CHECK(ref && mag && terms, "out of memory");
+    tu_ref_spmv(A, BSRMV_OP_N, 1.0, x, 0.0, NULL, ref, mag, terms);
+    long double rr = 0, bb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        rr += (b[i] - ref[i]) * (b[i] - ref[i]);
+        bb += (long double)b[i] * b[i];
+    }
+    free(ref);
+    free(mag);
+    free(terms);
+    return (double)sqrtl(rr / bb);
+}
+
+/* A mixed matrix in bsrmv_solve: double vectors, a double block-Jacobi
+ * inverse of the float values; it converges for the float-rounded matrix,
+ * not for A (what refinement is for). */
+static void test_solve_on_mixed(void)
+{
+    bsrmv_matrix *A, *M;
+    TU_OK(bsrmv_generate_block_laplacian(&A, 6, 5, 5, 3, 11, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    M = mixed_of(A);
+    bsrmv_precond *P;
+    TU_OK(bsrmv_precond_block_jacobi(&P, M));
+    const int64_t n = 6 * 5 * 5 * 3;
+    double *b = tu_random_vector(n, BSRMV_DOUBLE, 5), *x = calloc((size_t)n, sizeof *x);
+    double *z = calloc((size_t)n, sizeof *z);
+    TU_OK(bsrmv_precond_apply(P, b, z, n)); /* double vectors */
+    bsrmv_solve_options o = {.rtol = 1e-10, .x0_zero = 1};
+    bsrmv_solve_report rp;
+    TU_OK(bsrmv_solve(BSRMV_SOLVER_CG, M, P, b, x, n, &o, &rp));
+    TU_CHECK(rp.converged && rp.true_rel_residual <= 1e-10, "mixed CG: %g", rp.true_rel_residual);
+    TU_CHECK(true_residual(M, b, x, n) <= 2e-10, "against the float-rounded matrix");
+    /* a float preconditioner does not fit the double vectors */
+    bsrmv_matrix *F;
+    bsrmv_precond *PF;
+    TU_OK(bsrmv_matrix_convert(&F, A, BSRMV_FLOAT));
+    TU_OK(bsrmv_precond_block_jacobi(&PF, F));
+    TU_FAILS(bsrmv_solve(BSRMV_SOLVER_CG, M, PF, b, x, n, &o, &rp), BSRMV_ERR_DIMENSION);
+    bsrmv_precond_destroy(PF);
+    bsrmv_matrix_destroy(F);
+    bsrmv_precond_destroy(P);
+    bsrmv_matrix_destroy(M);
+    bsrmv_matrix_destroy(A);
+    free(b);
+    free(x);
+    free(z);
+}
+
+/* Refinement reaches the all-double solve's residual on the SPD and the
+ * reservoir generators, with every method, and is refused or stops
+ * cleanly where it should. */
+static void test_refined(void)
+{
+    for (int spd = 0; spd < 2; spd++) {
+        const int nc = spd ? 4 : 3;
+        bsrmv_matrix *A;
+        if (spd)
+            TU_OK(bsrmv_generate_block_laplacian(&A, 10, 9, 8, nc, 3, BSRMV_DOUBLE,
+                                                 BSRMV_COL_MAJOR));
+        else
+            TU_OK(bsrmv_generate_reservoir(&A, 10, 9, 8, nc, 3, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+        bsrmv_matrix *M = mixed_of(A);
+        bsrmv_precond *P, *PA;
+        TU_OK(bsrmv_precond_block_jacobi(&P, M));
+        TU_OK(bsrmv_precond_block_jacobi(&PA, A));
+        const int64_t n = 10 * 9 * 8 * nc;
+        double *b = tu_random_vector(n, BSRMV_DOUBLE, 9);
+        double *x = calloc((size_t)n, sizeof *x), *xd = calloc((size_t)n, sizeof *xd);
+        const int methods[] = {BSRMV_SOLVER_CG, BSRMV_SOLVER_BICGSTAB, BSRMV_SOLVER_GMRES};
+        for (int k = spd ? 0 : 1; k < 3; k++) {
+            const bsrmv_solver m = (bsrmv_solver)methods[k];
+            bsrmv_solve_options o = {.rtol = 1e-10, .x0_zero = 1, .max_iter = 3000};
+            bsrmv_solve_report rd, rm;
+            TU_OK(bsrmv_solve(m, A, PA, b, xd, n, &o, &rd));
+            for (int i = 0; i < n; i++)
+                x[i] = NAN; /* x0_zero: never read */
+            TU_OK(bsrmv_solve_refined(m, A, M, P, b, x, n, &o, &rm));
+            const double got = true_residual(A, b, x, n), want = true_residual(A, b, xd, n);
+            printf("refined %s method %d: %d iterations in %d corrections, residual %.2e "
+                   "(double: %d iterations, %.2e)\n",
+                   spd ? "SPD" : "reservoir", k, rm.iterations, rm.refinements, got,
+                   rd.iterations, want);
+            TU_CHECK(rm.converged && rm.refinements >= 2, "refined: %d corrections",
+                     rm.refinements);
+            TU_CHECK(got <= 1e-10 && fabs(got - rm.true_rel_residual) <= 1e-2 * got + 1e-15,
+                     "residual %g, reported %g", got, rm.true_rel_residual);
+            TU_CHECK(rm.iterations <= 2 * rd.iterations + 10, "%d iterations vs %d",
+                     rm.iterations, rd.iterations);
+            /* starting from the solution: converged at once */
+            TU_OK(bsrmv_solve_refined(m, A, M, P, b, x, n, &(bsrmv_solve_options){.rtol = 1e-8},
+                                      &rm));
+            TU_CHECK(rm.refinements == 0 && rm.iterations == 0, "warm start");
+        }
+        /* an unreachable rtol: refinement stalls at the double floor */
+        bsrmv_solve_options tight = {.rtol = 1e-19, .x0_zero = 1};
+        bsrmv_solve_report rs;
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_GMRES, A, M, P, b, x, n, &tight, &rs),
+                 BSRMV_ERR_NOT_CONVERGED);
+        TU_CHECK(!rs.converged && rs.true_rel_residual < 1e-12, "stalled at %g",
+                 rs.true_rel_residual);
+        /* the iteration limit counts over all corrections */
+        bsrmv_solve_options few = {.rtol = 1e-10, .x0_zero = 1, .max_iter = 3};
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_BICGSTAB, A, M, P, b, x, n, &few, &rs),
+                 BSRMV_ERR_NOT_CONVERGED);
+        TU_CHECK(rs.iterations <= 3, "%d iterations past the limit", rs.iterations);
+        /* b == 0: x = 0 */
+        double *zero = calloc((size_t)n, sizeof *zero);
+        TU_OK(bsrmv_solve_refined(BSRMV_SOLVER_GMRES, A, M, NULL, zero, x, n, NULL, &rs));
+        TU_CHECK(rs.converged && x[0] == 0 && x[n - 1] == 0, "b == 0");
+        free(zero);
+        /* refusals */
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, M, M, P, b, x, n, NULL, NULL),
+                 BSRMV_ERR_ARGUMENT);
+        bsrmv_matrix *F;
+        TU_OK(bsrmv_matrix_convert(&F, A, BSRMV_FLOAT));
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, A, F, NULL, b, x, n, NULL, NULL),
+                 BSRMV_ERR_ARGUMENT);
+        bsrmv_matrix_destroy(F);
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, A, NULL, NULL, b, x, n, NULL, NULL),
+                 BSRMV_ERR_ARGUMENT);
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, A, M, P, b, x, n - 1, NULL, NULL),
+                 BSRMV_ERR_DIMENSION);
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, A, M, P, b, x, n,
+                                     &(bsrmv_solve_options){.inner_rtol = 1.5}, NULL),
+                 BSRMV_ERR_ARGUMENT);
+        bsrmv_matrix *S;
+        TU_OK(bsrmv_generate_block_laplacian(&S, 3, 3, 3, nc, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+        bsrmv_matrix *SM = mixed_of(S);
+        TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_CG, A, SM, NULL, b, x, n, NULL, NULL),
+                 BSRMV_ERR_DIMENSION);
+        bsrmv_matrix_destroy(SM);
+        bsrmv_matrix_destroy(S);
+        bsrmv_precond_destroy(PA);
+        bsrmv_precond_destroy(P);
+        bsrmv_matrix_destroy(M);
+        bsrmv_matrix_destroy(A);
+        free(b);
+        free(x);
+        free(xd);
+    }
+}
+
 int main(void)
 {
     test_handle();
+    test_solve_on_mixed();
+    test_refined();
     test_block_sizes();
     printf("test_mixed: ok\n");
     return 0;
