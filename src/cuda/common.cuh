@@ -425,8 +425,10 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
     int name(const bsrmv_cuda::Args<T> &a, int order,                          \
              const bsrmv_cuda::Launch &l, cudaStream_t s, cudaError_t *err);
 namespace bsrmv_cuda {
-BSRMV_DECL_LAUNCHER(launch_byblock)
-/* built for the mixed pair too (Args<float, double>) */
+/* by-block and by-column: built for the mixed pair too (Args<float, double>) */
+template <typename T, typename V>
+int launch_byblock(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
+                   cudaError_t *err);
 template <typename T, typename V>
 int launch_bycolumn(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
                     cudaError_t *err);

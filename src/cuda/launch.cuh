@@ -71,15 +71,22 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
     }
 }
 
-/* Float values with double vectors: built for the by-column family alone
- * (the plan takes the float rows of its table whose kernel is built). */
+/* Float values with double vectors: built for the by-block (K1) and
+ * by-column families, the plain kernels of the regular matrices (the plan
+ * takes the float rows of its table whose kernel is built). */
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c,
                              const Args<float, double> &a, cudaStream_t s, cudaError_t *err, bool dry)
 {
-    if (c.kernel != BSRMV_GPU_BY_COLUMN)
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    switch (c.kernel) {
+    case BSRMV_GPU_BY_BLOCK:
+    case BSRMV_GPU_K1_SMALL:
+        return launch_byblock<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_BY_COLUMN:
+        return launch_bycolumn<float>(a, order, launch_of(m, c, dry), s, err);
+    default:
         return LAUNCH_NOT_BUILT;
-    return launch_bycolumn<float>(a, m->order == BSRMV_COL_MAJOR ? COL : ROW, launch_of(m, c, dry), s,
-                                  err);
+    }
 }
 
 } // namespace bsrmv_cuda

@@ -55,18 +55,24 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     bsrmv_gpu_plan_info p;
     TU_OK(bsrmv_gpu_matrix_get_plan(dM, &p));
     TU_CHECK(p.type == BSRMV_FLOAT && p.vector_type == BSRMV_DOUBLE, "plan types");
-    TU_CHECK(p.config.kernel == BSRMV_GPU_BY_COLUMN, "plan chose %d", (int)p.config.kernel);
+    TU_CHECK(p.config.kernel == BSRMV_GPU_BY_COLUMN || p.config.kernel == BSRMV_GPU_BY_BLOCK ||
+                 p.config.kernel == BSRMV_GPU_K1_SMALL,
+             "plan chose %d", (int)p.config.kernel);
     double *x = tu_random_vector(in.cols, BSRMV_DOUBLE, seed + 1);
     for (int64_t j = 0; j < in.cols; j++) /* bits below float precision */
         x[j] *= 1.0 + 0x1p-30 * (double)(j % 7);
-    /* the plan's choice, then each by-column group built for this bs */
-    const int groups[] = {0, 8, 16, 32};
-    for (int g = 0; g < 4; g++) {
-        if (g > 0) {
-            const bsrmv_gpu_config c = {BSRMV_GPU_BY_COLUMN, groups[g], 1, 128, 0};
-            if (bsrmv_gpu_matrix_set_config(dM, &c) != BSRMV_SUCCESS)
-                continue;
-        }
+    /* the plan's choice, then each by-block, K1 and by-column group built
+     * for this bs (several block rows per group too) */
+    const bsrmv_gpu_config cfgs[] = {
+        {BSRMV_GPU_AUTO, 0, 0, 0, 0},         {BSRMV_GPU_BY_COLUMN, 8, 1, 128, 0},
+        {BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}, {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0},
+        {BSRMV_GPU_BY_BLOCK, 8, 1, 128, 0},   {BSRMV_GPU_BY_BLOCK, 16, 1, 128, 0},
+        {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0},  {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0}};
+    int built = 0;
+    for (size_t g = 0; g < sizeof cfgs / sizeof cfgs[0]; g++) {
+        if (g > 0 && bsrmv_gpu_matrix_set_config(dM, &cfgs[g]) != BSRMV_SUCCESS)
+            continue;
+        built++;
         for (int ia = 0; ia < 3; ia++)
             for (int ib = 0; ib < 3; ib++) {
                 double *y0 = coefs[ib] == 0 ? tu_nan_vector(in.rows, BSRMV_DOUBLE)
@@ -75,6 +81,7 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
                 free(y0);
             }
     }
+    TU_CHECK(built >= 2, "bs %d: no forced configuration built", in.bs);
     /* not built for the pair: another family, op T */
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, 0, 0, 0, 0};
     TU_FAILS(bsrmv_gpu_matrix_set_config(dM, &k3), BSRMV_ERR_UNSUPPORTED);
