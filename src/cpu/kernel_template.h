@@ -1,8 +1,9 @@
 /* One source for every CPU SpMV kernel variant.  spmv.c includes it once
  * per type pair with T (the matrix value type), V (the type of x, y and
  * the accumulators: T itself, or double for float values) and SUF (a name
- * suffix) defined, and VOPS where the vector operations for V are still to
- * be made (they depend on V alone).  The
+ * suffix) defined, VOPS where the vector operations for V are still to
+ * be made (they depend on V alone), and BLOCK_SIMD(clauses), the pragma
+ * of the loops inside a block.  The
  * block size, block order and unroll depth reach the always_inline bodies
  * as arguments that are compile-time constants in every specialised
  * caller, so -O3 unrolls the block loops and vectorises them for that size;
@@ -21,14 +22,14 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, V *restrict acc,
 #pragma GCC unroll 8
         for (int c = 0; c < bs; c++) {
             const V xc = xb[c];
-#pragma omp simd
+            BLOCK_SIMD()
             for (int r = 0; r < bs; r++)
                 acc[r] += (V)a[c * bs + r] * xc;
         }
     } else {
         for (int r = 0; r < bs; r++) {
             V s = 0;
-#pragma omp simd reduction(+ : s)
+            BLOCK_SIMD(reduction(+ : s))
             for (int c = 0; c < bs; c++)
                 s += (V)a[r * bs + c] * xb[c];
             acc[r] += s;
