@@ -391,7 +391,9 @@ typedef struct bsrmv_solve_report {
 /* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
  * length of b and x, which must not overlap (BSRMV_ERR_ARGUMENT).  opt may
  * be NULL (defaults).  Float matrices solve in float with dot products
- * accumulated in double: ask for rtol >= ~1e-6.
+ * accumulated in double: ask for rtol >= ~1e-6.  A mixed-precision matrix
+ * solves in double for its float values (b, x and P in double);
+ * bsrmv_solve_refined reaches the double matrix's own residual.
  * Convergence of the recurrence is confirmed on the true residual (and the
  * method restarted from it if it drifted).  b == 0 gives x = 0, converged.
  * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks
