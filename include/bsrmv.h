@@ -19,8 +19,11 @@
  *                     (BSRMV_ROW_MAJOR, cuSPARSE's BSR direction "row").
  *    The matrix is (mb*bs) x (nb*bs).  x has nb*bs entries and y mb*bs
  *    (swapped for the transpose).
- *  - Value type: float or double, the same for A, x and y.  alpha and beta
- *    are passed as double and rounded to the matrix type.
+ *  - Types: the values of A are float or double, and x, y, alpha, beta and
+ *    the sums are of the matrix's vector type: its value type, or double
+ *    for a float matrix set to mixed precision (bsrmv_matrix_set_vector_type,
+ *    docs/MIXED.md).  alpha and beta are passed as double and rounded to the
+ *    vector type.
  *  - Threads.  Calls on different handles may run in different threads at
  *    once.  A bsrmv_matrix, bsrmv_precond or bsrmv_coo may be read by
  *    several threads at once (bsrmv_spmv, bsrmv_solve and
@@ -242,6 +245,8 @@ typedef struct bsrmv_matrix_info {
     int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
     int symmetric;               /* 1: symmetric storage (nnzb and the row
                                   * lengths count the stored blocks)    */
+    bsrmv_type vector_type;      /* of x, y and the sums (== type unless
+                                  * mixed precision)                    */
 } bsrmv_matrix_info;
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
@@ -252,8 +257,30 @@ bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
                                  const int32_t **col_idx, const void **val);
 
 /* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
- * (y counted once; reading it when beta != 0 is not added). */
+ * (y counted once; reading it when beta != 0 is not added), x and y in
+ * the vector type. */
 double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
+
+/* Mixed precision (docs/MIXED.md).  The type of x, y and the accumulation
+ * of every product with A: the value type when A is made, and
+ * BSRMV_DOUBLE may be set on a float matrix: bsrmv_spmv then reads float
+ * values and double vectors and sums in double (the matrix moves half the
+ * bytes; the result is exactly that of the float-rounded matrix in double
+ * arithmetic).  The pairs built: (float, float), (double, double) and
+ * (float, double); (double, float) gives BSRMV_ERR_UNSUPPORTED.  The pair
+ * is read by bsrmv_spmv, bsrmv_solve, bsrmv_precond_block_jacobi (the
+ * inverse blocks are stored in the vector type) and bsrmv_gpu_matrix_upload
+ * (the device handle inherits it); bsrmv_spmm is not built for mixed
+ * matrices (BSRMV_ERR_UNSUPPORTED).  Changes the handle: not while other
+ * threads use it. */
+bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type);
+
+/* *B = a new matrix with A's structure and block order and its values
+ * rounded to `type` (round to nearest); B owns its arrays, its vector type
+ * is `type`.  A finite value beyond the range of `type`: BSRMV_ERR_OVERFLOW
+ * (NaN and infinities pass through).  With bsrmv_matrix_set_vector_type
+ * it makes the float copy of a double matrix for mixed precision. */
+bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv_type type);
 
 /* ------------------------------------------------------------------ */
 /* Symmetric storage (docs/SYMMETRIC.md)                               */
@@ -332,7 +359,8 @@ bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k);
  * BSRMV_CPU_AUTO then runs), else 0. */
 int bsrmv_cpu_has_kernel(int bs);
 
-/* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads
+/* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads; x and y of
+ * A's vector type
  * (omp_get_max_threads(), i.e. OMP_NUM_THREADS or omp_set_num_threads).
  * nx and ny are the lengths of x and y (checked against op(A)).
  * beta == 0: y is only written (NaN/Inf in y do not propagate).
@@ -403,6 +431,9 @@ typedef struct bsrmv_solve_options {
      * BSRMV_ERR_NOT_CONVERGED with x the current iterate. */
     int (*monitor)(int iter, double rel_residual, void *ctx);
     void *monitor_ctx;
+    /* bsrmv_solve_refined: the relative residual the first correction is
+     * solved to (later ones stop once rtol is in reach); 0: 1e-6 */
+    double inner_rtol;
 } bsrmv_solve_options;
 
 typedef struct bsrmv_solve_report {
@@ -414,12 +445,15 @@ typedef struct bsrmv_solve_report {
     double bytes;             /* memory traffic of the iterations: matrix,
                                * inverse blocks and vectors as the fused
                                * passes move them (docs/SOLVERS.md)          */
+    int refinements;          /* bsrmv_solve_refined: corrections solved     */
 } bsrmv_solve_report;
 
 /* Solve A x = b on the host.  P may be NULL (no preconditioner).  n is the
  * length of b and x, which must not overlap (BSRMV_ERR_ARGUMENT).  opt may
  * be NULL (defaults).  Float matrices solve in float with dot products
- * accumulated in double: ask for rtol >= ~1e-6.
+ * accumulated in double: ask for rtol >= ~1e-6.  A mixed-precision matrix
+ * solves in double for its float values (b, x and P in double);
+ * bsrmv_solve_refined reaches the double matrix's own residual.
  * Convergence of the recurrence is confirmed on the true residual (and the
  * method restarted from it if it drifted).  b == 0 gives x = 0, converged.
  * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks
@@ -430,6 +464,27 @@ typedef struct bsrmv_solve_report {
 bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
                          const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
                          bsrmv_solve_report *report);
+
+/* Mixed precision (docs/MIXED.md): A x = b to A's double residual with
+ * the iterations on Af, A's float copy set to double vectors
+ * (bsrmv_matrix_convert, bsrmv_matrix_set_vector_type), whose SpMV moves
+ * about half the bytes.  Iterative refinement: r = b - A x in double, the
+ * correction d from `method` on Af d = r (preconditioned by P, built from
+ * Af or A: double inverse blocks), x += d, until ||b - A x|| <= rtol ||b||.
+ * The first correction is solved to opt->inner_rtol, later ones only as
+ * far as rtol needs.  report->iterations counts the method's iterations
+ * over all corrections, ->refinements the corrections, ->rel_residual and
+ * ->true_rel_residual the last true residual; ->bytes includes A's SpMVs.
+ * A step that does not halve the true residual (Af too coarse for an
+ * ill-conditioned A) stops with BSRMV_ERR_NOT_CONVERGED, x the last
+ * iterate, as do the iteration limit (over all corrections) and the
+ * monitor (called once per correction with the true residual).  A must be
+ * double with double vectors and Af of A's shape with double vectors
+ * (BSRMV_ERR_ARGUMENT, BSRMV_ERR_DIMENSION); other errors as bsrmv_solve. */
+bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
+                                 const bsrmv_matrix *Af, const bsrmv_precond *P, const void *b,
+                                 void *x, int64_t n, const bsrmv_solve_options *opt,
+                                 bsrmv_solve_report *report);
 
 /* ------------------------------------------------------------------ */
 /* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
@@ -522,6 +577,8 @@ typedef struct bsrmv_gpu_plan_info {
                                   bsrmv_gpu_matrix_tune; 0: the built-in table */
     int owns_arrays;           /* 1 if uploaded, 0 if wrapped               */
     size_t device_bytes;       /* device memory the handle allocated        */
+    bsrmv_type vector_type;    /* of x and y: type, or double for a float
+                                  matrix uploaded with mixed precision      */
 } bsrmv_gpu_plan_info;
 
 /* Number of CUDA devices (0 when none or no driver: then BSRMV_ERR_NO_DEVICE
@@ -533,7 +590,11 @@ bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
 
 /* Copy a host matrix to `device` (stream may be NULL: the legacy default
  * stream; the copy is complete when the call returns).  A matrix in
- * symmetric storage stays so on the device (the SYM kernels). */
+ * symmetric storage stays so on the device (the SYM kernels).  The device
+ * matrix keeps A's vector type: a mixed-precision A (float values, double
+ * vectors; bs <= 32) multiplies double x and y with the by-column kernels,
+ * chosen from the float rows of the plan's table; op T and symmetric
+ * storage are not built for it (BSRMV_ERR_UNSUPPORTED). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 
@@ -628,6 +689,13 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
+/* bsrmv_solve_refined on the device: dA uploaded from the double A, dAf
+ * from its mixed-precision copy (same device), dP from a host P for it. */
+bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                     const bsrmv_gpu_matrix *dAf, const bsrmv_gpu_precond *dP,
+                                     const void *d_b, void *d_x, int64_t n,
+                                     const bsrmv_solve_options *opt, bsrmv_solve_report *report,
+                                     void *stream);
 
 #ifdef __cplusplus
 }

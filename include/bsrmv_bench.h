@@ -50,7 +50,7 @@ bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
  * bytes next to the kernels: what is left between a kernel and it is the
  * cost of the rows.  A measured reference, not a proof: a tuned SpMV kernel
  * can beat it where x is local (27-point grids, docs/GPU.md).  *ms = 0 when
- * dA has no blocks. */
+ * dA has no blocks; a mixed-precision dA: BSRMV_ERR_UNSUPPORTED. */
 bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
                                     double *ms);
 

@@ -19,7 +19,9 @@
 struct bsrmv_matrix {
     int64_t mb, nb, nnzb;
     int bs;
-    bsrmv_type type;
+    bsrmv_type type;           /* of val                                */
+    bsrmv_type vtype;          /* of x, y, alpha, beta and the sums: type,
+                                * or double for float values            */
     bsrmv_order order;
     const int64_t *row_ptr;
     const int32_t *col_idx;

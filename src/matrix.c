@@ -1,6 +1,7 @@
 /* The BSR matrix handle: creation by copy or wrap, queries, destruction. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ bsrmv_status bsrmv_matrix_shell(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs
     M->nnzb = nnzb;
     M->bs = bs;
     M->type = type;
+    M->vtype = type;
     M->order = order;
     M->cpu_kernel = BSRMV_CPU_AUTO;
     *A = M;
@@ -186,6 +188,7 @@ bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *inf
     info->nnzb = A->nnzb;
     info->bs = A->bs;
     info->type = A->type;
+    info->vector_type = A->vtype;
     info->order = A->order;
     info->rows = A->mb * A->bs;
     info->cols = A->nb * A->bs;
@@ -220,10 +223,68 @@ double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A)
 {
     if (!A)
         return 0.0;
-    double vs = (double)bsrmv_type_size(A->type);
-    return (double)A->nnzb * A->bs * A->bs * vs + (double)A->nnzb * sizeof(int32_t) +
+    const double ts = (double)bsrmv_type_size(A->type), vs = (double)bsrmv_type_size(A->vtype);
+    return (double)A->nnzb * A->bs * A->bs * ts + (double)A->nnzb * sizeof(int32_t) +
            (double)(A->mb + 1) * sizeof(int64_t) + (double)A->nb * A->bs * vs +
            (double)A->mb * A->bs * vs;
+}
+
+bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_set_vector_type: NULL matrix");
+    if (bsrmv_type_size(vector_type) == 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown vector type %d", (int)vector_type);
+    if (A->type == BSRMV_DOUBLE && vector_type == BSRMV_FLOAT)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "double values with float vectors are not built (the pairs are "
+                          "float/float, double/double and float/double)");
+    A->vtype = vector_type;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv_type type)
+{
+    if (!B)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: NULL handle pointer");
+    *B = NULL;
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: NULL matrix");
+    const int64_t n = A->nnzb * A->bs * A->bs;
+    if (A->type == BSRMV_DOUBLE && type == BSRMV_FLOAT)
+        for (int64_t k = 0; k < n; k++) {
+            const double v = ((const double *)A->val)[k];
+            if (isfinite(v) && isinf((float)v))
+                return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                                  "bsrmv_matrix_convert: value %g (entry %lld) is beyond float",
+                                  v, (long long)k);
+        }
+    bsrmv_matrix *M;
+    bsrmv_status s = bsrmv_matrix_shell(&M, A->mb, A->nb, A->bs, A->nnzb, type, A->order);
+    if (s)
+        return s;
+    int64_t *rp;
+    int32_t *ci;
+    void *v;
+    if ((s = bsrmv_matrix_alloc_arrays(M, &rp, &ci, &v))) {
+        bsrmv_matrix_destroy(M);
+        return s;
+    }
+    memcpy(rp, A->row_ptr, (size_t)(A->mb + 1) * sizeof *rp);
+    if (A->nnzb > 0)
+        memcpy(ci, A->col_idx, (size_t)A->nnzb * sizeof *ci);
+#pragma omp parallel for schedule(static) if (n > 1000000)
+    for (int64_t k = 0; k < n; k++) {
+        const double x = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[k]
+                                                 : ((const float *)A->val)[k];
+        if (type == BSRMV_DOUBLE)
+            ((double *)v)[k] = x;
+        else
+            ((float *)v)[k] = (float)x;
+    }
+    M->cpu_kernel = A->cpu_kernel;
+    *B = M;
+    return BSRMV_SUCCESS;
 }
 
 bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k)

@@ -174,7 +174,7 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
                     int64_t row = i * bs + r, col = (int64_t)ci[k] * bs + c;
                     int64_t out = op == BSRMV_OP_N ? row : col;
                     int64_t inp = op == BSRMV_OP_N ? col : row;
-                    long double xv = tu_get(x, in.type, inp);
+                    long double xv = tu_get(x, in.vector_type, inp);
                     y_ref[out] += a * xv;
                     mag[out] += fabsl(a * xv);
                     terms[out]++;
@@ -183,7 +183,7 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
         y_ref[j] *= (long double)alpha;
         mag[j] *= fabsl((long double)alpha);
         if (beta != 0) {
-            long double yv = tu_get(y0, in.type, j);
+            long double yv = tu_get(y0, in.vector_type, j);
             y_ref[j] += (long double)beta * yv;
             mag[j] += fabsl((long double)beta * yv);
         }
@@ -203,19 +203,20 @@ void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, doubl
     tu_ref_spmv(A, op, alpha, x, beta, y0, ref, mag, terms);
     /* Componentwise bound for a dot product of n terms plus the alpha/beta
      * update: |err| <= gamma_{n+3} * magnitude (Higham), with a margin of 2. */
-    const double eps = in.type == BSRMV_DOUBLE ? 0x1p-53 : 0x1p-24;
+    const double eps = in.vector_type == BSRMV_DOUBLE ? 0x1p-53 : 0x1p-24;
     for (int64_t j = 0; j < ny; j++) {
-        long double got = tu_get(y, in.type, j);
+        long double got = tu_get(y, in.vector_type, j);
         long double err = fabsl(got - ref[j]);
         long double tol = 2.0L * (long double)(terms[j] + 3) * eps * mag[j];
-        if (in.type == BSRMV_FLOAT) /* the result itself is rounded to float */
+        if (in.vector_type == BSRMV_FLOAT) /* the result itself is rounded to float */
             tol += eps * fabsl(ref[j]) + 1e-38L;
         if (!(err <= tol)) {
             fprintf(stderr,
-                    "FAIL %s: %s bs=%d %s %s alpha=%g beta=%g mb=%lld nb=%lld nnzb=%lld: "
+                    "FAIL %s: %s bs=%d %s%s %s alpha=%g beta=%g mb=%lld nb=%lld nnzb=%lld: "
                     "y[%lld] = %.17Lg, reference %.17Lg (error %.3Lg > bound %.3Lg)\n",
                     what, op == BSRMV_OP_N ? "A*x" : "A^T*x", in.bs,
                     in.type == BSRMV_DOUBLE ? "double" : "float",
+                    in.vector_type != in.type ? "/double vectors" : "",
                     in.order == BSRMV_COL_MAJOR ? "col-major" : "row-major", alpha, beta,
                     (long long)in.mb, (long long)in.nb, (long long)in.nnzb, (long long)j, got,
                     ref[j], err, tol);

@@ -62,8 +62,8 @@ void *tu_nan_vector(int64_t n, bsrmv_type t);
 void *tu_copy_vector(const void *v, int64_t n, bsrmv_type t);
 double tu_get(const void *v, bsrmv_type t, int64_t i);
 
-/* Reference y_ref = alpha*op(A)*x + beta*y0, accumulated in long double
- * with the plain triple loop, plus for each entry the magnitude
+/* Reference y_ref = alpha*op(A)*x + beta*y0 (x, y0 of A's vector type),
+ * accumulated in long double with the plain triple loop, plus for each entry the magnitude
  * |alpha|*sum|a||x| + |beta||y0| and the number of terms, for error bounds.
  * beta == 0 ignores y0 entirely. */
 void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x,
@@ -71,7 +71,7 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
                  int64_t *terms);
 
 /* Checks y against the reference within the floating-point error bound
- * of its type; on failure prints `what` and the first bad entry and exits. */
+ * of A's vector type (the type of the sums); on failure prints `what` and the first bad entry and exits. */
 void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
                      const void *x, double beta, const void *y0, const void *y);
 

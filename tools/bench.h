@@ -54,7 +54,8 @@ struct bench_options {
     int64_t arrow_n, arrow_dense;   /* --arrow                            */
     int bs[BENCH_MAX_LIST];
     int n_bs;
-    bsrmv_type types[2];
+    bsrmv_type types[3];            /* value types                        */
+    bsrmv_type vtypes[3];           /* their vector types (mixed: double) */
     int n_types;
     bsrmv_order order;
     int reps;                       /* timed calls per measurement        */
@@ -122,7 +123,7 @@ struct bench_case {
 struct bench_record {
     const char *matrix;
     int bs;
-    bsrmv_type type;
+    bsrmv_type type, vtype;         /* values, vectors                    */
     bsrmv_order order;
     int64_t rows, cols, nnzb;
     double bytes;

@@ -59,8 +59,8 @@ static int reference_spmv(struct bench_case *c)
     /* Offset of block entry (r, col) is r*rstride + col*cstride. */
     const int64_t rstride = in->order == BSRMV_COL_MAJOR ? 1 : bs;
     const int64_t cstride = in->order == BSRMV_COL_MAJOR ? bs : 1;
-    const long double alpha = as_type(c->alpha, in->type);
-    const long double beta = as_type(c->beta, in->type);
+    const long double alpha = as_type(c->alpha, in->vector_type);
+    const long double beta = as_type(c->beta, in->vector_type);
     int failed = 0;
 
 #pragma omp parallel reduction(| : failed)
@@ -76,7 +76,7 @@ static int reference_spmv(struct bench_case *c)
             for (int64_t k = row_ptr[ib]; k < row_ptr[ib + 1]; k++) {
                 const int64_t xoff = (int64_t)col_idx[k] * bs;
                 for (int col = 0; col < bs; col++) {
-                    long double xv = value(c->x, in->type, xoff + col);
+                    long double xv = value(c->x, in->vector_type, xoff + col);
                     for (int r = 0; r < bs; r++)
                         acc[r] += value(val, in->type, k * bs2 + r * rstride + col * cstride) * xv;
                 }
@@ -86,7 +86,7 @@ static int reference_spmv(struct bench_case *c)
                 /* beta == 0 means y is not read, as in bsrmv_spmv. */
                 long double y = alpha * acc[r];
                 if (beta != 0)
-                    y += beta * value(c->y0, in->type, i);
+                    y += beta * value(c->y0, in->vector_type, i);
                 c->y_ref[i] = (double)y;
             }
         }
@@ -107,7 +107,7 @@ int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
     if (bsrmv_matrix_get_info(A, &c->info) != BSRMV_SUCCESS)
         return lib_failed("reading the matrix info");
     c->bytes = bsrmv_matrix_spmv_bytes(A);
-    const bsrmv_type t = c->info.type;
+    const bsrmv_type t = c->info.vector_type;
     c->x = alloc_values(c->info.cols, t);
     c->y0 = alloc_values(c->info.rows, t);
     c->y_ref = malloc((size_t)(c->info.rows > 0 ? c->info.rows : 1) * sizeof(double));
@@ -145,6 +145,7 @@ void bench_record_init(struct bench_record *r, const struct bench_case *c,
         .matrix = c->matrix,
         .bs = c->info.bs,
         .type = c->info.type,
+        .vtype = c->info.vector_type,
         .order = c->info.order,
         .rows = c->info.rows,
         .cols = c->info.cols,
@@ -169,7 +170,7 @@ double bench_rel_err(const struct bench_case *c, const void *y)
 {
     long double diff = 0, ref = 0;
     for (int64_t i = 0; i < c->info.rows; i++) {
-        long double d = value(y, c->info.type, i) - c->y_ref[i];
+        long double d = value(y, c->info.vector_type, i) - c->y_ref[i];
         diff += d * d;
         ref += (long double)c->y_ref[i] * c->y_ref[i];
     }
@@ -185,7 +186,7 @@ void bench_phases_print(const struct bench_case *c)
             "bsrmv: phases %s bs %d %s: build %.0f ms, reference %.0f ms, cpu %.0f ms, "
             "gpu setup %.0f ms, cusparse host %.0f ms, cusparse %.0f ms, gpu kernels %.0f ms, "
             "total %.0f ms\n",
-            c->matrix, c->info.bs, c->info.type == BSRMV_FLOAT ? "float" : "double", p->build,
+            c->matrix, c->info.bs, c->info.type != c->info.vector_type ? "mixed" : c->info.type == BSRMV_FLOAT ? "float" : "double", p->build,
             p->reference, p->cpu, p->gpu_setup, p->cusparse_host, p->cusparse, p->gpu_kernels, total);
 }
 
@@ -237,7 +238,7 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
     bench_record_init(&r, c, "cpu", kernel_name(k, c->info.bs), o->threads[ti]);
     r.stream_gbps = c->stream_gbps ? c->stream_gbps[ti] : 0;
 
-    memcpy(y, c->y0, (size_t)c->info.rows * bsrmv_type_size(c->info.type));
+    memcpy(y, c->y0, (size_t)c->info.rows * bsrmv_type_size(c->info.vector_type));
     for (int w = 0; w < WARMUP_CALLS; w++) {
         if (spmv(c, y) != 0)
             return 1;
@@ -434,7 +435,7 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
 {
     const double t0 = bench_now_ms();
     const int max_threads = omp_get_max_threads(); /* for what runs after */
-    void *y = alloc_values(c->info.rows, c->info.type);
+    void *y = alloc_values(c->info.rows, c->info.vector_type);
     double *times = malloc((size_t)o->reps * sizeof *times);
     int rc = 0;
     if (!y || !times) {
@@ -451,7 +452,8 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");
-        for (int li = 0; li < o->n_layouts && rc == 0; li++)
+        /* SpMM is not built for mixed precision */
+        for (int li = 0; li < o->n_layouts && rc == 0 && c->info.type == c->info.vector_type; li++)
             for (int q = 0; q < o->n_k && rc == 0; q++)
                 rc = measure_spmm(o, c, ti, o->k[q], o->layouts[li], times);
     }

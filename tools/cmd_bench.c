@@ -41,7 +41,8 @@ void bench_help(FILE *f)
         "                      all, 20 reps\n"
         "options:\n"
         "  --bs LIST           block sizes (default 1,2,3,4,6,8,16)\n"
-        "  --type LIST         double, float (default double)\n"
+        "  --type LIST         double, float, mixed (float values, double vectors;\n"
+        "                      default double)\n"
         "  --order col|row     entry order inside a block (default col)\n"
         "  --reps R            timed calls per measurement (default 50)\n"
         "  --threads LIST      OpenMP thread counts (default: OMP max threads)\n"
@@ -98,9 +99,9 @@ static struct {
     int wrong; /* measurements whose rel_err is above the tolerance */
 } out;
 
-static const char *type_name(bsrmv_type t)
+static const char *type_name(bsrmv_type t, bsrmv_type vt)
 {
-    return t == BSRMV_FLOAT ? "float" : "double";
+    return t != vt ? "mixed" : t == BSRMV_FLOAT ? "float" : "double";
 }
 
 /* sqrt(eps) of the type: far above rounding, far below a wrong kernel. */
@@ -126,7 +127,7 @@ static void print_json_record(const struct bench_record *r)
     json_num(&j, "gbps", r->gbps);
     json_num(&j, "gflops", r->gflops);
     json_num(&j, "rel_err", r->rel_err);
-    json_str(&j, "type", type_name(r->type));
+    json_str(&j, "type", type_name(r->type, r->vtype));
     json_str(&j, "order", r->order == BSRMV_COL_MAJOR ? "col" : "row");
     if (r->stream_gbps > 0)
         json_num(&j, "stream_frac", r->gbps / r->stream_gbps);
@@ -152,7 +153,7 @@ static void print_table_record(const struct bench_record *r, int wrong)
     if (r->stream_gbps > 0)
         snprintf(frac, sizeof frac, "%.2f", r->gbps / r->stream_gbps);
     printf("%-*s %3d %-6s %3d %-12s %10" PRId64 " %10" PRId64 " %9.1f %9.3f %7.2f %9s %8.2f %9.1e%s\n",
-           out.name_width, r->matrix, r->bs, type_name(r->type), r->threads, r->kernel,
+           out.name_width, r->matrix, r->bs, type_name(r->type, r->vtype), r->threads, r->kernel,
            r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
            r->rel_err, wrong ? "  WRONG" : "");
     if (r->speedup > 0 && r->k > 0)
@@ -165,7 +166,7 @@ static void print_table_record(const struct bench_record *r, int wrong)
 void bench_print_record(const struct bench_options *o, const struct bench_record *r)
 {
     /* NaN is wrong too, but for the gather bound ("bound"), which has no y */
-    int wrong = strcmp(r->backend, "bound") != 0 && !(r->rel_err <= tolerance(r->type));
+    int wrong = strcmp(r->backend, "bound") != 0 && !(r->rel_err <= tolerance(r->vtype));
     out.wrong += wrong;
     if (o->json)
         print_json_record(r);
@@ -321,7 +322,7 @@ static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double
 }
 
 static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, double llc,
-                        int bs, bsrmv_type t, const double *stream_gbps)
+                        int bs, bsrmv_type t, bsrmv_type vt, const double *stream_gbps)
 {
     char name[256];
     bsrmv_matrix *A, *S = NULL;
@@ -333,6 +334,10 @@ static int bench_matrix(const struct bench_options *o, const bsrmv_coo *coo, dou
     if (o->sym ? build_sym(o, coo, llc, bs, t, &A, &S, name, sizeof name) != 0
                : cli_build_matrix(o, coo, llc, bs, t, &A, name, sizeof name) != 0)
         return 1;
+    if (bsrmv_matrix_set_vector_type(A, vt) != BSRMV_SUCCESS) {
+        bsrmv_matrix_destroy(A);
+        return cli_lib_failed("setting the vector type");
+    }
     double build_ms = bench_now_ms() - t0;
     struct bench_case c;
     int rc = bench_case_init(&c, A, name, o);
@@ -403,7 +408,7 @@ int bench_command(int argc, char **argv)
     int rc = 0;
     for (int b = 0; b < o.n_bs && rc == 0; b++)
         for (int t = 0; t < o.n_types && rc == 0; t++)
-            rc = bench_matrix(&o, coo, llc, o.bs[b], o.types[t], stream_gbps);
+            rc = bench_matrix(&o, coo, llc, o.bs[b], o.types[t], o.vtypes[t], stream_gbps);
     bsrmv_coo_destroy(coo);
     if (rc == 0 && out.wrong > 0) {
         fprintf(stderr, "bsrmv: %d measurement%s with rel_err above tolerance\n", out.wrong,

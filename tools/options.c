@@ -114,17 +114,21 @@ static int parse_stencil(const char *s)
     return p;
 }
 
-static int parse_types(const char *s, bsrmv_type *out)
+/* mixed: float values with double vectors. */
+static int parse_types(const char *s, bsrmv_type *out, bsrmv_type *vout)
 {
-    char items[2][32];
-    int n = split_list("--type", s, items, 2);
+    char items[3][32];
+    int n = split_list("--type", s, items, 3);
     for (int i = 0; i < n; i++) {
         if (strcmp(items[i], "double") == 0)
-            out[i] = BSRMV_DOUBLE;
+            out[i] = vout[i] = BSRMV_DOUBLE;
         else if (strcmp(items[i], "float") == 0)
+            out[i] = vout[i] = BSRMV_FLOAT;
+        else if (strcmp(items[i], "mixed") == 0) {
             out[i] = BSRMV_FLOAT;
-        else
-            args_fail("--type: expected double or float, got '%s'", items[i]);
+            vout[i] = BSRMV_DOUBLE;
+        } else
+            args_fail("--type: expected double, float or mixed, got '%s'", items[i]);
     }
     return n;
 }
@@ -183,6 +187,7 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         .blocking = BSRMV_SPLIT,
         .stencil = 27,
         .types = {BSRMV_DOUBLE},
+        .vtypes = {BSRMV_DOUBLE},
         .n_types = 1,
         .order = BSRMV_COL_MAJOR,
         .kernels = {BSRMV_CPU_AUTO, BSRMV_CPU_GENERIC},
@@ -229,7 +234,7 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
             o->blocking = strcmp(a, "--split") == 0 ? BSRMV_SPLIT : BSRMV_PROMOTE;
             blocking_given = 1;
         } else if ((v = args_value(argc, argv, &i, "--type"))) {
-            o->n_types = parse_types(v, o->types);
+            o->n_types = parse_types(v, o->types, o->vtypes);
         } else if ((v = args_value(argc, argv, &i, "--order"))) {
             o->order = parse_order(v);
         } else if ((v = args_value(argc, argv, &i, "--reps"))) {

@@ -39,7 +39,10 @@ static void usage(FILE *f)
           "options:\n"
           "  --method bicgstab|cg|gmres  --precond jacobi|none (default jacobi)\n"
           "  --rtol R (1e-8)  --max-iter N (1000)  --restart M (GMRES, 30)\n"
-          "  --type double|float  --order col|row  --seed S (1)\n"
+          "  --type double|float|mixed  --order col|row  --seed S (1)\n"
+          "                mixed: A in double solved by iterative refinement, the\n"
+          "                iterations on its float copy (bsrmv_solve_refined)\n"
+          "  --inner-rtol R  mixed: the first correction's relative residual (1e-6)\n"
           "  --gpu             solve on GPU 0 (after one short warm-up solve)\n"
           "  --repeat R        solve R times, report the median time (default 3)\n"
           "  --no-stream       skip the read-bandwidth measurement\n"
@@ -87,6 +90,7 @@ struct opts {
     int precond;
     bsrmv_solve_options so;
     bsrmv_type type;
+    int mixed; /* --type mixed: type is double */
     bsrmv_order order;
     uint64_t seed;
     int gpu, json, stream;
@@ -98,7 +102,8 @@ static const char *const methods[] = {"cg", "bicgstab", "gmres"};
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    static const char *const pre[] = {"none", "jacobi"}, *const types[] = {"float", "double"},
+    static const char *const pre[] = {"none", "jacobi"},
+                             *const types[] = {"float", "double", "mixed"},
                              *const orders[] = {"col", "row"};
     int source = 0, nc = 0, bs = 0;
     for (int i = 0; i < argc; i++) {
@@ -141,7 +146,11 @@ static void parse(int argc, char **argv, struct opts *o)
         } else if (!strcmp(a, "--restart")) {
             o->so.restart = (int)args_integer(a, v, 1, 10000);
         } else if (!strcmp(a, "--type")) {
-            o->type = (bsrmv_type)pick(a, v, types, 2);
+            const int t = pick(a, v, types, 3);
+            o->mixed = t == 2;
+            o->type = o->mixed ? BSRMV_DOUBLE : (bsrmv_type)t;
+        } else if (!strcmp(a, "--inner-rtol")) {
+            o->so.inner_rtol = args_number(a, v, 1e-300, 0.5);
         } else if (!strcmp(a, "--order")) {
             o->order = (bsrmv_order)pick(a, v, orders, 2);
         } else if (!strcmp(a, "--seed")) {
@@ -221,7 +230,7 @@ static bsrmv_status repeated(const struct opts *o, bsrmv_status (*solve)(void *c
 
 struct host_run {
     const struct opts *o;
-    const bsrmv_matrix *A;
+    const bsrmv_matrix *A, *Af; /* Af: the mixed copy (--type mixed) */
     const bsrmv_precond *P;
     const void *b;
     void *x;
@@ -232,13 +241,16 @@ struct host_run {
 static bsrmv_status host_once(void *ctx)
 {
     struct host_run *h = ctx;
+    if (h->Af)
+        return bsrmv_solve_refined((bsrmv_solver)h->o->method, h->A, h->Af, h->P, h->b, h->x,
+                                   h->n, &h->o->so, h->rep);
     return bsrmv_solve((bsrmv_solver)h->o->method, h->A, h->P, h->b, h->x, h->n, &h->o->so,
                        h->rep);
 }
 
 struct gpu_run {
     const struct opts *o;
-    bsrmv_gpu_matrix *dA;
+    bsrmv_gpu_matrix *dA, *dAf;
     bsrmv_gpu_precond *dP;
     void *db, *dx;
     int64_t n;
@@ -248,6 +260,9 @@ struct gpu_run {
 static bsrmv_status gpu_once(void *ctx)
 {
     struct gpu_run *g = ctx;
+    if (g->dAf)
+        return bsrmv_gpu_solve_refined((bsrmv_solver)g->o->method, g->dA, g->dAf, g->dP, g->db,
+                                       g->dx, g->n, &g->o->so, g->rep, NULL);
     return bsrmv_gpu_solve((bsrmv_solver)g->o->method, g->dA, g->dP, g->db, g->dx, g->n,
                            &g->o->so, g->rep, NULL);
 }
@@ -255,25 +270,28 @@ static bsrmv_status gpu_once(void *ctx)
 /* The GPU solves: upload, one short warm-up solve (module loading, first
  * launches), then the measured ones; x comes back to the host. */
 static bsrmv_status gpu_solve(const struct opts *o, const bsrmv_matrix *A,
-                              const bsrmv_precond *P, const void *b, void *x, int64_t n,
-                              bsrmv_solve_report *rep)
+                              const bsrmv_matrix *Af, const bsrmv_precond *P, const void *b,
+                              void *x, int64_t n, bsrmv_solve_report *rep)
 {
-    bsrmv_gpu_matrix *dA = NULL;
+    bsrmv_gpu_matrix *dA = NULL, *dAf = NULL;
     bsrmv_gpu_precond *dP = NULL;
     void *db = NULL, *dx = NULL;
     const size_t bytes = (size_t)n * bsrmv_type_size(o->type);
     bsrmv_status st;
     if ((st = bsrmv_gpu_matrix_upload(&dA, A, 0, NULL)) ||
+        (Af && (st = bsrmv_gpu_matrix_upload(&dAf, Af, 0, NULL))) ||
         (P && (st = bsrmv_gpu_precond_upload(&dP, P, 0))) ||
         (st = bsrmv_gpu_malloc(&db, bytes)) || (st = bsrmv_gpu_malloc(&dx, bytes)) ||
         (st = bsrmv_gpu_to_device(db, b, bytes)))
         goto done;
     bsrmv_solve_options warm = o->so;
     warm.max_iter = 2;
-    st = bsrmv_gpu_solve((bsrmv_solver)o->method, dA, dP, db, dx, n, &warm, rep, NULL);
+    struct gpu_run g = {o, dA, dAf, dP, db, dx, n, rep};
+    st = dAf ? bsrmv_gpu_solve_refined((bsrmv_solver)o->method, dA, dAf, dP, db, dx, n, &warm,
+                                       rep, NULL)
+             : bsrmv_gpu_solve((bsrmv_solver)o->method, dA, dP, db, dx, n, &warm, rep, NULL);
     if (st && st != BSRMV_ERR_NOT_CONVERGED)
         goto done;
-    struct gpu_run g = {o, dA, dP, db, dx, n, rep};
     st = repeated(o, gpu_once, &g, rep);
     if (!st || st == BSRMV_ERR_NOT_CONVERGED) {
         bsrmv_status s2 = bsrmv_gpu_to_host(x, dx, bytes);
@@ -284,6 +302,7 @@ done:
     bsrmv_gpu_free(db);
     bsrmv_gpu_free(dx);
     bsrmv_gpu_precond_destroy(dP);
+    bsrmv_gpu_matrix_destroy(dAf);
     bsrmv_gpu_matrix_destroy(dA);
     return st;
 }
@@ -455,7 +474,7 @@ int solve_command(int argc, char **argv)
     int ndev = 0;
     if (o.gpu && (bsrmv_gpu_device_count(&ndev) || ndev < 1))
         return lib_failed("--gpu");
-    bsrmv_matrix *A = NULL;
+    bsrmv_matrix *A = NULL, *Af = NULL;
     bsrmv_precond *P = NULL;
     bsrmv_status st = BSRMV_SUCCESS;
     if (o.mtx) {
@@ -485,7 +504,12 @@ int solve_command(int argc, char **argv)
         lib_failed("making b");
         goto done;
     }
-    if (o.precond && (st = bsrmv_precond_block_jacobi(&P, A))) {
+    if (o.mixed && ((st = bsrmv_matrix_convert(&Af, A, BSRMV_FLOAT)) ||
+                    (st = bsrmv_matrix_set_vector_type(Af, BSRMV_DOUBLE)))) {
+        lib_failed("making the float copy");
+        goto done;
+    }
+    if (o.precond && (st = bsrmv_precond_block_jacobi(&P, Af ? Af : A))) {
         lib_failed("building the block-Jacobi preconditioner");
         goto done;
     }
@@ -494,8 +518,8 @@ int solve_command(int argc, char **argv)
     if (!o.stream)
         snprintf(device, sizeof device, "%s", o.gpu ? "gpu 0" : "cpu");
     bsrmv_solve_report rep = {0};
-    struct host_run h = {&o, A, P, b, x, n, &rep};
-    st = o.gpu ? gpu_solve(&o, A, P, b, x, n, &rep) : repeated(&o, host_once, &h, &rep);
+    struct host_run h = {&o, A, Af, P, b, x, n, &rep};
+    st = o.gpu ? gpu_solve(&o, A, Af, P, b, x, n, &rep) : repeated(&o, host_once, &h, &rep);
     if (st && st != BSRMV_ERR_NOT_CONVERGED) {
         lib_failed("solving");
         goto done;
@@ -506,7 +530,7 @@ int solve_command(int argc, char **argv)
     const double ms_iter = 1e3 * rep.seconds / it, bytes_iter = rep.bytes / it;
     const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : 0;
     const double eff = bound_ms > 0 && ms_iter > 0 ? bound_ms / ms_iter : 0;
-    const char *tname = o.type == BSRMV_DOUBLE ? "double" : "float";
+    const char *tname = o.mixed ? "mixed" : o.type == BSRMV_DOUBLE ? "double" : "float";
     const char *mname = o.mtx ? o.mtx : o.spd ? "block_laplacian" : "reservoir";
     if (o.json) {
         struct json_line j;
@@ -528,6 +552,8 @@ int solve_command(int argc, char **argv)
         json_str(&j, "device", device);
         json_int(&j, "threads", o.gpu ? 0 : bsrmv_num_threads());
         json_int(&j, "iterations", rep.iterations);
+        if (o.mixed)
+            json_int(&j, "refinements", rep.refinements);
         json_int(&j, "converged", rep.converged);
         json_num(&j, "rel_residual", rep.rel_residual);
         json_num(&j, "true_rel_residual", rep.true_rel_residual);
@@ -553,6 +579,8 @@ int solve_command(int argc, char **argv)
             printf("rhs        %s\n", o.rhs ? o.rhs : "A * ones (no --rhs): x should be all ones");
         printf("solver     %s, %s, on %s\n", methods[o.method],
                P ? "block Jacobi" : "no preconditioner", device);
+        if (o.mixed)
+            printf("refinement %d corrections on the float copy\n", rep.refinements);
         printf("result     %s after %d iterations: relative residual %.3g (recurrence), %.3g "
                "(recomputed), %.3g (host check)%s%s\n",
                rep.converged ? "converged" : "NOT converged", rep.iterations, rep.rel_residual,
@@ -573,6 +601,7 @@ done:
     free(b);
     free(x);
     bsrmv_precond_destroy(P);
+    bsrmv_matrix_destroy(Af);
     bsrmv_matrix_destroy(A);
     return rc;
 }

@@ -1,5 +1,9 @@
 /* One source for every CPU SpMV kernel variant.  spmv.c includes it once
- * per value type with T (the type) and SUF (a name suffix) defined.  The
+ * per type pair with T (the matrix value type), V (the type of x, y and
+ * the accumulators: T itself, or double for float values) and SUF (a name
+ * suffix) defined, VOPS where the vector operations for V are still to
+ * be made (they depend on V alone), and BLOCK_SIMD(clauses), the pragma
+ * of the loops inside a block.  The
  * block size, block order and unroll depth reach the always_inline bodies
  * as arguments that are compile-time constants in every specialised
  * caller, so -O3 unrolls the block loops and vectorises them for that size;
@@ -8,8 +12,8 @@
 #include "template_defs.h"
 
 /* acc[r] += sum_c A(r,c) * xb[c] for one block. */
-INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
-                        const T *restrict a, const T *restrict xb)
+INLINE void FN(block_n)(const int bs, const bsrmv_order order, V *restrict acc,
+                        const T *restrict a, const V *restrict xb)
 {
     if (order == BSRMV_COL_MAJOR) {
         /* Eberhardt & Hoemmen's Algorithm 1: stream val down each column.
@@ -17,40 +21,40 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, T *restrict acc,
          * slower than the runtime-bs loop; 8 keeps small blocks whole. */
 #pragma GCC unroll 8
         for (int c = 0; c < bs; c++) {
-            const T xc = xb[c];
-#pragma omp simd
+            const V xc = xb[c];
+            BLOCK_SIMD()
             for (int r = 0; r < bs; r++)
-                acc[r] += a[c * bs + r] * xc;
+                acc[r] += (V)a[c * bs + r] * xc;
         }
     } else {
         for (int r = 0; r < bs; r++) {
-            T s = 0;
-#pragma omp simd reduction(+ : s)
+            V s = 0;
+            BLOCK_SIMD(reduction(+ : s))
             for (int c = 0; c < bs; c++)
-                s += a[r * bs + c] * xb[c];
+                s += (V)a[r * bs + c] * xb[c];
             acc[r] += s;
         }
     }
 }
 
 /* yj[c] += sum_r A(r,c) * xi[r]: one block transposed times xi. */
-INLINE void FN(block_t)(const int bs, const bsrmv_order order, T *restrict yj,
-                        const T *restrict a, const T *restrict xi)
+INLINE void FN(block_t)(const int bs, const bsrmv_order order, V *restrict yj,
+                        const T *restrict a, const V *restrict xi)
 {
     if (order == BSRMV_COL_MAJOR) {
         for (int c = 0; c < bs; c++) {
-            T s = 0;
-#pragma omp simd reduction(+ : s)
+            V s = 0;
+            BLOCK_SIMD(reduction(+ : s))
             for (int r = 0; r < bs; r++)
-                s += a[c * bs + r] * xi[r];
+                s += (V)a[c * bs + r] * xi[r];
             yj[c] += s;
         }
     } else {
         for (int r = 0; r < bs; r++) {
-            const T xr = xi[r];
-#pragma omp simd
+            const V xr = xi[r];
+            BLOCK_SIMD()
             for (int c = 0; c < bs; c++)
-                yj[c] += a[r * bs + c] * xr;
+                yj[c] += (V)a[r * bs + c] * xr;
         }
     }
 }
@@ -60,23 +64,23 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, T *restrict yj,
  * limited by the latency of one chain of FMAs; acc holds U*bs values. */
 INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int64_t k,
                         const int64_t k1, const int32_t *restrict ci, const T *restrict val,
-                        const T *restrict x, T *restrict acc)
+                        const V *restrict x, V *restrict acc)
 {
     const int64_t bs2 = (int64_t)bs * bs;
     for (int j = 0; j < U * bs; j++)
         acc[j] = 0;
     if (bs == 1) {
         /* Scalar CSR: a gathered dot product vectorises across blocks. */
-        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         int64_t q = k;
         for (; q + 4 <= k1; q += 4) {
-            s0 += val[q] * x[ci[q]];
-            s1 += val[q + 1] * x[ci[q + 1]];
-            s2 += val[q + 2] * x[ci[q + 2]];
-            s3 += val[q + 3] * x[ci[q + 3]];
+            s0 += (V)val[q] * x[ci[q]];
+            s1 += (V)val[q + 1] * x[ci[q + 1]];
+            s2 += (V)val[q + 2] * x[ci[q + 2]];
+            s3 += (V)val[q + 3] * x[ci[q + 3]];
         }
         for (; q < k1; q++)
-            s0 += val[q] * x[ci[q]];
+            s0 += (V)val[q] * x[ci[q]];
         acc[0] = (s0 + s1) + (s2 + s3);
         return;
     }
@@ -94,12 +98,12 @@ INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int6
 /* y rows [r0, r1) = alpha * (A x) + beta * y; acc holds U*bs values. */
 INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64_t r0,
                        int64_t r1, const int64_t *restrict rp, const int32_t *restrict ci,
-                       const T *restrict val, const T *restrict x, T alpha, T beta,
-                       T *restrict y, T *restrict acc)
+                       const T *restrict val, const V *restrict x, V alpha, V beta,
+                       V *restrict y, V *restrict acc)
 {
     for (int64_t i = r0; i < r1; i++) {
         FN(row_sum)(bs, U, order, rp[i], rp[i + 1], ci, val, x, acc);
-        T *yi = y + i * bs;
+        V *yi = y + i * bs;
         /* beta == 0 must not read y: NaN there would survive 0*NaN. */
         if (beta == 0)
             for (int r = 0; r < bs; r++)
@@ -115,12 +119,12 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
  * of the per-thread yt. */
 INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrmv_cut c1,
                        const int64_t *restrict rp, const int32_t *restrict ci,
-                       const T *restrict val, const T *restrict x, T *restrict yt)
+                       const T *restrict val, const V *restrict x, V *restrict yt)
 {
     const int64_t bs2 = (int64_t)bs * bs;
     const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
-        const T *xi = x + i * bs;
+        const V *xi = x + i * bs;
         const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
         const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
         for (int64_t k = k0; k < k1; k++)
@@ -137,12 +141,12 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
 INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, const int64_t r0,
                          const int64_t r1, const int64_t *restrict rp,
                          const int32_t *restrict ci, const T *restrict val,
-                         const T *restrict x, const T alpha, T *restrict y, T *restrict buf,
-                         T *restrict acc, T *restrict ax)
+                         const V *restrict x, const V alpha, V *restrict y, V *restrict buf,
+                         V *restrict acc, V *restrict ax)
 {
     const int64_t bs2 = (int64_t)bs * bs;
     for (int64_t i = r0; i < r1; i++) {
-        const T *xi = x + i * bs;
+        const V *xi = x + i * bs;
         for (int r = 0; r < U * bs; r++)
             acc[r] = 0;
         for (int r = 0; r < bs; r++)
@@ -171,7 +175,7 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         for (int u = 1; u < U; u++)
             for (int r = 0; r < bs; r++)
                 acc[r] += acc[u * bs + r];
-        T *yi = y + i * bs;
+        V *yi = y + i * bs;
         for (int r = 0; r < bs; r++)
             yi[r] += alpha * acc[r];
     }
@@ -183,44 +187,43 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         double beta, void *y
 #define PASS_N(BS, U, ORDER, ACC)                                                       \
     FN(rows_n)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,         \
-               (const T *)x, (T)alpha, (T)beta, (T *)y, ACC)
+               (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
 #define ARGS_P int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A, const void *x, void *out
 #define PASS_P(BS, U, ORDER, ACC)                                                       \
-    FN(row_sum)(BS, U, ORDER, k0, k1, A->col_idx, (const T *)A->val, (const T *)x, ACC); \
-    memcpy(out, ACC, (size_t)(BS) * sizeof(T))
+    FN(row_sum)(BS, U, ORDER, k0, k1, A->col_idx, (const T *)A->val, (const V *)x, ACC); \
+    memcpy(out, ACC, (size_t)(BS) * sizeof(V))
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt
 #define PASS_T(BS, ORDER)                                                               \
     FN(rows_t)(BS, ORDER, c0, c1, A->row_ptr, A->col_idx, (const T *)A->val,            \
-               (const T *)x, (T *)yt)
-
+               (const V *)x, (V *)yt)
 #define ARGS_S                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha,   \
         void *y, void *buf
 #define PASS_S(BS, U, ORDER, ACC, AX)                                                   \
     FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
-                 (const T *)x, (T)alpha, (T *)y, (T *)buf, ACC, AX)
+                 (const V *)x, (V)alpha, (V *)y, (V *)buf, ACC, AX)
 
 /* Specialised: bs and the unroll depth are constants. */
 #define SPECIALISE(B)                                                                   \
     KERNEL void FN(n_col_##B)(ARGS_N)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_N(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
     }                                                                                   \
     KERNEL void FN(n_row_##B)(ARGS_N)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_N(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
     KERNEL void FN(p_col_##B)(ARGS_P)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_P(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
     }                                                                                   \
     KERNEL void FN(p_row_##B)(ARGS_P)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)];                                        \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
         PASS_P(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
     }                                                                                   \
     KERNEL void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
@@ -230,12 +233,12 @@ BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #define SPECIALISE_SYM(B)                                                               \
     KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
         PASS_S(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc, ax);                             \
     }                                                                                   \
     KERNEL void FN(s_row_##B)(ARGS_S)                                                   \
     {                                                                                   \
-        _Alignas(64) T acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
+        _Alignas(64) V acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
         PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
     }
 BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
@@ -244,34 +247,34 @@ BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
 /* Generic: any bs, one accumulator set (the plain triple loop). */
 KERNEL void FN(n_col_any)(ARGS_N)
 {
-    T acc[bs];
+    V acc[bs];
     PASS_N(bs, 1, BSRMV_COL_MAJOR, acc);
 }
 KERNEL void FN(n_row_any)(ARGS_N)
 {
-    T acc[bs];
+    V acc[bs];
     PASS_N(bs, 1, BSRMV_ROW_MAJOR, acc);
 }
 KERNEL void FN(p_col_any)(ARGS_P)
 {
-    T acc[bs];
+    V acc[bs];
     PASS_P(bs, 1, BSRMV_COL_MAJOR, acc);
 }
 KERNEL void FN(p_row_any)(ARGS_P)
 {
-    T acc[bs];
+    V acc[bs];
     PASS_P(bs, 1, BSRMV_ROW_MAJOR, acc);
 }
 KERNEL void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
 KERNEL void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
 KERNEL void FN(s_col_any)(ARGS_S)
 {
-    T acc[bs], ax[bs];
+    V acc[bs], ax[bs];
     PASS_S(bs, 1, BSRMV_COL_MAJOR, acc, ax);
 }
 KERNEL void FN(s_row_any)(ARGS_S)
 {
-    T acc[bs], ax[bs];
+    V acc[bs], ax[bs];
     PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
 }
 
@@ -288,11 +291,12 @@ static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTR
 #undef SYM_ENTRY
 static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
 
+#ifdef VOPS
 /* y = beta * y over [j0, j1), never reading y when beta == 0. */
 static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
 {
-    T *y = yv;
-    const T b = (T)beta;
+    V *y = yv;
+    const V b = (V)beta;
     if (beta == 0)
         for (int64_t j = j0; j < j1; j++)
             y[j] = 0;
@@ -305,11 +309,11 @@ static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
 static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufv,
                        double alpha, double beta, void *yv)
 {
-    const T *buf = bufv;
-    T *y = yv;
-    const T a = (T)alpha, b = (T)beta;
+    const V *buf = bufv;
+    V *y = yv;
+    const V a = (V)alpha, b = (V)beta;
     for (int64_t j = j0; j < j1; j++) {
-        T s = 0;
+        V s = 0;
         for (int q = 0; q < nbuf; q++)
             s += buf[q * stride + j];
         y[j] = beta == 0 ? a * s : a * s + b * y[j];
@@ -324,9 +328,9 @@ static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const v
 static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, double alpha,
                       double beta, void *yv)
 {
-    const T *part = partv;
-    T *y = yv;
-    const T a = (T)alpha, b = (T)beta;
+    const V *part = partv;
+    V *y = yv;
+    const V a = (V)alpha, b = (V)beta;
     for (int s = 0; s < n;) {
         if (row[s] < 0) {
             s++;
@@ -335,9 +339,9 @@ static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, doub
         int e = s + 1;
         while (e < n && (row[e] < 0 || row[e] == row[s]))
             e++;
-        T *yi = y + row[s] * bs;
+        V *yi = y + row[s] * bs;
         for (int r = 0; r < bs; r++) {
-            T sum = 0;
+            V sum = 0;
             for (int q = s; q < e; q++)
                 if (row[q] == row[s])
                     sum += part[(int64_t)q * bs + r];
@@ -350,19 +354,20 @@ static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, doub
 /* y[j] += src[j] over [0, n). */
 static void FN(add)(int64_t n, const void *srcv, void *yv)
 {
-    const T *src = srcv;
-    T *y = yv;
+    const V *src = srcv;
+    V *y = yv;
     for (int64_t j = 0; j < n; j++)
         y[j] += src[j];
 }
 
 static const vector_ops FN(vops) = {FN(scale), FN(reduce), FN(fixup), FN(add)};
+#endif
 
+#undef ARGS_S
+#undef PASS_S
 #undef ARGS_N
 #undef PASS_N
 #undef ARGS_P
 #undef PASS_P
 #undef ARGS_T
 #undef PASS_T
-#undef ARGS_S
-#undef PASS_S

@@ -288,6 +288,9 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
     bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
     if (refused)
         return refused;
+    if (A->vtype != A->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_spmm: not built for float values with double vectors");
     int64_t nx, ny;
     const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
                                              A->type, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);

@@ -91,6 +91,9 @@ extern "C" bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "gather bound: %s",
                           !dA ? "dA is NULL" : !ms ? "ms is NULL" : "reps < 1");
     *ms = 0;
+    if (dA->vtype != dA->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "gather bound: not built for float values with double vectors");
     if (dA->nnzb == 0)
         return BSRMV_SUCCESS;
     DeviceScope ds;

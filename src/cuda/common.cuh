@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <type_traits>
 
 extern "C" {
 #include "internal.h"
@@ -15,23 +16,25 @@ namespace bsrmv_cuda {
 enum { COL = 0, ROW = 1 };
 #define BSRMV_FULL_MASK 0xffffffffu
 
-/* Everything a kernel needs for one call.  alpha/beta already rounded to T. */
-template <typename T> struct Args {
+/* Everything a kernel needs for one call: values of type T, x, y and the
+ * sums of type V (T, or double for float values: mixed precision, built
+ * for the families that say so).  alpha/beta already rounded to V. */
+template <typename T, typename V = T> struct Args {
     int64_t mb, nb;
     int bs;
     const int64_t *__restrict__ row_ptr;
     const int32_t *__restrict__ col_idx;
     const T *__restrict__ val;
-    const T *__restrict__ x;
-    T *__restrict__ y;
-    T alpha, beta;
+    const V *__restrict__ x;
+    V *__restrict__ y;
+    V alpha, beta;
     /* > 0: rows of more blocks belong to the long-row pass of the segmented
      * kernel (k_balanced.cu); the plain kernels neither compute nor store them */
     int64_t long_len;
 };
 
-template <typename T>
-__device__ __forceinline__ bool long_row(const Args<T> &a, int64_t s, int64_t e)
+template <typename T, typename V>
+__device__ __forceinline__ bool long_row(const Args<T, V> &a, int64_t s, int64_t e)
 {
     return a.long_len > 0 && e - s > a.long_len;
 }
@@ -53,7 +56,7 @@ struct Schedule {
     const int64_t *fix;      /* [3 * nfix]                            */
     int max_rows;            /* most block rows touched by one unit   */
     int max_blocks;          /* most blocks of one unit               */
-    void *pieces;            /* slots * bs values of the matrix type  */
+    void *pieces;            /* slots * bs values of the vector type  */
 };
 
 /* Launch parameters (a decoded bsrmv_gpu_config). */
@@ -75,11 +78,11 @@ struct Launch {
 enum LaunchStatus { LAUNCH_OK = 0, LAUNCH_NOT_BUILT = 1, LAUNCH_CUDA_ERROR = 2 };
 
 /* y[i] = alpha*sum + beta*y[i]; beta == 0 never reads y. */
-template <typename T>
-__device__ __forceinline__ void store_y(const Args<T> &a, int64_t i, T sum)
+template <typename T, typename V>
+__device__ __forceinline__ void store_y(const Args<T, V> &a, int64_t i, V sum)
 {
-    T v = a.alpha * sum;
-    if (a.beta != T(0))
+    V v = a.alpha * sum;
+    if (a.beta != V(0))
         v += a.beta * a.y[i];
     a.y[i] = v;
 }
@@ -273,14 +276,15 @@ struct Tap {
  * three chains in flight.  next() moves by
  * addition: dividing a scalar index by bs cost more issue slots than the
  * loads at bs 3, 5, 6, 7. */
-template <typename T, int U, bool KEEP_L1, typename Next, typename Off>
-__device__ __forceinline__ T gather_sum(const Args<T> &a, int bs, Tap t, int64_t end, Next next,
+template <typename T, int U, bool KEEP_L1, typename V, typename Next, typename Off>
+__device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int64_t end, Next next,
                                         Off off)
 {
-    T acc = T(0);
+    V acc = V(0);
     while (t.blk < end) {
         int32_t col[U];
-        T v[U], xv[U];
+        T v[U];
+        V xv[U];
         int n = 0; /* steps of this batch inside the row */
         const Tap t0 = t;
 #pragma unroll
@@ -294,12 +298,12 @@ __device__ __forceinline__ T gather_sum(const Args<T> &a, int bs, Tap t, int64_t
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             v[u] = u < n ? ldv<KEEP_L1>(a.val + off(t)) : T(0);
-            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : T(0);
+            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : V(0);
             next(t);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            acc += v[u] * xv[u];
+            acc += V(v[u]) * xv[u];
     }
     return acc;
 }
@@ -316,8 +320,8 @@ __device__ __forceinline__ T gather_sum(const Args<T> &a, int bs, Tap t, int64_t
  *    row walk (k_balanced.cu), whose occupancy is bound by registers (6
  *    thread blocks per SM at bs 8): batched lost 10-27% there at bs 16
  *    and, spilling, 55% at bs 8. */
-template <typename T, int ORD, int U, bool KEEP_L1, bool BATCHED>
-__device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int cslot, int ncol,
+template <typename T, int ORD, int U, bool KEEP_L1, bool BATCHED, typename V>
+__device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int cslot, int ncol,
                                         int64_t s, int64_t e)
 {
     const int64_t bs2 = (int64_t)bs * bs;
@@ -340,16 +344,16 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
     } else {
         int64_t j = s * bs + cslot; /* scalar column of the block row */
         const int64_t jend = e * bs;
-        auto elem = [&](int64_t jj) -> T {
+        auto elem = [&](int64_t jj) -> V {
             const int64_t blk = jj / bs;
             const int c = (int)(jj - blk * bs);
             const int64_t off = ORD == COL ? jj * bs + r : blk * bs2 + (int64_t)r * bs + c;
             const int32_t col = ldc(a.col_idx + blk);
-            return ldv<KEEP_L1>(a.val + off) * ld(a.x + (int64_t)col * bs + c);
+            return V(ldv<KEEP_L1>(a.val + off)) * ld(a.x + (int64_t)col * bs + c);
         };
-        T acc = T(0);
+        V acc = V(0);
         for (; j + (U - 1) * ncol < jend; j += U * ncol) {
-            T p[U];
+            V p[U];
 #pragma unroll
             for (int u = 0; u < U; ++u)
                 p[u] = elem(j + u * ncol);
@@ -421,8 +425,13 @@ __device__ __forceinline__ T column_sum(const Args<T> &a, int bs, int r, int csl
     int name(const bsrmv_cuda::Args<T> &a, int order,                          \
              const bsrmv_cuda::Launch &l, cudaStream_t s, cudaError_t *err);
 namespace bsrmv_cuda {
-BSRMV_DECL_LAUNCHER(launch_byblock)
-BSRMV_DECL_LAUNCHER(launch_bycolumn)
+/* by-block and by-column: built for the mixed pair too (Args<float, double>) */
+template <typename T, typename V>
+int launch_byblock(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
+                   cudaError_t *err);
+template <typename T, typename V>
+int launch_bycolumn(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
+                    cudaError_t *err);
 BSRMV_DECL_LAUNCHER(launch_flat)
 BSRMV_DECL_LAUNCHER(launch_wide)
 BSRMV_DECL_LAUNCHER(launch_vecstream)
@@ -489,7 +498,8 @@ static inline unsigned bsrmv_grid(int64_t units, int64_t per_block)
     return (unsigned)g;
 }
 
-/* Instantiate a launcher for float and double. */
+/* Instantiate a launcher for float and double; _MIXED adds float values
+ * with double vectors (the families launch_cfg runs for that pair). */
 #define BSRMV_INSTANTIATE_LAUNCHER(name)                                       \
     template int name<float>(const bsrmv_cuda::Args<float> &, int,            \
                              const bsrmv_cuda::Launch &, cudaStream_t,         \
@@ -497,5 +507,11 @@ static inline unsigned bsrmv_grid(int64_t units, int64_t per_block)
     template int name<double>(const bsrmv_cuda::Args<double> &, int,          \
                               const bsrmv_cuda::Launch &, cudaStream_t,        \
                               cudaError_t *);
+
+#define BSRMV_INSTANTIATE_LAUNCHER_MIXED(name)                                 \
+    BSRMV_INSTANTIATE_LAUNCHER(name)                                           \
+    template int name<float>(const bsrmv_cuda::Args<float, double> &, int,    \
+                             const bsrmv_cuda::Launch &, cudaStream_t,         \
+                             cudaError_t *);
 
 #endif

@@ -16,7 +16,8 @@ struct bsrmv_gpu_matrix {
     int device;
     int64_t mb, nb, nnzb;
     int bs;
-    bsrmv_type type;
+    bsrmv_type type;  /* of val                                  */
+    bsrmv_type vtype; /* of x, y and the sums (the host matrix's) */
     bsrmv_order order;
     int64_t *row_ptr;
     int32_t *col_idx;

@@ -20,9 +20,9 @@
 
 namespace bsrmv_cuda {
 
-template <typename T, int ORD, int BS, int G>
+template <typename T, int ORD, int BS, int G, typename V>
 __global__ void __launch_bounds__(256)
-k_byblock(const Args<T> a, int rows_per_group, int64_t groups)
+k_byblock(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
     constexpr int BS2 = BS * BS;
     constexpr int NBLK = G / BS2;       /* whole blocks per step */
@@ -46,30 +46,30 @@ k_byblock(const Args<T> a, int rows_per_group, int64_t groups)
             bool valid = grp < groups && row < a.mb;
             if (valid && a.long_len > 0)
                 valid = !long_row(a, a.row_ptr[row], a.row_ptr[row + 1]);
-            T acc = T(0);
+            V acc = V(0);
             if (valid && lane < ACTIVE) {
                 const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
                 acc = gather_sum<T, U, false>(
                     a, BS, Tap{s + bslot, c}, e, [](Tap &t) { t.blk += NBLK; },
                     [&](const Tap &t) { return t.blk * BS2 + voff; });
             }
-            acc = group_reduce<T, G>(acc, lane, BS, ACTIVE / BS);
+            acc = group_reduce<V, G>(acc, lane, BS, ACTIVE / BS);
             if (valid && lane < BS)
                 store_y(a, row * BS + lane, acc);
         }
     }
 }
 
-template <typename T, int ORD, int BS, int G>
-static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, int G, typename V>
+static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t groups = (a.mb + l.rows - 1) / l.rows;
-    k_byblock<T, ORD, BS, G><<<bsrmv_grid(groups * G, l.threads), l.threads, 0, s>>>(a, l.rows, groups);
+    k_byblock<T, ORD, BS, G, V><<<bsrmv_grid(groups * G, l.threads), l.threads, 0, s>>>(a, l.rows, groups);
     return cudaGetLastError();
 }
 
-template <typename T>
-int launch_byblock(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+template <typename T, typename V>
+int launch_byblock(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
@@ -79,6 +79,6 @@ int launch_byblock(const Args<T> &a, int order, const Launch &l, cudaStream_t s,
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_byblock)
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_byblock)
 
 } // namespace bsrmv_cuda

@@ -11,9 +11,9 @@
 
 namespace bsrmv_cuda {
 
-template <typename T, int ORD, int BS, int G>
+template <typename T, int ORD, int BS, int G, typename V>
 __global__ void __launch_bounds__(256)
-k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
+k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
     const int bs = BS ? BS : a.bs;
     const int lane = threadIdx.x & (G - 1);
@@ -33,9 +33,10 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
      * 8, 16, 30% at row-major bs 3-4 and 11% at
      * column-major bs 6; but it gained 10%, 2% and 35% at row-major bs 5,
      * 6, 7 (H200), where a step's lanes read a strided piece
-     * of each block */
-    constexpr int U = sizeof(T) == 8 && BS == 6 ? 4 : sizeof(T) == 8 || (BS >= 1 && BS <= 7) ? 8 : 4;
-    constexpr bool BATCHED = sizeof(T) == 8 || (ORD == ROW && BS >= 5 && BS <= 7);
+     * of each block.  Float values with double x follow double: the
+     * schedule is set by the latency of the x gather. */
+    constexpr int U = sizeof(V) == 8 && BS == 6 ? 4 : sizeof(V) == 8 || (BS >= 1 && BS <= 7) ? 8 : 4;
+    constexpr bool BATCHED = sizeof(V) == 8 || (ORD == ROW && BS >= 5 && BS <= 7);
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
         const int64_t grp = w * gpw + gin;
@@ -43,7 +44,7 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
         for (int k = 0; k < rows_per_group; ++k) { /* uniform trip count */
             const int64_t row = row0 + k;
             const bool valid = grp < groups && row < a.mb;
-            T acc = T(0);
+            V acc = V(0);
             int64_t s = 0, e = 0;
             if (valid) {
                 s = a.row_ptr[row];
@@ -52,27 +53,30 @@ k_bycolumn(const Args<T> a, int rows_per_group, int64_t groups)
             const bool mine = valid && !long_row(a, s, e);
             if (mine && lane < active)
                 acc = column_sum<T, ORD, U, (G < 16), BATCHED>(a, bs, r, cslot, ncol, s, e);
-            acc = group_reduce<T, G>(acc, lane, bs, ncol);
+            acc = group_reduce<V, G>(acc, lane, bs, ncol);
             if (mine && lane < bs)
                 store_y(a, row * bs + lane, acc);
         }
     }
 }
 
-template <typename T, int ORD, int BS, int G>
-static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, int G, typename V>
+static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t groups = (a.mb + l.rows - 1) / l.rows;
     const int threads = l.threads;
-    k_bycolumn<T, ORD, BS, G><<<bsrmv_grid(groups * G, threads), threads, 0, s>>>(a, l.rows, groups);
+    k_bycolumn<T, ORD, BS, G, V><<<bsrmv_grid(groups * G, threads), threads, 0, s>>>(a, l.rows, groups);
     return cudaGetLastError();
 }
 
-template <typename T>
-int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+template <typename T, typename V>
+int launch_bycolumn(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (l.param > 0) /* flat-stream mode (k_flat.cu) */
-        return launch_flat<T>(a, order, l, s, err);
+    if (l.param > 0) { /* flat-stream mode (k_flat.cu): not built for the mixed pair */
+        if constexpr (std::is_same<T, V>::value)
+            return launch_flat<T>(a, order, l, s, err);
+        return LAUNCH_NOT_BUILT;
+    }
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_LIST, a.bs);
@@ -84,6 +88,6 @@ int launch_bycolumn(const Args<T> &a, int order, const Launch &l, cudaStream_t s
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_bycolumn)
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_bycolumn)
 
 } // namespace bsrmv_cuda

@@ -8,11 +8,9 @@
 
 namespace bsrmv_cuda {
 
-template <typename T>
-int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<T> &a, cudaStream_t s,
-               cudaError_t *err, bool dry)
+/* The launch parameters of c on m. */
+static inline Launch launch_of(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, bool dry)
 {
-    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
     Launch l = {};
     l.dry = dry;
     l.group = c.group;
@@ -28,6 +26,15 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
     l.sms = m->sms;
     l.cc = m->cc;
     l.smem_optin = m->smem_optin;
+    return l;
+}
+
+template <typename T>
+int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<T> &a, cudaStream_t s,
+               cudaError_t *err, bool dry)
+{
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    const Launch l = launch_of(m, c, dry);
     switch (c.kernel) {
     case BSRMV_GPU_BY_BLOCK:
     case BSRMV_GPU_K1_SMALL:
@@ -63,6 +70,24 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
         return launch_sym_atomic<T>(a, order, l, s, err);
     case BSRMV_GPU_SYM_WINDOW:
         return launch_sym_window<T>(a, order, l, s, err);
+    default:
+        return LAUNCH_NOT_BUILT;
+    }
+}
+
+/* Float values with double vectors: built for the by-block (K1) and
+ * by-column families, the plain kernels of the regular matrices (the plan
+ * takes the float rows of its table whose kernel is built). */
+static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c,
+                             const Args<float, double> &a, cudaStream_t s, cudaError_t *err, bool dry)
+{
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    switch (c.kernel) {
+    case BSRMV_GPU_BY_BLOCK:
+    case BSRMV_GPU_K1_SMALL:
+        return launch_byblock<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_BY_COLUMN:
+        return launch_bycolumn<float>(a, order, launch_of(m, c, dry), s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }

@@ -114,6 +114,7 @@ static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, i
     m->nnzb = nnzb;
     m->bs = bs;
     m->type = type;
+    m->vtype = type;
     m->order = order;
     *out = m;
     return BSRMV_SUCCESS;
@@ -127,11 +128,17 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     *dA = nullptr;
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    if (A->vtype != A->type && A->bs > 32)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_gpu_matrix_upload: float values with double vectors are built "
+                          "for bs <= 32 on the GPU, not %d",
+                          A->bs);
     DeviceScope ds;
     bsrmv_gpu_matrix *m;
     bsrmv_status st = new_handle(&m, A->mb, A->nb, A->bs, A->nnzb, A->type, A->order, device, ds);
     if (st)
         return st;
+    m->vtype = A->vtype;
     m->owns = true;
     m->sym = A->sym;
     cudaError_t e = cudaSuccess;
@@ -255,6 +262,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
     p->nnzb = m->nnzb;
     p->bs = m->bs;
     p->type = m->type;
+    p->vector_type = m->vtype;
     p->order = m->order;
     p->row_len_min = m->len_min;
     p->row_len_max = m->len_max;
@@ -272,47 +280,49 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
 /* SpMV                                                                */
 /* ------------------------------------------------------------------ */
 
-template <typename T>
+/* T: the values, V: x, y and the sums. */
+template <typename T, typename V = T>
 static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m, const void *x,
                            double beta, void *y, int64_t ny, cudaStream_t s)
 {
     cudaError_t e;
-    const T ta = (T)alpha, tb = (T)beta;
+    const V ta = (V)alpha, tb = (V)beta;
     if (ny == 0)
         return BSRMV_SUCCESS;
-    if (ta == T(0) || (op == BSRMV_OP_T && m->nnzb == 0)) {
-        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
+    if (ta == V(0) || (op == BSRMV_OP_T && m->nnzb == 0)) {
+        if ((e = launch_scale<V>((V *)y, ny, tb, s)) != cudaSuccess)
             return cuda_fail(e, "launching the y = beta*y kernel");
         return BSRMV_SUCCESS;
     }
-    Args<T> a;
+    Args<T, V> a;
     a.mb = m->mb;
     a.nb = m->nb;
     a.bs = m->bs;
     a.row_ptr = m->row_ptr;
     a.col_idx = m->col_idx;
     a.val = (const T *)m->val;
-    a.x = (const T *)x;
-    a.y = (T *)y;
+    a.x = (const V *)x;
+    a.y = (V *)y;
     a.alpha = ta;
     a.beta = tb;
     a.long_len = 0;
     bsrmv_gpu_config c = m->cfg;
-    /* Symmetric storage: A^T = A, and the kernels add to beta*y. */
-    if (m->sym) {
-        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
+    if (m->sym || op == BSRMV_OP_T) {
+        if (!std::is_same<T, V>::value)
+            return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmv: %s is not built for float "
+                              "values with double vectors", m->sym ? "symmetric storage" : "A^T x");
+        if ((e = launch_scale<V>((V *)y, ny, tb, s)) != cudaSuccess)
             return cuda_fail(e, "launching the y = beta*y kernel");
-    } else if (op == BSRMV_OP_T) {
-        if ((e = launch_scale<T>((T *)y, ny, tb, s)) != cudaSuccess)
-            return cuda_fail(e, "launching the y = beta*y kernel");
-        c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};
+        if (!m->sym)
+            c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};
     }
     e = cudaSuccess;
-    int r = launch_cfg<T>(m, c, a, s, &e, false);
+    int r = launch_cfg(m, c, a, s, &e, false);
     if (r == LAUNCH_NOT_BUILT) {
         char b[96];
         bsrmv_gpu_config_string(&c, b, sizeof b);
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d", b, m->bs);
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d%s", b, m->bs,
+                          std::is_same<T, V>::value ? "" : " with float values and double vectors");
     }
     if (r != LAUNCH_OK || e != cudaSuccess) {
         char b[96], what[160];
@@ -340,7 +350,7 @@ extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gp
         /* allowed: NaN propagates as on the CPU */
     }
     bsrmv_status st;
-    if (alpha != 0.0 && (st = bsrmv_check_disjoint("bsrmv_gpu_spmv", d_x, nx, d_y, ny, bsrmv_type_size(dA->type))))
+    if (alpha != 0.0 && (st = bsrmv_check_disjoint("bsrmv_gpu_spmv", d_x, nx, d_y, ny, bsrmv_type_size(dA->vtype))))
         return st;
     DeviceScope ds;
     cudaError_t e = ds.enter(dA->device);
@@ -352,8 +362,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gp
         return st;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
-    return dA->type == BSRMV_DOUBLE ? spmv_t<double>(op, alpha, dA, d_x, beta, d_y, ny, s)
-                                    : spmv_t<float>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    return dA->type == BSRMV_DOUBLE   ? spmv_t<double>(op, alpha, dA, d_x, beta, d_y, ny, s)
+           : dA->vtype == BSRMV_DOUBLE ? spmv_t<float, double>(op, alpha, dA, d_x, beta, d_y, ny, s)
+                                       : spmv_t<float>(op, alpha, dA, d_x, beta, d_y, ny, s);
 }
 
 /* ------------------------------------------------------------------ */

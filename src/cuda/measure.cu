@@ -30,7 +30,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
     bsrmv_status st = plan_choose(dA);
     cfgs[0] = dA->cfg;
     build_candidates(dA, cfgs + 1, n);
-    const size_t ts = bsrmv_type_size(dA->type);
+    const size_t ts = bsrmv_type_size(dA->vtype);
     const int64_t nx = dA->nb * dA->bs, ny = dA->mb * dA->bs;
     void *x = nullptr, *y = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr, w0 = nullptr;

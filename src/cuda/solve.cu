@@ -634,9 +634,9 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
     bsrmv_status st = bsrmv_gpu_matrix_get_plan(dA, &pl);
-    if (st || (st = bsrmv_sv_check(method, pl.mb, pl.nb, pl.bs, pl.type, n, d_b, d_x, opt)))
+    if (st || (st = bsrmv_sv_check(method, pl.mb, pl.nb, pl.bs, pl.vector_type, n, d_b, d_x, opt)))
         return st;
-    if (dP && (st = bsrmv_sv_check_precond(dP->mb, dP->bs, dP->type, pl.mb, pl.bs, pl.type)))
+    if (dP && (st = bsrmv_sv_check_precond(dP->mb, dP->bs, dP->type, pl.mb, pl.bs, pl.vector_type)))
         return st;
     if (dP && dP->device != pl.device)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "P is on device %d, A on device %d", dP->device,
@@ -664,16 +664,16 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     be->n = n;
     be->mb = pl.mb;
     be->bs = pl.bs;
-    be->type = pl.type;
+    be->type = pl.vector_type; /* the vectors': double for a mixed-precision matrix */
     be->has_p = dP != nullptr;
-    const double ts = (double)bsrmv_type_size(pl.type);
+    const double ts = (double)bsrmv_type_size(pl.type), vs = (double)bsrmv_type_size(pl.vector_type);
     be->spmv_bytes = (double)pl.nnzb * pl.bs * pl.bs * ts + (double)pl.nnzb * sizeof(int32_t) +
-                     (double)(pl.mb + 1) * sizeof(int64_t) + 2.0 * (double)n * ts;
+                     (double)(pl.mb + 1) * sizeof(int64_t) + 2.0 * (double)n * vs;
     be->alloc = g_alloc;
     be->release = g_release;
     be->sync = g_sync;
     be->spmv = g_spmv;
-    if (pl.type == BSRMV_DOUBLE)
+    if (pl.vector_type == BSRMV_DOUBLE)
         set_ops<double>(be);
     else
         set_ops<float>(be);
@@ -705,5 +705,41 @@ extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_mat
         return st;
     st = bsrmv_sv_solve(method, &be, d_b, d_x, opt, report);
     bsrmv_sv_gpu_free(&be);
+    return st;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                                const bsrmv_gpu_matrix *dAf,
+                                                const bsrmv_gpu_precond *dP, const void *d_b,
+                                                void *d_x, int64_t n,
+                                                const bsrmv_solve_options *opt,
+                                                bsrmv_solve_report *report, void *stream)
+{
+    bsrmv_gpu_plan_info pa, pf;
+    if (!dA || !dAf)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s is NULL", dA ? "dAf" : "dA");
+    bsrmv_status st;
+    if ((st = bsrmv_gpu_matrix_get_plan(dA, &pa)) || (st = bsrmv_gpu_matrix_get_plan(dAf, &pf)) ||
+        (st = bsrmv_sv_check_refine("bsrmv_gpu_solve_refined", pa.mb, pa.nb, pa.bs, pa.type,
+                                    pa.vector_type, pf.mb, pf.nb, pf.bs, pf.vector_type)))
+        return st;
+    if (pa.device != pf.device)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is on device %d, dAf on device %d", pa.device,
+                          pf.device);
+    if (opt && !(opt->inner_rtol >= 0 && opt->inner_rtol < 1))
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bad options: inner_rtol %g (0 <= inner_rtol < 1)",
+                          opt->inner_rtol);
+    DeviceScope sc;
+    CU_RET(sc.enter(pa.device), "selecting the device");
+    sv_backend hi, lo;
+    if ((st = bsrmv_sv_gpu_init(&hi, BSRMV_SOLVER_CG, dA, nullptr, d_b, d_x, n, opt, stream)))
+        return st;
+    if ((st = bsrmv_sv_gpu_init(&lo, method, dAf, dP, d_b, d_x, n, opt, stream))) {
+        bsrmv_sv_gpu_free(&hi);
+        return st;
+    }
+    st = bsrmv_sv_refine(method, &hi, &lo, d_b, d_x, opt, report);
+    bsrmv_sv_gpu_free(&lo);
+    bsrmv_sv_gpu_free(&hi);
     return st;
 }

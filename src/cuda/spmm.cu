@@ -167,9 +167,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
-    if (dA->sym)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "bsrmv_gpu_spmm: symmetric storage is not supported (SpMV only)");
+    if (dA->sym || dA->vtype != dA->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmm: %s is not supported (SpMV only)",
+                          dA->sym ? "symmetric storage" : "float values with double vectors");
     int64_t nx, ny;
     bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
                                        dA->type, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);

@@ -232,7 +232,7 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
     be->ctx = c;
     be->mb = A ? A->mb : P->mb;
     be->bs = A ? A->bs : P->bs;
-    be->type = A ? A->type : P->type;
+    be->type = A ? A->vtype : P->type;
     c->k = be->type == BSRMV_DOUBLE ? &kernels_d : &kernels_s;
     be->n = be->mb * be->bs;
     be->has_p = P != NULL;

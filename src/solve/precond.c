@@ -97,7 +97,7 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
                           (long long)A->mb, (long long)A->nb);
     const int bs = A->bs;
     const int64_t bs2 = (int64_t)bs * bs;
-    const size_t ts = bsrmv_type_size(A->type);
+    const size_t ts = bsrmv_type_size(A->vtype);
     size_t bytes;
     if (!bsrmv_bytes(A->mb * bs2, ts, &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "preconditioner too large for this host");
@@ -111,7 +111,7 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
     }
     M->mb = A->mb;
     M->bs = bs;
-    M->type = A->type;
+    M->type = A->vtype;
     M->inv = inv;
     const double eps = A->type == BSRMV_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
 
@@ -150,7 +150,7 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
                 continue;
             }
             for (int64_t e = 0; e < bs2; e++) {
-                if (A->type == BSRMV_DOUBLE)
+                if (M->type == BSRMV_DOUBLE)
                     ((double *)inv)[i * bs2 + e] = di[e];
                 else
                     ((float *)inv)[i * bs2 + e] = (float)di[e];

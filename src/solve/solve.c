@@ -4,8 +4,6 @@
 
 #include <math.h>
 
-#define DEFAULT_RTOL 1e-8
-#define DEFAULT_MAX_ITER 1000
 #define DEFAULT_RESTART 30
 
 bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
@@ -38,7 +36,7 @@ bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
 int bsrmv_sv_restart(const bsrmv_solve_options *opt)
 {
     const int m = opt && opt->restart > 0 ? opt->restart : DEFAULT_RESTART;
-    const int lim = opt && opt->max_iter > 0 ? opt->max_iter : DEFAULT_MAX_ITER;
+    const int lim = opt && opt->max_iter > 0 ? opt->max_iter : SV_DEFAULT_MAX_ITER;
     return m < lim ? m : lim;
 }
 
@@ -62,8 +60,8 @@ bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, 
         o = *opt;
     sv_run r = {0};
     r.be = be;
-    r.rtol = o.rtol > 0 ? o.rtol : DEFAULT_RTOL;
-    r.max_iter = o.max_iter > 0 ? o.max_iter : DEFAULT_MAX_ITER;
+    r.rtol = o.rtol > 0 ? o.rtol : SV_DEFAULT_RTOL;
+    r.max_iter = o.max_iter > 0 ? o.max_iter : SV_DEFAULT_MAX_ITER;
     r.restart = bsrmv_sv_restart(&o);
     r.monitor = o.monitor;
     r.monitor_ctx = o.monitor_ctx;
@@ -129,10 +127,10 @@ bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
-    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, b, x, opt);
+    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->vtype, n, b, x, opt);
     if (st)
         return st;
-    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type)))
+    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->vtype)))
         return st;
     sv_backend be;
     if ((st = bsrmv_sv_cpu_init(&be, A, P)))

@@ -28,6 +28,10 @@ struct bsrmv_precond {
     void *inv; /* mb inverse diagonal blocks, bs*bs values each, column-major */
 };
 
+/* The options' defaults (bsrmv.h). */
+#define SV_DEFAULT_RTOL 1e-8
+#define SV_DEFAULT_MAX_ITER 1000
+
 /* Most pairs one `dots` call takes. */
 #define SV_MAX_DOTS 4
 
@@ -105,6 +109,17 @@ typedef struct sv_run {
  * iterations, recomputes the true residual and fills *rep (may be NULL). */
 bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, void *x,
                             const bsrmv_solve_options *opt, bsrmv_solve_report *rep);
+
+/* Iterative refinement (refine.c): true residuals on `hi` (the matrix in
+ * working precision), corrections by `method` on `lo` (its float copy with
+ * the same vectors, and the preconditioner); fills *rep (may be NULL). */
+bsrmv_status bsrmv_sv_refine(bsrmv_solver method, sv_backend *hi, sv_backend *lo, const void *b,
+                             void *x, const bsrmv_solve_options *opt, bsrmv_solve_report *rep);
+/* The matrix pair of a refined solve: A double, the copy of the same shape
+ * with double vectors. */
+bsrmv_status bsrmv_sv_check_refine(const char *who, int64_t mb, int64_t nb, int bs,
+                                   bsrmv_type type, bsrmv_type vtype, int64_t lmb, int64_t lnb,
+                                   int lbs, bsrmv_type lvtype);
 
 /* The methods: iterate from x (r.x_is_zero: x == 0) until converged. */
 bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x);
