@@ -260,26 +260,24 @@ class MpiRun:
         return out
 
 
+def is_mpi_run(d):
+    """A gpu-mpi run directory: meta.json with mode "gpu-mpi", or no
+    meta.json and a bench.jsonl with mpi_spmv records (a directory written
+    by scripts/gpu_mpi.sh itself)."""
+    m, b = os.path.join(d, "meta.json"), os.path.join(d, "bench.jsonl")
+    if os.path.isfile(m):
+        try:
+            with open(m) as f:
+                return json.load(f).get("mode") == "gpu-mpi"
+        except ValueError:
+            return False
+    return os.path.isfile(b) and any(r.get("bench") == "mpi_spmv" for r in read_jsonl(b))
+
+
 def find_mpi_runs(path=None):
-    """gpu-mpi run directories, newest first: meta.json with mode "gpu-mpi",
-    or a bench.jsonl with mpi_spmv records and no meta.json (a directory
-    written by scripts/gpu_mpi.sh itself)."""
+    """gpu-mpi run directories (is_mpi_run), newest first."""
     root = path or RESULTS
-    found = []
     if not os.path.isdir(root):
-        return found
-    for name in os.listdir(root):
-        d = os.path.join(root, name)
-        m, b = os.path.join(d, "meta.json"), os.path.join(d, "bench.jsonl")
-        if os.path.isfile(m):
-            try:
-                with open(m) as f:
-                    meta = json.load(f)
-            except ValueError:
-                continue
-            if meta.get("mode") == "gpu-mpi":
-                found.append((meta.get("start_utc", ""), d))
-        elif os.path.isfile(b) and any(r.get("bench") == "mpi_spmv" for r in read_jsonl(b)):
-            run = MpiRun(d)
-            found.append((run.date, d))
-    return [d for _, d in sorted(found, reverse=True)]
+        return []
+    runs = [MpiRun(os.path.join(root, n)) for n in os.listdir(root) if is_mpi_run(os.path.join(root, n))]
+    return [r.path for r in sorted(runs, key=lambda r: (r.meta.get("start_utc") or r.date), reverse=True)]
