@@ -2,7 +2,8 @@
 # Checks `bench/suite.sh --gpu-mpi` and the report's several-GPU section on a
 # machine without GPUs:
 #   1. --dry-run prints the one scripts/gpu_mpi.sh command, with the phases
-#      and the strong grids passed through, and writes nothing;
+#      and the strong grids passed through, and writes nothing; a bad phase
+#      or grid list is refused (exit status 2);
 #   2. a run against a stand-in script (GPU_MPI) that writes records in
 #      bsrmv_mpi_bench's shape: meta.json in mode gpu-mpi, a failing step
 #      counted;
@@ -29,6 +30,14 @@ if grep -qx "+ env STRONG3=308 STRONG6=196 OUT=$T/dry scripts/gpu_mpi.sh strong 
     ok "dry run: the gpu_mpi.sh command with phases and strong grids, nothing written"
 else
     bad "dry run printed: $out"
+fi
+
+bench/suite.sh --gpu-mpi --dry-run --phases strong,bogus >/dev/null 2>&1; rc1=$?
+bench/suite.sh --gpu-mpi --dry-run --strong-grids 308x >/dev/null 2>&1; rc2=$?
+if [ "$rc1" = 2 ] && [ "$rc2" = 2 ]; then
+    ok "bad input: an unknown phase, a malformed --strong-grids: exit status 2"
+else
+    bad "bad input: exit status $rc1, $rc2 (want 2, 2)"
 fi
 
 # 2. a run with a stand-in script: 1, 2, 4 ranks, times chosen so that the

@@ -86,7 +86,7 @@ cd "$ROOT" || exit 1
 
 MODE=cpu QUICK=0 DRY=0 INSTALL=1 REPORT=1 USE_PEERS=1
 OUT_DIR='' OUT_GIVEN='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
-STRONG_GRIDS='' MPI_PHASES='build strong weak solve'
+STRONG_GRIDS='' MPI_PHASES=''
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -110,6 +110,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+if [ "$MODE" != gpu-mpi ] && [ -n "$STRONG_GRIDS$MPI_PHASES" ]; then
+    echo "suite: --phases and --strong-grids go with --gpu-mpi" >&2
+    exit 2
+fi
 LOG_TAG=suite
 . bench/lib.sh
 NPROC=${NPROC:-$(nproc)}
@@ -130,7 +134,7 @@ export OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 unset OMP_PROC_BIND OMP_PLACES OMP_NUM_THREADS
 
 # ---- machine, output directory ------------------------------------------------
-GPU_NAME= GPU_COUNT=0
+GPU_NAME='' GPU_COUNT=0
 if [ "$MODE" != cpu ] && command -v nvidia-smi >/dev/null; then
     GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
     GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -154,14 +158,23 @@ if [ -z "$OUT_DIR" ]; then
     while [ -e "$OUT_DIR" ]; do OUT_DIR=bench/results/${LABEL}_${DATE}_$k; k=$((k + 1)); done
 fi
 if [ "$MODE" = gpu-mpi ]; then
-    MPI_PHASES=${MPI_PHASES//,/ }
+    MPI_PHASES=${MPI_PHASES:-build strong weak solve}
+    read -ra PHASE_LIST <<<"${MPI_PHASES//,/ }"
+    MPI_PHASES=${PHASE_LIST[*]}
+    for ph in "${PHASE_LIST[@]}"; do
+        case $ph in build|test|sanitize|strong|weak|ksparse|solve) ;;
+            *) echo "suite: unknown phase '$ph' (build test sanitize strong weak ksparse solve)" >&2; exit 2 ;;
+        esac
+    done
+    [[ "$STRONG_GRIDS" =~ ^([0-9]+(,[0-9]+)?)?$ ]] ||
+        { echo "suite: --strong-grids takes N3 or N3,N6 (grid edges), not '$STRONG_GRIDS'" >&2; exit 2; }
     MPI_ENV=()
     if [ -n "$STRONG_GRIDS" ]; then
         MPI_ENV+=("STRONG3=${STRONG_GRIDS%%,*}")
         [[ "$STRONG_GRIDS" == *,* ]] && MPI_ENV+=("STRONG6=${STRONG_GRIDS#*,}")
     fi
     # GPU_MPI: a stand-in script for the checks (bench/check_gpu_mpi_mode.sh)
-    MPI_CMD=(env "${MPI_ENV[@]}" OUT="$OUT_DIR" "${GPU_MPI:-scripts/gpu_mpi.sh}" $MPI_PHASES)
+    MPI_CMD=(env "${MPI_ENV[@]}" OUT="$OUT_DIR" "${GPU_MPI:-scripts/gpu_mpi.sh}" "${PHASE_LIST[@]}")
     if [ "$DRY" = 1 ]; then # the one command, nothing written
         [ -f "$OUT_DIR/bench.jsonl" ] || echo "+ rm -f build-gpu-mpi/gpu_mpi_records.jsonl"
         echo "+ ${MPI_CMD[*]}"
