@@ -9,6 +9,7 @@ import gzip
 import json
 import math
 import os
+import re
 from collections import defaultdict
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -175,3 +176,108 @@ def find_runs(mode, path=None):
             if meta.get("mode") == mode:
                 found.append((not meta.get("quick", False), meta.get("start_utc", ""), d))
     return [d for _, _, d in sorted(found, reverse=True)]
+
+
+# ---- several GPUs: scripts/gpu_mpi.sh through `bench/suite.sh --gpu-mpi` ----------
+
+
+def _grid_dims(matrix):
+    """(nx, ny, nz) of a grid27_NXxNYxNZ matrix name, else None."""
+    stem, _, dims = matrix.partition("_")
+    parts = dims.split("x")
+    if stem != "grid27" or len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+class MpiRun:
+    """One gpu-mpi result directory: bench.jsonl of bsrmv_mpi_bench --gpu
+    ("mpi_spmv" and "mpi_solve" records), machine.txt (nvidia-smi) and
+    meta.json.  A directory from scripts/gpu_mpi.sh alone (no meta.json)
+    reads the GPU model and count from machine.txt and the label and date
+    from its name.  A (matrix, bs, ranks) measured twice keeps the later
+    record, as the script's summary does."""
+
+    def __init__(self, path):
+        self.path = path
+        meta_path = os.path.join(path, "meta.json")
+        self.meta = {}
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                self.meta = json.load(f)
+        gpus = []
+        mt = os.path.join(path, "machine.txt")
+        if os.path.exists(mt):
+            with open(mt) as f:
+                for line in f:
+                    # nvidia-smi's table: "|   0  NVIDIA H200    On  |   ..."
+                    g = re.match(r"\|\s+\d+\s+(.+?)\s+(On|Off)\s+\|", line)
+                    if g:
+                        gpus.append(g.group(1))
+        self.records = read_jsonl(os.path.join(path, "bench.jsonl"))
+        self.gpu_name = self.meta.get("gpu") or (gpus[0] if gpus else "") or next(
+            (r["device"] for r in self.records if r.get("device")), "")
+        self.gpu_count = self.meta.get("gpu_count") or len(gpus) or None
+        name = os.path.basename(os.path.normpath(path))
+        self.label = self.meta.get("label") or name.split("_")[0]
+        self.date = self.meta.get("date") or (name.split("_")[1] if "_" in name else "")
+        self.spmv = {}
+        self.solve = {}
+        for r in self.records:
+            if r.get("bench") == "mpi_spmv":
+                self.spmv[(r["matrix"], r["bs"], r["ranks"])] = r
+            elif r.get("bench") == "mpi_solve" and r.get("backend") == "gpu":
+                self.solve[(r["matrix"], r["method"], r["bs"], r["ranks"])] = r
+
+    def strong(self):
+        """{(matrix, bs): [(ranks, record, speedup, efficiency)]} for every
+        matrix measured on 1 rank and on more."""
+        out = {}
+        for (m, bs, p), one in sorted(self.spmv.items()):
+            if p != 1:
+                continue
+            rows = [(q, r, one["ms"] / r["ms"], one["ms"] / r["ms"] / q)
+                    for (m2, bs2, q), r in sorted(self.spmv.items()) if (m2, bs2) == (m, bs)]
+            if len(rows) > 1:
+                out[(m, bs)] = rows
+        return out
+
+    def weak(self):
+        """{(base matrix, bs): [(ranks, matrix, record, efficiency)]}: grids
+        stretched along z by the rank count, each rank keeping the 1-rank
+        size; efficiency = time on 1 rank / time on P ranks."""
+        out = {}
+        for (m, bs, p), one in sorted(self.spmv.items()):
+            d = _grid_dims(m)
+            if p != 1 or not d or not d[0] == d[1] == d[2]:
+                continue
+            rows = [(1, m, one, 1.0)]
+            for (m2, bs2, q), r in sorted(self.spmv.items(), key=lambda kv: kv[0][2]):
+                if bs2 == bs and q > 1 and _grid_dims(m2) == (d[0], d[1], d[2] * q):
+                    rows.append((q, m2, r, one["ms"] / r["ms"]))
+            if len(rows) > 1:
+                out[(m, bs)] = rows
+        return out
+
+
+def is_mpi_run(d):
+    """A gpu-mpi run directory: meta.json with mode "gpu-mpi", or no
+    meta.json and a bench.jsonl with mpi_spmv records (a directory written
+    by scripts/gpu_mpi.sh itself)."""
+    m, b = os.path.join(d, "meta.json"), os.path.join(d, "bench.jsonl")
+    if os.path.isfile(m):
+        try:
+            with open(m) as f:
+                return json.load(f).get("mode") == "gpu-mpi"
+        except ValueError:
+            return False
+    return os.path.isfile(b) and any(r.get("bench") == "mpi_spmv" for r in read_jsonl(b))
+
+
+def find_mpi_runs(path=None):
+    """gpu-mpi run directories (is_mpi_run), newest first."""
+    root = path or RESULTS
+    if not os.path.isdir(root):
+        return []
+    runs = [MpiRun(os.path.join(root, n)) for n in os.listdir(root) if is_mpi_run(os.path.join(root, n))]
+    return [r.path for r in sorted(runs, key=lambda r: (r.meta.get("start_utc") or r.date), reverse=True)]

@@ -11,6 +11,9 @@ run (file names start with the run's label):
   _real_bars.png    one bar chart per real matrix (small multiples)
   _scaling.png      GB/s vs CPU threads (Fig. 10 style)
   _small_time.png   time per SpMV for the cache-resident matrices
+A gpu-mpi run (bench/suite.sh --gpu-mpi; the newest one without RUN_DIR):
+  _mpi_speedup.png  speedup vs GPUs of the distributed SpMV, one line per
+                    matrix, and of BiCGSTAB per iteration; the ideal line
 Horizontal lines: the measured read bandwidth (CPU stream per thread count,
 GPU read-only kernel).  Needs matplotlib (the suite pip-installs it).
 """
@@ -251,14 +254,63 @@ def plot_small_time(run, path):
     return True
 
 
+def plot_mpi_speedup(run, path):
+    """Speedup vs GPUs of the distributed SpMV (strong scaling, one line per
+    matrix) and BiCGSTAB, with the ideal line."""
+    strong = run.strong()
+    if not strong:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4.4))
+    counts = sorted({p for rows in strong.values() for p, *_ in rows})
+    ax.plot(counts, counts, "k--", lw=1, label="ideal")
+    for i, ((matrix, bs), rows) in enumerate(strong.items()):
+        one = rows[0][1]
+        ax.plot([p for p, *_ in rows], [sp for _, _, sp, _ in rows], marker=MARKERS[i % len(MARKERS)],
+                lw=1.2, label=f"SpMV {matrix} bs {bs} ({one['nnzb'] * bs * bs * 8 / 1e9:.0f} GB)")
+    solves = {}
+    for (matrix, method, bs, p), r in sorted(run.solve.items()):
+        solves.setdefault((matrix, method, bs), []).append((p, r["ms_per_iteration"]))
+    for j, ((matrix, method, bs), pts) in enumerate(solves.items()):
+        base = dict(pts).get(1)
+        if base:
+            ax.plot([p for p, _ in pts], [base / t for _, t in pts], marker=MARKERS[(i + 1 + j) % len(MARKERS)],
+                    lw=1.2, ls=":", color="k", label=f"{method} {matrix} bs {bs}, per iteration")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(counts)
+    ax.set_xticklabels([str(c) for c in counts])
+    ax.set_yticks(counts)
+    ax.set_yticklabels([str(c) for c in counts])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("GPUs (one MPI rank each)")
+    ax.set_ylabel("speedup over 1 GPU")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    gpus = f"{run.gpu_count} x {run.gpu_name}" if run.gpu_count else run.gpu_name
+    ax.set_title(f"{run.label}: strong scaling, distributed SpMV and BiCGSTAB on {gpus}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="*")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results", "plots"))
     a = ap.parse_args()
     dirs = a.runs or [d for d in (next(iter(bd.find_runs(m)), None) for m in ("cpu", "gpu")) if d]
+    if not a.runs:
+        dirs += bd.find_mpi_runs()[:1]
     os.makedirs(a.out, exist_ok=True)
     for d in dirs:
+        if bd.is_mpi_run(d):
+            run = bd.MpiRun(d)
+            path = os.path.join(a.out, f"{run.label}_mpi_speedup.png")
+            if plot_mpi_speedup(run, path):
+                print(f"plot: {os.path.relpath(path, ROOT)} ({os.path.getsize(path) // 1024} KB)")
+            continue
         run = bd.Run(d)
         label = run.meta.get("label")
         for name, fn in (("gbps_vs_bs", plot_gbps_vs_bs), ("real_bars", plot_real_bars),

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """docs/RESULTS.md from the suite's JSON lines (bench/suite.sh).
 
-  bench/report.py [--cpu DIR] [--gpu DIR] [--out docs/RESULTS.md]
+  bench/report.py [--cpu DIR] [--gpu DIR] [--gpu-mpi DIR] [--out docs/RESULTS.md]
                   [--template bench/RESULTS.template.md] [--readme README.md]
 
-Without --cpu/--gpu: the newest full run of each mode in bench/results/
-(a quick run when there is no full one).  Every (matrix, bs) measured is a
+Without --cpu/--gpu/--gpu-mpi: the newest full run of each mode in
+bench/results/ (a quick run when there is no full one).  Every (matrix, bs) measured is a
 row, with bsrmv / best peer on it, good or bad; geometric means per set;
 what was skipped and why; wrong results listed apart.  Values are medians
 over the rounds and processes of a run (bsrmv: the in-process library
@@ -362,6 +362,113 @@ def gpu_section(run, title, level="##"):
     return out, summary
 
 
+# ---- several GPUs ------------------------------------------------------------------
+
+
+def machine_versions(run):
+    """MPI and NCCL versions from the run's machine.txt (what the script logged)."""
+    out = []
+    try:
+        with open(os.path.join(run.path, "machine.txt")) as f:
+            text = f.read()
+    except OSError:
+        return out
+    m = re.search(r"mpirun \(([^)]+)\) (\S+)", text)
+    if m:
+        out.append(f"{m.group(1)} {m.group(2)}")
+    m = re.search(r"libnccl\.so\.(\d+\.\d+\.\d+)", text)
+    if m:
+        out.append(f"NCCL {m.group(1)}")
+    return out
+
+
+def mpi_section(run, level="##"):
+    m = run.meta
+    gpus = f"{run.gpu_count} x {run.gpu_name}" if run.gpu_count else run.gpu_name
+    out = [f"{level} Several GPUs: distributed SpMV and BiCGSTAB", ""]
+    out.append(f"- machine: {gpus}, one host, one MPI rank per GPU"
+               + "".join(f"; {v}" for v in machine_versions(run)))
+    if m:
+        out.append(f"- date: {m.get('start_utc')} UTC, {m.get('elapsed_s')} s; commit `{m.get('commit')}`"
+                   + (" (with uncommitted changes)" if m.get("dirty") else ""))
+        out.append(f"- command: `{m.get('command', '').strip()}`")
+        if m.get("failed_commands"):
+            out.append(f"- {m['failed_commands']} command(s) failed: see `{rel(run.path)}/summary.txt`")
+        for n in m.get("notes", []):
+            out.append(f"- note: {n}")
+    else:
+        out.append(f"- date: {run.date}; written by `scripts/gpu_mpi.sh` directly: how, in "
+                   f"`{rel(run.path)}/README.md`")
+    out.append(f"- data: `{rel(run.path)}/` (`bench.jsonl`: the records of `bsrmv_mpi_bench --gpu`; "
+               "`machine.txt`: nvidia-smi, topology, MPI, NCCL)")
+    out.append("")
+    plot = os.path.join(ROOT, "docs", "results", "plots", f"{run.label}_mpi_speedup.png")
+    if os.path.exists(plot):
+        out += [f"![{run.label}: speedup vs GPUs](results/plots/{run.label}_mpi_speedup.png)", ""]
+    out.append("`bsrmv_dist_gpu_spmv` (docs/DISTRIBUTED.md): each rank owns a contiguous range of "
+               "block rows on its own GPU and receives the x entries it needs from other ranks "
+               "through NCCL beside its local product. ms: median of the slowest rank's time per "
+               "SpMV; GB/s: the whole SpMV's bytes over that time; speedup: time on 1 GPU / time "
+               "on P GPUs; parallel efficiency: speedup / P; halo MB: bytes exchanged per SpMV, "
+               "all ranks together; exchange ms: the exchange alone; SpMV / products: the SpMV's "
+               "time over the local and off-rank products alone (near 1: the exchange is hidden).")
+    out.append("")
+    out.append(f"{level}# Strong scaling: one matrix on 1 to {max((k[2] for k in run.spmv), default=1)} GPUs")
+    out.append("")
+    strong = run.strong()
+    if not strong:
+        out += ["No matrix measured on 1 GPU and on more in this run.", ""]
+    for (matrix, bs), rows in strong.items():
+        one = rows[0][1]
+        out.append(f"**{matrix}**, bs {bs}, {one['mb']} block rows, {one['nnzb']} blocks "
+                   f"({one['nnzb'] * bs * bs * 8 / 1e9:.1f} GB of values)")
+        out.append("")
+        out.append("| GPUs | ms | GB/s | speedup | parallel efficiency | halo MB | exchange ms | "
+                   "SpMV / products |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for p, r, sp, eff in rows:
+            out.append(f"| {p} | {fmt(r['ms'], 3)} | {fmt(r['gbps'], 0)} | {sp:.3f} | {eff:.3f} | "
+                       f"{fmt(r['halo_bytes'] / 1e6, 3)} | {fmt(r['exchange_ms'], 3)} | "
+                       f"{fmt(r.get('ratio_to_products'), 3)} |")
+        out.append("")
+    out.append(f"{level}# Weak scaling: the same size per GPU")
+    out.append("")
+    weak = run.weak()
+    if not weak:
+        out += ["No weak-scaling runs in this run.", ""]
+    else:
+        out.append("Grids stretched along z by the GPU count, each GPU keeping the 1-GPU grid; "
+                   "efficiency: time on 1 GPU / time on P GPUs (1.00: perfect).")
+        out.append("")
+        out.append("| bs | GPUs | matrix | ms | GB/s | halo MB | efficiency |")
+        out.append("|---|---|---|---|---|---|---|")
+        for (_, bs), rows in weak.items():
+            for p, matrix, r, eff in rows:
+                out.append(f"| {bs} | {p} | {matrix} | {fmt(r['ms'], 3)} | {fmt(r['gbps'], 0)} | "
+                           f"{fmt(r['halo_bytes'] / 1e6, 3)} | {eff:.3f} |")
+        out.append("")
+    out.append(f"{level}# Distributed BiCGSTAB on the GPUs")
+    out.append("")
+    if not run.solve:
+        out += ["No solve runs in this run.", ""]
+    else:
+        out.append("Block Jacobi preconditioner; ms per iteration: the solve's time over its iterations "
+                   "(median of the repeats); bound: the bytes an iteration must move over the summed "
+                   "read bandwidth of the GPUs in use; efficiency: bound / measured time.")
+        out.append("")
+        out.append("| matrix | method | bs | GPUs | iterations | ms per iteration | speedup | GB/s | "
+                   "bound ms | efficiency vs bound |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for (matrix, method, bs, p), r in sorted(run.solve.items()):
+            one = run.solve.get((matrix, method, bs, 1))
+            sp = one["ms_per_iteration"] / r["ms_per_iteration"] if one else None
+            out.append(f"| {matrix} | {method} | {bs} | {p} | {r['iterations']} | "
+                       f"{fmt(r['ms_per_iteration'], 3)} | {fmt(sp, 3)} | {fmt(r['gbps'], 0)} | "
+                       f"{fmt(r['bound_ms_per_iteration'], 3)} | {fmt(r['efficiency'], 3)} |")
+        out.append("")
+    return out
+
+
 # ---- common -----------------------------------------------------------------------
 
 
@@ -455,6 +562,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpu")
     ap.add_argument("--gpu")
+    ap.add_argument("--gpu-mpi", help="a gpu-mpi run directory (bench/suite.sh --gpu-mpi)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "RESULTS.md"))
     ap.add_argument("--template", default=os.path.join(ROOT, "bench", "RESULTS.template.md"))
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
@@ -463,6 +571,8 @@ def main():
     gpu_dir = a.gpu or next(iter(bd.find_runs("gpu")), None)
     cpu = bd.Run(cpu_dir) if cpu_dir else None
     gpu = bd.Run(gpu_dir) if gpu_dir else None
+    mpi_dir = a.gpu_mpi or next(iter(bd.find_mpi_runs()), None)
+    mpi = bd.MpiRun(mpi_dir) if mpi_dir else None
 
     cpu_lines, cpu_sum = (cpu_section(cpu, f"CPU: {cpu.meta.get('label')}") if cpu
                           else (["## CPU", "", "No CPU run found in bench/results/."], []))
@@ -490,6 +600,11 @@ def main():
                      "come from this machine; the GPU section (bsrmv kernels vs cusparseDbsrmv col/row, "
                      "cusparseSpMV BSR_ALG1, CSR_ALG1) and the GPU machine's CPU thread scaling "
                      "(1, 2, 4, 8, 16 threads) appear here once that run exists.", ""]
+    mpi_lines = (mpi_section(mpi) if mpi else
+                 ["## Several GPUs: pending device run", "",
+                  "No gpu-mpi run in bench/results/ yet: on a machine with 2, 4 or 8 GPUs, "
+                  "`bench/suite.sh --gpu-mpi --out \"$OUT/gpu-mpi\"`, then copy that directory to "
+                  "`bench/results/` and run `python3 bench/plot.py && python3 bench/report.py`.", ""])
     head = headline(cpu, cpu_sum, gpu, gpu_sum)
     try:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -501,12 +616,13 @@ def main():
     text = (tpl.replace("{{HEADLINE}}", "\n".join(head))
             .replace("{{CPU}}", "\n".join(cpu_lines))
             .replace("{{GPU}}", "\n".join(gpu_lines))
-            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, gpu) if r) or "none")
+            .replace("{{GPU_MPI}}", "\n".join(mpi_lines))
+            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, gpu, mpi) if r) or "none")
             .replace("{{COMMIT}}", commit))
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write(text)
-    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, gpu) if r)}")
+    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, gpu, mpi) if r)}")
 
     if a.readme and os.path.exists(a.readme):
         with open(a.readme) as f:

@@ -6,12 +6,17 @@
 #   bench/suite.sh [--quick] [--gpu] [--sets LIST] [--out DIR] [--label NAME]
 #                  [--budget SECONDS] [--matrices DIR] [--bsrmv PATH]
 #                  [--no-install] [--no-peers] [--no-report] [--dry-run]
+#   bench/suite.sh --gpu-mpi [--phases LIST] [--strong-grids N3,N6] [--out DIR]
+#                  [--label NAME] [--dry-run]
 #
 #   make bench                  CPU suite here (= bench/suite.sh), 10-20 min on 2 cores
 #   make bench ARGS=--quick     a first look, ~1-2 min
 #   bench/suite.sh --gpu --out "$OUT/gpu"   on the GPU machine (after the CUDA
 #                               build of build/bsrmv); ~3.5-5 min on an H100
 #                               (estimate below), --budget 390 s
+#   bench/suite.sh --gpu-mpi --out "$OUT/gpu-mpi" --strong-grids 308,196
+#                               on a machine with 2, 4 or 8 GPUs, OpenMPI
+#                               and NCCL: distributed SpMV and BiCGSTAB
 #
 # Modes
 #   cpu (default)  builds build-bench (CPU only, Release) and bench/peers/,
@@ -45,17 +50,30 @@
 #                  are slower.  --budget 390 keeps the worst case (the last
 #                  command may overrun it by 30 s) near 420 s; the per-phase
 #                  lines in suite.log (bsrmv: phases ...) show the real split.
+#   --gpu-mpi      runs scripts/gpu_mpi.sh with OUT = the results directory:
+#                  its phases (--phases, default "build strong weak solve";
+#                  test, sanitize, ksparse too) on 1, 2, 4 and 8 GPUs, as
+#                  many as there are; --strong-grids N3,N6 sets the grid
+#                  edges of the bs 3 and bs 6 strong-scaling runs (the
+#                  script's STRONG3/STRONG6; default 160,102: ~8 GB; 308,196:
+#                  ~60 GB, half an H200).  Under a 10-minute limit per
+#                  command, one phase group per call with the same --out
+#                  (--phases build, then --phases strong, then weak,solve):
+#                  the records add up in that directory.  No report there
+#                  (copy it back, as for --gpu).
 # Sets and sizes: bench/sets.sh (--sets grid,real,... picks some).
 # Every process runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (malloc
 # advises transparent huge pages, as bsrmv does for its own arrays).
 # Each measurement: 3 warm-up calls (the first checked), median of the timed
 # calls; reps grow for small matrices so that a measurement takes >= ~64 MB.
 #
-# Output: DIR = bench/results/<label>_<date> (default label: cpu-<model>-<N>c
-# or gpu-<model>), holding <set>.jsonl (the CLI's JSON schema plus set, case,
+# Output: DIR = bench/results/<label>_<date> (default label: cpu-<model>-<N>c,
+# gpu-<model> or gpu-mpi-<model>x<GPUs>), holding <set>.jsonl (the CLI's JSON schema plus set, case,
 # via; peers add round and ref), stream.jsonl, matrices.jsonl (the real
 # matrices: nnz, natural bs, fill), skipped.jsonl (what was not measured and
-# why), meta.json (machine, date, commit, command, load, peers) and suite.log.
+# why), meta.json (machine, date, commit, command, load, peers) and suite.log;
+# --gpu-mpi: bench.jsonl (bsrmv_mpi_bench's records), summary.txt, machine.txt,
+# the script's logs, meta.json (GPU model and count, phases, grids) and suite.log.
 # CPU mode, unless --no-report: bench/plot.py and bench/report.py regenerate
 # docs/results/plots/ and docs/RESULTS.md from the newest CPU and GPU runs
 # (with --out DIR: DIR/plots/ and DIR/RESULTS.md from this run, docs untouched)
@@ -68,10 +86,14 @@ cd "$ROOT" || exit 1
 
 MODE=cpu QUICK=0 DRY=0 INSTALL=1 REPORT=1 USE_PEERS=1
 OUT_DIR='' OUT_GIVEN='' LABEL='' BUDGET='' MATRICES='' BSRMV=''
+STRONG_GRIDS='' MPI_PHASES=''
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
         --gpu) MODE=gpu; shift ;;
+        --gpu-mpi) MODE=gpu-mpi; shift ;;
+        --strong-grids) STRONG_GRIDS=$2; shift 2 ;;
+        --phases) MPI_PHASES=$2; shift 2 ;;
         --quick) QUICK=1; shift ;;
         --dry-run) DRY=1; shift ;;
         --no-install) INSTALL=0; shift ;;
@@ -88,6 +110,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+if [ "$MODE" != gpu-mpi ] && [ -n "$STRONG_GRIDS$MPI_PHASES" ]; then
+    echo "suite: --phases and --strong-grids go with --gpu-mpi" >&2
+    exit 2
+fi
 LOG_TAG=suite
 . bench/lib.sh
 NPROC=${NPROC:-$(nproc)}
@@ -108,15 +134,17 @@ export OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 unset OMP_PROC_BIND OMP_PLACES OMP_NUM_THREADS
 
 # ---- machine, output directory ------------------------------------------------
-GPU_NAME=
-if [ "$MODE" = gpu ] && command -v nvidia-smi >/dev/null; then
+GPU_NAME='' GPU_COUNT=0
+if [ "$MODE" != cpu ] && command -v nvidia-smi >/dev/null; then
     GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+    GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 fi
 CPU_NAME=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 if [ -z "$LABEL" ]; then
-    if [ "$MODE" = gpu ]; then
+    if [ "$MODE" != cpu ]; then
         LABEL=$(echo "$GPU_NAME" | tr 'A-Z' 'a-z' | grep -oE '[a-z][0-9]{2,4}[a-z]?' | head -1)
         LABEL=gpu-${LABEL:-unknown}
+        [ "$MODE" = gpu-mpi ] && LABEL=gpu-mpi-${LABEL#gpu-}x$GPU_COUNT
     else
         LABEL=cpu-$(echo "$CPU_NAME" | tr 'A-Z' 'a-z' | awk '{print ($1 == "amd" || $1 == "intel(r)") ? $2 : $1}' |
                     tr -cd 'a-z0-9')-${NPROC}c
@@ -129,6 +157,30 @@ if [ -z "$OUT_DIR" ]; then
     k=2
     while [ -e "$OUT_DIR" ]; do OUT_DIR=bench/results/${LABEL}_${DATE}_$k; k=$((k + 1)); done
 fi
+if [ "$MODE" = gpu-mpi ]; then
+    MPI_PHASES=${MPI_PHASES:-build strong weak solve}
+    read -ra PHASE_LIST <<<"${MPI_PHASES//,/ }"
+    MPI_PHASES=${PHASE_LIST[*]}
+    for ph in "${PHASE_LIST[@]}"; do
+        case $ph in build|test|sanitize|strong|weak|ksparse|solve) ;;
+            *) echo "suite: unknown phase '$ph' (build test sanitize strong weak ksparse solve)" >&2; exit 2 ;;
+        esac
+    done
+    [[ "$STRONG_GRIDS" =~ ^([0-9]+(,[0-9]+)?)?$ ]] ||
+        { echo "suite: --strong-grids takes N3 or N3,N6 (grid edges), not '$STRONG_GRIDS'" >&2; exit 2; }
+    MPI_ENV=()
+    if [ -n "$STRONG_GRIDS" ]; then
+        MPI_ENV+=("STRONG3=${STRONG_GRIDS%%,*}")
+        [[ "$STRONG_GRIDS" == *,* ]] && MPI_ENV+=("STRONG6=${STRONG_GRIDS#*,}")
+    fi
+    # GPU_MPI: a stand-in script for the checks (bench/check_gpu_mpi_mode.sh)
+    MPI_CMD=(env "${MPI_ENV[@]}" OUT="$OUT_DIR" "${GPU_MPI:-scripts/gpu_mpi.sh}" "${PHASE_LIST[@]}")
+    if [ "$DRY" = 1 ]; then # the one command, nothing written
+        [ -f "$OUT_DIR/bench.jsonl" ] || echo "+ rm -f build-gpu-mpi/gpu_mpi_records.jsonl"
+        echo "+ ${MPI_CMD[*]}"
+        exit 0
+    fi
+fi
 if [ "$DRY" = 1 ]; then
     OUT_DIR=$(mktemp -d /tmp/bench_dry.XXXXXX)
 fi
@@ -136,6 +188,53 @@ mkdir -p "$OUT_DIR" || { log "cannot create $OUT_DIR"; exit 1; }
 SUITE_LOG=$OUT_DIR/suite.log
 exec 2> >(tee -a "$SUITE_LOG" >&2)
 log "mode $MODE$([ "$QUICK" = 1 ] && echo ' (quick)'), results in $OUT_DIR, load $LOAD_START"
+
+json_esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+# meta_common: the opening keys of meta.json, the same in every mode (END set).
+meta_common() {
+    local commit dirty
+    commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+    dirty=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true || echo false)
+    printf '{"mode":"%s","quick":%s,"label":"%s","date":"%s","start_utc":"%s","elapsed_s":%d,' \
+        "$MODE" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LABEL" "$DATE" \
+        "$(date -u -d "@$START" '+%Y-%m-%d %H:%M')" $((END - START))
+    printf '"commit":"%s","dirty":%s,"command":"%s",' "$commit" "$dirty" "$(json_esc "bench/suite.sh $ARGS")"
+    printf '"cpu":"%s","nproc":%d,' "$(json_esc "$CPU_NAME")" "$NPROC"
+}
+meta_notes() { # the closing key: the notes
+    local n sep=
+    printf '"notes":['
+    for n in "${NOTES[@]}"; do printf '%s"%s"' "$sep" "$(json_esc "$n")"; sep=,; done
+    printf ']}\n'
+}
+
+# ---- several GPUs: scripts/gpu_mpi.sh --------------------------------------------
+# Its own build (build-gpu-mpi/), tests and runs; the records, summary and
+# machine.txt go straight into the results directory.  The script keeps its
+# records in build-gpu-mpi/ across calls: a results directory without
+# bench.jsonl starts them afresh, one that has it (the same --out again, one
+# phase group per call) adds to them.
+if [ "$MODE" = gpu-mpi ]; then
+    [ "$GPU_COUNT" -ge 2 ] || note "gpu-mpi: $GPU_COUNT GPU(s) found: the scaling runs need 2 or more"
+    [ -f "$OUT_DIR/bench.jsonl" ] || rm -f build-gpu-mpi/gpu_mpi_records.jsonl
+    log "${MPI_CMD[*]}"
+    if ! "${MPI_CMD[@]}" >>"$SUITE_LOG" 2>&1; then # the steps that failed, or the script itself
+        FAILED=$(grep -c ' rc=[1-9]' "$OUT_DIR/summary.txt" 2>/dev/null)
+        [ "${FAILED:-0}" -gt 0 ] || FAILED=1
+    fi
+    END=$(date +%s)
+    {
+        meta_common
+        printf '"gpu":"%s","gpu_count":%d,"phases":"%s","strong_grids":"%s","failed_commands":%d,' \
+            "$(json_esc "$GPU_NAME")" "$GPU_COUNT" "$MPI_PHASES" "${STRONG_GRIDS:-script default}" "$FAILED"
+        printf '"env":"GLIBC_TUNABLES=%s NCCL_NVLS_ENABLE=0",' "$GLIBC_TUNABLES"
+        meta_notes
+    } >"$OUT_DIR/meta.json"
+    log "done in $((END - START)) s, $FAILED failed command(s); results in $OUT_DIR"
+    log "report: copy $OUT_DIR to bench/results/ on the development machine, then run bench/plot.py and bench/report.py there"
+    [ "$FAILED" = 0 ]
+    exit
+fi
 
 # ---- peers and build ---------------------------------------------------------
 # The GPU machine has no network, and its results are reported back here.
@@ -268,7 +367,6 @@ cmd_limit() {
     fi
 }
 
-json_esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 skip() { # SET CASE BS REASON
     log "skip $1 $2 bs $3: $4"
     echo "{\"set\":\"$1\",\"case\":\"$(json_esc "$2")\",\"bs\":$3,\"skipped\":\"$(json_esc "$4")\"}" \
@@ -583,14 +681,9 @@ OWN_S=$(times | awk 'NR == 2 {s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms
 OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((END - START)) \
     'BEGIN { v = dt > 0 ? (b1 - b0 - own) / dt : 0; printf "%.2f", v < 0 ? 0 : v }')
 {
-    commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
-    dirty=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true || echo false)
     pv() { "$@" 2>/dev/null | head -1 || true; }
-    printf '{"mode":"%s","quick":%s,"label":"%s","date":"%s","start_utc":"%s","elapsed_s":%d,' \
-        "$MODE" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LABEL" "$DATE" \
-        "$(date -u -d "@$START" '+%Y-%m-%d %H:%M')" $((END - START))
-    printf '"commit":"%s","dirty":%s,"command":"%s",' "$commit" "$dirty" "$(json_esc "bench/suite.sh $ARGS")"
-    printf '"cpu":"%s","nproc":%d,"llc":"%s","thp":"%s","gpu":"%s",' "$(json_esc "$CPU_NAME")" "$NPROC" \
+    meta_common
+    printf '"llc":"%s","thp":"%s","gpu":"%s",' \
         "$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo '?')" \
         "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')" "$(json_esc "$GPU_NAME")"
     printf '"load_start":"%s","load_end":"%s","other_load":%s,"budget_s":%d,"failed_commands":%d,' \
@@ -604,10 +697,7 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
         "$([ $HAVE_MPI = 1 ] && json_esc "$(pv mpirun --version)")" \
         "$([ $HAVE_RSB = 1 ] && pkg-config --modversion librsb)" \
         "$([ $HAVE_SCIPY = 1 ] && "$PY" -c 'import scipy, numpy; print(scipy.__version__, "numpy", numpy.__version__)')"
-    printf '"notes":['
-    sep=
-    for n in "${NOTES[@]}"; do printf '%s"%s"' "$sep" "$(json_esc "$n")"; sep=,; done
-    printf ']}\n'
+    meta_notes
 } >"$OUT_DIR/meta.json"
 log "done in $((END - START)) s, $FAILED failed command(s), other processes used $OTHER_LOAD cores on average; results in $OUT_DIR"
 
