@@ -10,7 +10,9 @@
  *    (per thread).  Nothing in the library aborts or prints.
  *  - Matrices are standard BSR (a.k.a. BCSR): mb block rows, nb block
  *    columns, square bs x bs blocks, nnzb stored blocks.
- *      row_ptr[mb+1]  64-bit, row_ptr[0] == 0, non-decreasing, row_ptr[mb] == nnzb
+ *      row_ptr[mb+1]  64-bit, or 32-bit through the _i32 functions (the
+ *                     kernels read either width in place); row_ptr[0] == 0,
+ *                     non-decreasing, row_ptr[mb] == nnzb
  *      col_idx[nnzb]  32-bit block-column indices, 0-based, strictly
  *                     increasing within a block row
  *      val[nnzb*bs*bs] block k starts at val + k*bs*bs; inside a block the
@@ -131,6 +133,12 @@ bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
                              const int64_t *row_ptr, const int32_t *col_idx,
                              bsrmv_check_report *report);
 
+/* The same for a 32-bit row_ptr (scipy, cuSPARSE and PETSc's default
+ * builds). */
+bsrmv_status bsrmv_check_bsr_i32(int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                                 const int32_t *row_ptr, const int32_t *col_idx,
+                                 bsrmv_check_report *report);
+
 /* Name of a rule, e.g. "col_idx not sorted within a block row". */
 const char *bsrmv_rule_string(bsrmv_rule r);
 
@@ -196,6 +204,28 @@ bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
                                const int32_t *col_idx, const void *val,
                                bsrmv_type type, bsrmv_order order);
 
+/* Width of a matrix's row_ptr. */
+typedef enum bsrmv_index {
+    BSRMV_INDEX_64 = 0, /* int64_t: bsrmv_matrix_create, _wrap, every builder */
+    BSRMV_INDEX_32 = 1  /* int32_t: bsrmv_matrix_create_i32, _wrap_i32        */
+} bsrmv_index;
+
+/* bsrmv_matrix_create and _wrap for a 32-bit row_ptr (so nnzb <= INT32_MAX):
+ * the matrix keeps that width, copied or wrapped, and bsrmv_spmv,
+ * bsrmv_spmm, bsrmv_solve, bsrmv_matrix_to_coo and bsrmv_gpu_matrix_upload
+ * read it as they read a 64-bit one (the CPU kernels are compiled for both
+ * widths; the upload widens it into the device copy, which is the
+ * library's own).  bsrmv_dist_matrix_scatter takes 64-bit matrices only
+ * (BSRMV_ERR_UNSUPPORTED).  Ownership and threads as for the 64-bit forms. */
+bsrmv_status bsrmv_matrix_create_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                     int64_t nnzb, const int32_t *row_ptr,
+                                     const int32_t *col_idx, const void *val,
+                                     bsrmv_type type, bsrmv_order order);
+bsrmv_status bsrmv_matrix_wrap_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                   int64_t nnzb, const int32_t *row_ptr,
+                                   const int32_t *col_idx, const void *val,
+                                   bsrmv_type type, bsrmv_order order);
+
 /* How scalar entries become blocks when building from COO/CSR. */
 typedef enum bsrmv_blocking {
     /* Cut the matrix into aligned bs x bs blocks; a block holding any entry
@@ -240,15 +270,22 @@ typedef struct bsrmv_matrix_info {
     double row_len_mean;
     int64_t empty_rows;          /* block rows with no block          */
     int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
+    bsrmv_index index;           /* width of row_ptr                  */
 } bsrmv_matrix_info;
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
 
-/* Read-only views of the arrays (for uploading or exporting). */
+/* Read-only views of the arrays (for uploading or exporting), valid while
+ * A lives.  bsrmv_matrix_arrays for a matrix with a 64-bit row_ptr,
+ * bsrmv_matrix_arrays_i32 for a 32-bit one (bsrmv_matrix_info.index says
+ * which); the other one returns BSRMV_ERR_UNSUPPORTED and sets nothing. */
 bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
                                  const int32_t **col_idx, const void **val);
+bsrmv_status bsrmv_matrix_arrays_i32(const bsrmv_matrix *A, const int32_t **row_ptr,
+                                     const int32_t **col_idx, const void **val);
 
-/* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
+/* Bytes one SpMV must move at least: val + col_idx + row_ptr (of its
+ * width) + x + y
  * (y counted once; reading it when beta != 0 is not added). */
 double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
 

@@ -376,7 +376,7 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
     bsrmv_coo *C = *coo;
     int64_t e = 0;
     for (int64_t i = 0; i < A->mb; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
             for (int64_t r = 0; r < bs; r++)
                 for (int64_t c = 0; c < bs; c++, e++) {
                     int64_t at = k * bs2 + in_block(A->order, bs, r, c);

@@ -37,6 +37,9 @@ static bsrmv_status check_root(const bsrmv_matrix *G, const int64_t *row_starts,
 {
     if (!G)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "the matrix to distribute is NULL on the root");
+    if (!G->row_ptr)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_dist_matrix_scatter: the matrix has a "
+                          "32-bit row_ptr; scatter takes a 64-bit one (bsrmv_matrix_create)");
     if (!row_starts)
         return BSRMV_SUCCESS;
     if (row_starts[0] != 0 || row_starts[size] != G->mb)
