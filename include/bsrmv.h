@@ -175,9 +175,17 @@ bsrmv_status bsrmv_coo_count_blocks(const bsrmv_coo *coo, int bs, int64_t *nnzb)
  * Errors: BSRMV_ERR_IO (cannot open/read, damaged gzip data),
  * BSRMV_ERR_FORMAT (the message names the line and what is wrong),
  * BSRMV_ERR_UNSUPPORTED (array or complex files); docs/ERRORS.md lists
- * them all.  If progress is non-zero and stderr is a terminal, long reads
- * print progress to stderr. */
-bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress);
+ * them all.  Prints nothing. */
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo);
+
+/* Options of bsrmv_mm_read_opts; a zeroed struct is the default. */
+typedef struct bsrmv_mm_options {
+    int progress; /* non-zero: long reads print progress to stderr when it is
+                     a terminal */
+} bsrmv_mm_options;
+
+/* bsrmv_mm_read with options (opt NULL: the defaults). */
+bsrmv_status bsrmv_mm_read_opts(const char *path, bsrmv_coo **coo, const bsrmv_mm_options *opt);
 
 /* Write coo as "coordinate real general", 1-based, 17 significant digits;
  * a path ending in ".gz" is written gzip-compressed.  NaN or infinite
@@ -232,10 +240,10 @@ typedef enum bsrmv_blocking {
      * is stored whole, missing entries as explicit zeros.  The scalar matrix
      * is padded with zero rows/columns to a multiple of bs. */
     BSRMV_SPLIT = 0,
-    /* Replace every scalar a_ij by a dense bs x bs block: the matrix grows
-     * to (m*bs) x (n*bs) with the same block pattern as the scalar one.
-     * Block entry (r,c) is a_ij * (1 + 0.25*u) with u in [-1,1) drawn from
-     * seed, so blocks are not constant (the KSPARSE test-matrix method). */
+    /* Replace every scalar a_ij by the bs x bs block a_ij * ones: the
+     * matrix grows to (m*bs) x (n*bs) with the same block pattern as the
+     * scalar one (bsrmv_matrix_perturb_promoted in bsrmv_gen.h makes the
+     * blocks non-constant for benchmarks). */
     BSRMV_PROMOTE = 1
 } bsrmv_blocking;
 
@@ -244,15 +252,14 @@ typedef enum bsrmv_blocking {
  * in the COO pass through).  Scratch memory scales with the entries, not
  * with m and n. */
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                   bsrmv_blocking how, uint64_t seed,
-                                   bsrmv_type type, bsrmv_order order);
+                                   bsrmv_blocking how, bsrmv_type type, bsrmv_order order);
 
 /* Build from 0-based scalar CSR (row_ptr[m+1], col_idx[nnz], val[nnz]);
  * columns need not be sorted, duplicates are summed. */
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
                                    const int64_t *row_ptr, const int64_t *col_idx,
                                    const double *val, int bs, bsrmv_blocking how,
-                                   uint64_t seed, bsrmv_type type, bsrmv_order order);
+                                   bsrmv_type type, bsrmv_order order);
 
 /* Scalar entries of A (explicit zeros inside blocks included) as COO. */
 bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo);

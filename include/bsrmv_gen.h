@@ -13,6 +13,16 @@
 extern "C" {
 #endif
 
+/* The KSPARSE test-matrix method for a matrix made with BSRMV_PROMOTE
+ * (every block a_ij times ones): block entry (r, c) becomes
+ * a_ij * (1 + 0.25*u), u in [-1, 1) drawn from seed and the entry's
+ * (block, r, c) (not its storage position: both block orders get the same
+ * matrix), so the blocks are not constant.  Changes A's values in place;
+ * A must own its arrays (a wrapped matrix: BSRMV_ERR_UNSUPPORTED).  A
+ * finite value that would leave the type's range: BSRMV_ERR_OVERFLOW and
+ * nothing is changed.  A must not be in use by another thread. */
+bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed);
+
 /* A 3D nx*ny*nz grid of nodes, bs unknowns per node, each node coupled to
  * its neighbours by a 7-point (faces) or 27-point (faces, edges, corners)
  * stencil: block row = node, one dense bs x bs block per neighbour.

@@ -265,8 +265,8 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
     return s;
 }
 
-static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint64_t seed,
-                            bsrmv_type type, bsrmv_order order)
+static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_type type,
+                            bsrmv_order order)
 {
     int64_t t;
     if (!bsrmv_mul64(coo->m, bs, &t) || !bsrmv_mul64(coo->n, bs, &t))
@@ -287,15 +287,9 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
     s = adopt_pattern(A, &p, bs, type, order, &val);
     if (!s) {
         const int64_t bs2 = (int64_t)bs * bs;
-        /* The random factor is indexed by (block, r, c), not by storage
-         * position, so both block orders hold the same matrix. */
         for (int64_t k = 0; k < p.nnzb; k++)
-            for (int64_t r = 0; r < bs; r++)
-                for (int64_t c = 0; c < bs; c++) {
-                    double u = 2.0 * bsrmv_hash01(seed, (uint64_t)(k * bs2 + r * bs + c)) - 1.0;
-                    add_value(val, type, k * bs2 + in_block(order, bs, r, c),
-                              scalar[k] * (1.0 + 0.25 * u));
-                }
+            for (int64_t e = 0; e < bs2; e++)
+                add_value(val, type, k * bs2 + e, scalar[k]);
     }
     bsrmv_free(scalar);
     pattern_free(&p);
@@ -303,8 +297,7 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
 }
 
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                   bsrmv_blocking how, uint64_t seed,
-                                   bsrmv_type type, bsrmv_order order)
+                                   bsrmv_blocking how, bsrmv_type type, bsrmv_order order)
 {
     if (!A || !coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo: NULL argument");
@@ -324,7 +317,7 @@ bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int b
     if (s)
         return s;
     s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
-                           : promote(A, coo, bs, seed, type, order);
+                           : promote(A, coo, bs, type, order);
     if (!s && (s = check_sums(*A, all_finite))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
@@ -335,7 +328,7 @@ bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int b
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
                                    const int64_t *row_ptr, const int64_t *col_idx,
                                    const double *val, int bs, bsrmv_blocking how,
-                                   uint64_t seed, bsrmv_type type, bsrmv_order order)
+                                   bsrmv_type type, bsrmv_order order)
 {
     if (!A || !row_ptr)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_csr: NULL argument");
@@ -360,9 +353,50 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
             rows[k] = i;
     bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val};
-    bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, seed, type, order);
+    bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, type, order);
     bsrmv_free(rows);
     return s;
+}
+
+/* The factor of entry (r, c) of block k: indexed by (block, r, c), not by
+ * storage position, so both block orders hold the same matrix. */
+static double perturbation(uint64_t seed, int64_t k, int64_t bs, int64_t r, int64_t c)
+{
+    const double u = 2.0 * bsrmv_hash01(seed, (uint64_t)((k * bs + r) * bs + c)) - 1.0;
+    return 1.0 + 0.25 * u;
+}
+
+bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_perturb_promoted: NULL matrix");
+    if (!A->owns)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_matrix_perturb_promoted: the matrix "
+                          "wraps the caller's arrays; it changes only library-owned values");
+    const int64_t bs = A->bs, bs2 = bs * bs;
+    const bool dbl = A->type == BSRMV_DOUBLE;
+    /* First every new value is checked, so a failure changes nothing. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t k = 0; k < A->nnzb; k++)
+            for (int64_t r = 0; r < bs; r++)
+                for (int64_t c = 0; c < bs; c++) {
+                    const int64_t at = k * bs2 + in_block(A->order, bs, r, c);
+                    const double v = dbl ? ((const double *)A->val)[at]
+                                         : ((const float *)A->val)[at];
+                    const double w = v * perturbation(seed, k, bs, r, c);
+                    if (pass == 0) {
+                        if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w))
+                            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                                              "bsrmv_matrix_perturb_promoted: %g times up to "
+                                              "1.25 overflows %s (block %lld)",
+                                              v, dbl ? "double" : "float", (long long)k);
+                    } else if (dbl) {
+                        ((double *)A->val)[at] = w;
+                    } else {
+                        ((float *)A->val)[at] = (float)w;
+                    }
+                }
+    return BSRMV_SUCCESS;
 }
 
 bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)

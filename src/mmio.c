@@ -686,8 +686,14 @@ fail:
     return st;
 }
 
-bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress)
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo)
 {
+    return bsrmv_mm_read_opts(path, coo, NULL);
+}
+
+bsrmv_status bsrmv_mm_read_opts(const char *path, bsrmv_coo **coo, const bsrmv_mm_options *opt)
+{
+    const int progress = opt ? opt->progress : 0;
     if (!coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: coo is NULL");
     *coo = NULL;

@@ -43,7 +43,7 @@ static const char *file_of(const char *name, const char *text, size_t len)
 static bsrmv_status read_text(const char *name, const char *text)
 {
     bsrmv_coo *c = NULL;
-    bsrmv_status s = bsrmv_mm_read(file_of(name, text, strlen(text)), &c, 0);
+    bsrmv_status s = bsrmv_mm_read(file_of(name, text, strlen(text)), &c);
     bsrmv_coo_destroy(c);
     return s;
 }
@@ -54,7 +54,7 @@ static bsrmv_status read_bytes(const char *name, const unsigned char *b, size_t 
     FILE *f = fopen(path, "wb");
     TU_CHECK(f && fwrite(b, 1, n, f) == n && fclose(f) == 0, "write");
     bsrmv_coo *c = NULL;
-    bsrmv_status s = bsrmv_mm_read(path, &c, 0);
+    bsrmv_status s = bsrmv_mm_read(path, &c);
     bsrmv_coo_destroy(c);
     return s;
 }
@@ -116,7 +116,7 @@ static bsrmv_status from_coo(int64_t m, int64_t n, int64_t r, int64_t c, double 
     coo->val[0] = v;
     coo->val[1] = v;
     bsrmv_matrix *A = NULL;
-    bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, bs, how, 1, t, BSRMV_COL_MAJOR);
+    bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_COL_MAJOR);
     bsrmv_matrix_destroy(A);
     bsrmv_coo_destroy(coo);
     return s;
@@ -240,9 +240,9 @@ static bsrmv_status run(const char *id)
     /* ---- Matrix Market files */
     if (IS("mm-open"))
         return snprintf(path, sizeof path, "%s/missing.mtx", dir),
-               bsrmv_mm_read(path, &coo, 0);
+               bsrmv_mm_read(path, &coo);
     if (IS("mm-directory"))
-        return snprintf(path, sizeof path, "%s", dir), bsrmv_mm_read(path, &coo, 0);
+        return snprintf(path, sizeof path, "%s", dir), bsrmv_mm_read(path, &coo);
     if (IS("mm-empty"))
         return read_text("empty.mtx", "");
     if (IS("mm-banner"))
@@ -358,11 +358,11 @@ static bsrmv_status run(const char *id)
         return from_coo(2, 2, 1, 1, 2e38, 2, BSRMV_SPLIT, BSRMV_FLOAT);
     if (IS("csr-row-ptr-start"))
         return rp[0] = 1, bsrmv_matrix_from_csr(&(bsrmv_matrix *){NULL}, 2, 2, rp,
-                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT, 1,
+                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT,
                                                 BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     if (IS("csr-row-ptr-order"))
         return rp[1] = 3, bsrmv_matrix_from_csr(&(bsrmv_matrix *){NULL}, 2, 2, rp,
-                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT, 1,
+                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT,
                                                 BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     /* ---- solvers */
     if (IS("precond-singular"))
@@ -383,7 +383,7 @@ static bsrmv_status run(const char *id)
         coo->val[0] = 1;
         bsrmv_matrix *A = NULL;
         bsrmv_fault_fail_at(1);
-        bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, 1, BSRMV_DOUBLE,
+        bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, BSRMV_DOUBLE,
                                                BSRMV_COL_MAJOR);
         bsrmv_fault_fail_at(0);
         bsrmv_coo_destroy(coo);
@@ -392,7 +392,7 @@ static bsrmv_status run(const char *id)
     if (IS("nomem-read")) {
         file_of("ok.mtx", BANNER "2 2 1\n1 1 1\n", sizeof BANNER + 11);
         bsrmv_fault_fail_at(1);
-        bsrmv_status s = bsrmv_mm_read(path, &coo, 0);
+        bsrmv_status s = bsrmv_mm_read(path, &coo);
         bsrmv_fault_fail_at(0);
         return s;
     }

@@ -240,7 +240,7 @@ int bench_command(int argc, char **argv)
     /* Read first: a bad file should fail before the slow stream passes. */
     bsrmv_coo *coo = NULL;
     double t0 = bench_now_ms();
-    if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
+    if (o.source == BENCH_MTX && bsrmv_mm_read_opts(o.mtx, &coo, &(bsrmv_mm_options){.progress = 1}) != BSRMV_SUCCESS)
         return cli_lib_failed("reading %s", o.mtx);
     if (o.source == BENCH_MTX && o.verbose)
         fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);

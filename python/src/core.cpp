@@ -150,10 +150,12 @@ Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, in
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        s = bsrmv_mm_read(path.c_str(), &coo, 0);
+        s = bsrmv_mm_read(path.c_str(), &coo);
         if (s == BSRMV_SUCCESS)
-            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT, seed,
+            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT,
                                       dbl ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_ROW_MAJOR);
+        if (s == BSRMV_SUCCESS && promote)
+            s = bsrmv_matrix_perturb_promoted(A, seed);
     }
     std::string msg = bsrmv_last_error();
     bsrmv_coo_destroy(coo);
