@@ -47,6 +47,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is compiled with hidden symbols; what these headers declare
+ * is its exported API. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 /* BSRMV_VERSION_MAJOR, _MINOR, _PATCH, _STRING: the version these headers
  * belong to (generated from the build's project version). */
@@ -585,6 +590,9 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

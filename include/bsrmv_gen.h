@@ -12,6 +12,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* exported, as in bsrmv.h */
+#endif
 
 /* The KSPARSE test-matrix method for a matrix made with BSRMV_PROMOTE
  * (every block a_ij times ones): block entry (r, c) becomes
@@ -85,6 +88,9 @@ bsrmv_status bsrmv_generate_block_laplacian(bsrmv_matrix **A, int64_t nx, int64_
 /* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
 bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif
