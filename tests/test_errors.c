@@ -226,6 +226,20 @@ static bsrmv_status run(const char *id)
         return rp[1] = 0, ci[0] = 1, ci[1] = 0, create(2, 2, 2, 2, rp, ci);
     if (IS("bsr-col-duplicate"))
         return rp[1] = 0, ci[0] = ci[1] = 1, create(2, 2, 2, 2, rp, ci);
+    if (IS("bsr-i32-row-ptr-order"))
+        return bsrmv_matrix_wrap_i32(&(bsrmv_matrix *){NULL}, 2, 2, 2, 2, (int32_t[3]){0, 2, 1},
+                                     ci_ok, val_ok, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    if (IS("arrays-width")) {
+        bsrmv_matrix *A = NULL;
+        TU_OK(bsrmv_matrix_wrap_i32(&A, 2, 2, 2, 2, (int32_t[3]){0, 1, 2}, ci_ok, val_ok,
+                                    BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+        const int64_t *r;
+        const int32_t *c;
+        const void *v;
+        bsrmv_status s = bsrmv_matrix_arrays(A, &r, &c, &v);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
     /* ---- SpMV */
     if (IS("spmv-null-matrix"))
         return bsrmv_spmv(BSRMV_OP_N, 1, NULL, val_ok, 4, 0, (double[4]){0}, 4);
@@ -356,6 +370,23 @@ static bsrmv_status run(const char *id)
         return from_coo(2, 2, 0, 0, 1e39, 1, BSRMV_SPLIT, BSRMV_FLOAT);
     if (IS("conv-sum-overflow"))
         return from_coo(2, 2, 1, 1, 2e38, 2, BSRMV_SPLIT, BSRMV_FLOAT);
+    if (IS("perturb-range") || IS("perturb-wrapped")) {
+        bsrmv_matrix *A = NULL;
+        if (IS("perturb-range")) {
+            TU_OK(bsrmv_coo_create(&coo, 1, 1, 1));
+            coo->row[0] = coo->col[0] = 0;
+            coo->val[0] = FLT_MAX;
+            TU_OK(bsrmv_matrix_from_coo(&A, coo, 4, BSRMV_PROMOTE, BSRMV_FLOAT,
+                                        BSRMV_COL_MAJOR));
+            bsrmv_coo_destroy(coo);
+        } else {
+            TU_OK(bsrmv_matrix_wrap(&A, 2, 2, 2, 2, rp_ok, ci_ok, val_ok, BSRMV_DOUBLE,
+                                    BSRMV_COL_MAJOR));
+        }
+        bsrmv_status s = bsrmv_matrix_perturb_promoted(A, 1);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
     if (IS("csr-row-ptr-start"))
         return rp[0] = 1, bsrmv_matrix_from_csr(&(bsrmv_matrix *){NULL}, 2, 2, rp,
                                                 (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT,
@@ -422,6 +453,8 @@ static const char *const case_ids[] = {
     "bsr-col-range",
     "bsr-col-order",
     "bsr-col-duplicate",
+    "bsr-i32-row-ptr-order",
+    "arrays-width",
     "spmv-null-matrix",
     "spmv-op",
     "spmv-dimension",
@@ -475,6 +508,8 @@ static const char *const case_ids[] = {
     "conv-promote-size",
     "conv-float-range",
     "conv-sum-overflow",
+    "perturb-range",
+    "perturb-wrapped",
     "csr-row-ptr-start",
     "csr-row-ptr-order",
     "precond-singular",
