@@ -28,9 +28,11 @@ INLINE void FN(load_row)(const int K, const bsrmv_layout lay, const T *restrict 
     }
 }
 
-/* row_ptr[i] of either width.  One switch per block row, next to the
- * per-row branches on beta and the layout: the kernels are not doubled
- * for the width (bench: the SpMM k = 1 cost at bs 1 is unchanged). */
+/* row_ptr[i] of either width: one predictable branch per block row, beside
+ * the per-row branches on beta and the layout.  At bs 1 (the sensitive
+ * case, k = 1 and 4) it timed within the noise of the 64-bit-only code, so
+ * the SpMM kernels, the largest part of the build, are not doubled for
+ * the width as the SpMV ones are. */
 #define RP_(i) (rp64 ? rp64[i] : (int64_t)rp32[i])
 
 /* Y rows of the blocks from cut c0 to cut c1 = alpha*(A X) + beta*Y for the
