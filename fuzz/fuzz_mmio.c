@@ -117,8 +117,8 @@ static void check_product(const bsrmv_coo *c, const bsrmv_coo *tri, int bs, bsrm
     if (c->m > 4096 || c->n > 4096)
         return;
     bsrmv_matrix *A = NULL;
-    bsrmv_status s = tri ? bsrmv_matrix_from_coo_sym(&A, tri, bs, BSRMV_SPLIT, 0, type, BSRMV_COL_MAJOR)
-                         : bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, 0, type, BSRMV_COL_MAJOR);
+    bsrmv_status s = tri ? bsrmv_matrix_from_coo_sym(&A, tri, bs, BSRMV_SPLIT, type, BSRMV_COL_MAJOR)
+                         : bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, type, BSRMV_COL_MAJOR);
     if (s == BSRMV_ERR_OVERFLOW)
         return; /* values or sums beyond the type's range: refused, as documented */
     if (s)
@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Text that starts with gzip's magic number is read as gzip. */
     if (mode == 1 || (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) {
         write_bytes(gz_path, data, size, 0);
-        bsrmv_status s = bsrmv_mm_read(gz_path, &a, 0);
+        bsrmv_status s = bsrmv_mm_read(gz_path, &a);
         if ((s == BSRMV_SUCCESS) != (a != NULL) || (s && !*bsrmv_last_error()))
             abort();
         bsrmv_coo_destroy(a);
@@ -177,10 +177,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     write_bytes(plain_path, data, size, 0);
     write_bytes(gz_path, data, size, 1);
-    bsrmv_status sa = bsrmv_mm_read(plain_path, &a, 0);
+    bsrmv_status sa = bsrmv_mm_read(plain_path, &a);
     char msg[600];
     snprintf(msg, sizeof msg, "%s", bsrmv_last_error());
-    bsrmv_status sb = bsrmv_mm_read(gz_path, &b, 0);
+    bsrmv_status sb = bsrmv_mm_read(gz_path, &b);
     if (sa != sb || (sa == BSRMV_SUCCESS) != (a != NULL) || (sb == BSRMV_SUCCESS) != (b != NULL))
         abort();
     if (sa) {

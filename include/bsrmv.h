@@ -10,7 +10,9 @@
  *    (per thread).  Nothing in the library aborts or prints.
  *  - Matrices are standard BSR (a.k.a. BCSR): mb block rows, nb block
  *    columns, square bs x bs blocks, nnzb stored blocks.
- *      row_ptr[mb+1]  64-bit, row_ptr[0] == 0, non-decreasing, row_ptr[mb] == nnzb
+ *      row_ptr[mb+1]  64-bit, or 32-bit through the _i32 functions (the
+ *                     kernels read either width in place); row_ptr[0] == 0,
+ *                     non-decreasing, row_ptr[mb] == nnzb
  *      col_idx[nnzb]  32-bit block-column indices, 0-based, strictly
  *                     increasing within a block row
  *      val[nnzb*bs*bs] block k starts at val + k*bs*bs; inside a block the
@@ -47,6 +49,11 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+/* The library is compiled with hidden symbols; what these headers declare
+ * is its exported API. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
 #endif
 
 /* BSRMV_VERSION_MAJOR, _MINOR, _PATCH, _STRING: the version these headers
@@ -134,6 +141,12 @@ bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
                              const int64_t *row_ptr, const int32_t *col_idx,
                              bsrmv_check_report *report);
 
+/* The same for a 32-bit row_ptr (scipy, cuSPARSE and PETSc's default
+ * builds). */
+bsrmv_status bsrmv_check_bsr_i32(int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                                 const int32_t *row_ptr, const int32_t *col_idx,
+                                 bsrmv_check_report *report);
+
 /* Name of a rule, e.g. "col_idx not sorted within a block row". */
 const char *bsrmv_rule_string(bsrmv_rule r);
 
@@ -170,9 +183,17 @@ bsrmv_status bsrmv_coo_count_blocks(const bsrmv_coo *coo, int bs, int64_t *nnzb)
  * Errors: BSRMV_ERR_IO (cannot open/read, damaged gzip data),
  * BSRMV_ERR_FORMAT (the message names the line and what is wrong),
  * BSRMV_ERR_UNSUPPORTED (array or complex files); docs/ERRORS.md lists
- * them all.  If progress is non-zero and stderr is a terminal, long reads
- * print progress to stderr. */
-bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress);
+ * them all.  Prints nothing. */
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo);
+
+/* Options of bsrmv_mm_read_opts; a zeroed struct is the default. */
+typedef struct bsrmv_mm_options {
+    int progress; /* non-zero: long reads print progress to stderr when it is
+                     a terminal */
+} bsrmv_mm_options;
+
+/* bsrmv_mm_read with options (opt NULL: the defaults). */
+bsrmv_status bsrmv_mm_read_opts(const char *path, bsrmv_coo **coo, const bsrmv_mm_options *opt);
 
 /* Write coo as "coordinate real general", 1-based, 17 significant digits;
  * a path ending in ".gz" is written gzip-compressed.  NaN or infinite
@@ -199,16 +220,38 @@ bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
                                const int32_t *col_idx, const void *val,
                                bsrmv_type type, bsrmv_order order);
 
+/* Width of a matrix's row_ptr. */
+typedef enum bsrmv_index {
+    BSRMV_INDEX_64 = 0, /* int64_t: bsrmv_matrix_create, _wrap, every builder */
+    BSRMV_INDEX_32 = 1  /* int32_t: bsrmv_matrix_create_i32, _wrap_i32        */
+} bsrmv_index;
+
+/* bsrmv_matrix_create and _wrap for a 32-bit row_ptr (so nnzb <= INT32_MAX):
+ * the matrix keeps that width, copied or wrapped, and bsrmv_spmv,
+ * bsrmv_spmm, bsrmv_solve, bsrmv_matrix_to_coo and bsrmv_gpu_matrix_upload
+ * read it as they read a 64-bit one (the CPU kernels are compiled for both
+ * widths; the upload widens it into the device copy, which is the
+ * library's own).  bsrmv_dist_matrix_scatter takes 64-bit matrices only
+ * (BSRMV_ERR_UNSUPPORTED).  Ownership and threads as for the 64-bit forms. */
+bsrmv_status bsrmv_matrix_create_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                     int64_t nnzb, const int32_t *row_ptr,
+                                     const int32_t *col_idx, const void *val,
+                                     bsrmv_type type, bsrmv_order order);
+bsrmv_status bsrmv_matrix_wrap_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                   int64_t nnzb, const int32_t *row_ptr,
+                                   const int32_t *col_idx, const void *val,
+                                   bsrmv_type type, bsrmv_order order);
+
 /* How scalar entries become blocks when building from COO/CSR. */
 typedef enum bsrmv_blocking {
     /* Cut the matrix into aligned bs x bs blocks; a block holding any entry
      * is stored whole, missing entries as explicit zeros.  The scalar matrix
      * is padded with zero rows/columns to a multiple of bs. */
     BSRMV_SPLIT = 0,
-    /* Replace every scalar a_ij by a dense bs x bs block: the matrix grows
-     * to (m*bs) x (n*bs) with the same block pattern as the scalar one.
-     * Block entry (r,c) is a_ij * (1 + 0.25*u) with u in [-1,1) drawn from
-     * seed, so blocks are not constant (the KSPARSE test-matrix method). */
+    /* Replace every scalar a_ij by the bs x bs block a_ij * ones: the
+     * matrix grows to (m*bs) x (n*bs) with the same block pattern as the
+     * scalar one (bsrmv_matrix_perturb_promoted in bsrmv_gen.h makes the
+     * blocks non-constant for benchmarks). */
     BSRMV_PROMOTE = 1
 } bsrmv_blocking;
 
@@ -217,15 +260,14 @@ typedef enum bsrmv_blocking {
  * in the COO pass through).  Scratch memory scales with the entries, not
  * with m and n. */
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                   bsrmv_blocking how, uint64_t seed,
-                                   bsrmv_type type, bsrmv_order order);
+                                   bsrmv_blocking how, bsrmv_type type, bsrmv_order order);
 
 /* Build from 0-based scalar CSR (row_ptr[m+1], col_idx[nnz], val[nnz]);
  * columns need not be sorted, duplicates are summed. */
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
                                    const int64_t *row_ptr, const int64_t *col_idx,
                                    const double *val, int bs, bsrmv_blocking how,
-                                   uint64_t seed, bsrmv_type type, bsrmv_order order);
+                                   bsrmv_type type, bsrmv_order order);
 
 /* Scalar entries of A (explicit zeros inside blocks included) as COO. */
 bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo);
@@ -247,18 +289,25 @@ typedef struct bsrmv_matrix_info {
                                   * lengths count the stored blocks)    */
     bsrmv_type vector_type;      /* of x, y and the sums (== type unless
                                   * mixed precision)                    */
+    bsrmv_index index;           /* width of row_ptr                  */
 } bsrmv_matrix_info;
 
 bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *info);
 
-/* Read-only views of the arrays (for uploading or exporting).  For a
- * matrix in symmetric storage these are the stored (upper) blocks only. */
+/* Read-only views of the arrays (for uploading or exporting), valid while
+ * A lives.  bsrmv_matrix_arrays for a matrix with a 64-bit row_ptr,
+ * bsrmv_matrix_arrays_i32 for a 32-bit one (bsrmv_matrix_info.index says
+ * which); the other one returns BSRMV_ERR_UNSUPPORTED and sets nothing.
+ * For a matrix in symmetric storage these are the stored (upper) blocks
+ * only. */
 bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
                                  const int32_t **col_idx, const void **val);
+bsrmv_status bsrmv_matrix_arrays_i32(const bsrmv_matrix *A, const int32_t **row_ptr,
+                                     const int32_t **col_idx, const void **val);
 
-/* Bytes one SpMV must move at least: val + col_idx + row_ptr + x + y
- * (y counted once; reading it when beta != 0 is not added), x and y in
- * the vector type. */
+/* Bytes one SpMV must move at least: val + col_idx + row_ptr (of its
+ * width) + x + y (y counted once; reading it when beta != 0 is not
+ * added), x and y in the vector type. */
 double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
 
 /* Mixed precision (docs/MIXED.md).  The type of x, y and the accumulation
@@ -325,12 +374,10 @@ bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S);
  * both strict triangles: BSRMV_ERR_STRUCTURE; square m == n, else
  * BSRMV_ERR_DIMENSION): the matrix the triangle and its mirror make,
  * built as bsrmv_matrix_from_coo would build it, without expanding the
- * entries.  BSRMV_PROMOTE makes promoted diagonal blocks symmetric (the
- * factor of (r, c) is that of (c, r)).  bsrmv_mm_read_sym gives such a
- * COO from a symmetric Matrix Market file. */
+ * entries.  bsrmv_mm_read_sym gives such a COO from a symmetric Matrix
+ * Market file. */
 bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                       bsrmv_blocking how, uint64_t seed, bsrmv_type type,
-                                       bsrmv_order order);
+                                       bsrmv_blocking how, bsrmv_type type, bsrmv_order order);
 
 /* Read a Matrix Market file as bsrmv_mm_read does, but a "symmetric" file
  * keeps its one triangle, returned as the upper one (an entry stored below
@@ -697,6 +744,9 @@ bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix
                                      const bsrmv_solve_options *opt, bsrmv_solve_report *report,
                                      void *stream);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* exported, as in bsrmv.h */
+#endif
 
 /* Every built kernel/parameter set that applies to dA (for benchmarks and
  * the tuner): up to max entries into cfgs, the total in *n. */
@@ -54,6 +57,9 @@ bsrmv_status bsrmv_gpu_read_bandwidth(size_t bytes, int reps, double *gbps);
 bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const void *d_x, int reps,
                                     double *ms);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,21 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* exported, as in bsrmv.h */
+#endif
+
+/* The KSPARSE test-matrix method for a matrix made with BSRMV_PROMOTE
+ * (every block a_ij times ones): block entry (r, c) becomes
+ * a_ij * (1 + 0.25*u), u in [-1, 1) drawn from seed and the entry's
+ * (block, r, c) (not its storage position: both block orders get the same
+ * matrix), so the blocks are not constant.  Changes A's values in place;
+ * A must own its arrays (a wrapped matrix: BSRMV_ERR_UNSUPPORTED).  A
+ * finite value that would leave the type's range: BSRMV_ERR_OVERFLOW and
+ * nothing is changed.  In symmetric storage the diagonal blocks stay
+ * symmetric ((r, c) and (c, r) get the same factor).  A must not be in
+ * use by another thread. */
+bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed);
 
 /* A 3D nx*ny*nz grid of nodes, bs unknowns per node, each node coupled to
  * its neighbours by a 7-point (faces) or 27-point (faces, edges, corners)
@@ -75,6 +90,9 @@ bsrmv_status bsrmv_generate_block_laplacian(bsrmv_matrix **A, int64_t nx, int64_
 /* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
 bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -74,12 +74,12 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
                                        const bsrmv_matrix *G, const int64_t *row_starts);
 
 /* Collective.  Reads a Matrix Market file on `root` (bsrmv_mm_read), builds
- * the BSR matrix there (bsrmv_matrix_from_coo with bs, how, seed, type,
- * order) and distributes it as bsrmv_dist_matrix_scatter does.  A file that
+ * the BSR matrix there (bsrmv_matrix_from_coo with bs, how, type, order)
+ * and distributes it as bsrmv_dist_matrix_scatter does.  A file that
  * cannot be read gives every rank root's status and message. */
 bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
                                        const char *path, int bs, bsrmv_blocking how,
-                                       uint64_t seed, bsrmv_type type, bsrmv_order order,
+                                       bsrmv_type type, bsrmv_order order,
                                        const int64_t *row_starts);
 
 /* Row partition of a BSR row_ptr into nparts contiguous ranges balanced by

@@ -35,9 +35,10 @@ static bsrmv_status broken(bsrmv_check_report *rep, bsrmv_rule rule, int64_t row
                       bsrmv_rule_string(rule), (long long)value);
 }
 
-bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
-                             const int64_t *row_ptr, const int32_t *col_idx,
-                             bsrmv_check_report *rep)
+/* One of rp64, rp32 is the row_ptr (per-entry width switch: a check
+ * streams the arrays once, the branch is always predicted). */
+static bsrmv_status check(int64_t mb, int64_t nb, int bs, int64_t nnzb, const int64_t *rp64,
+                          const int32_t *rp32, const int32_t *col_idx, bsrmv_check_report *rep)
 {
     if (rep) {
         rep->rule = BSRMV_RULE_OK;
@@ -54,23 +55,24 @@ bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
         return broken(rep, BSRMV_RULE_SIZES, -1, -1, nb);
     if (nnzb < 0 || !bsrmv_mul64(nnzb, (int64_t)bs * bs, &scratch))
         return broken(rep, BSRMV_RULE_SIZES, -1, -1, nnzb);
-    if (!row_ptr || (nnzb > 0 && !col_idx))
+    if ((!rp64 && !rp32) || (nnzb > 0 && !col_idx))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_check_bsr: NULL index array");
-
-    if (row_ptr[0] != 0)
-        return broken(rep, BSRMV_RULE_ROW_PTR_START, 0, 0, row_ptr[0]);
+#define RP(i) bsrmv_rp_at(rp64, rp32, i)
+    if (RP(0) != 0)
+        return broken(rep, BSRMV_RULE_ROW_PTR_START, 0, 0, RP(0));
     for (int64_t i = 0; i < mb; i++)
-        if (row_ptr[i + 1] < row_ptr[i])
-            return broken(rep, BSRMV_RULE_ROW_PTR_ORDER, i, i + 1, row_ptr[i + 1]);
-    if (row_ptr[mb] != nnzb)
-        return broken(rep, BSRMV_RULE_ROW_PTR_END, mb, mb, row_ptr[mb]);
+        if (RP(i + 1) < RP(i))
+            return broken(rep, BSRMV_RULE_ROW_PTR_ORDER, i, i + 1, RP(i + 1));
+    if (RP(mb) != nnzb)
+        return broken(rep, BSRMV_RULE_ROW_PTR_END, mb, mb, RP(mb));
 
     for (int64_t i = 0; i < mb; i++) {
-        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
+        const int64_t k0 = RP(i), k1 = RP(i + 1);
+        for (int64_t k = k0; k < k1; k++) {
             int32_t c = col_idx[k];
             if (c < 0 || c >= nb)
                 return broken(rep, BSRMV_RULE_COL_RANGE, i, k, c);
-            if (k > row_ptr[i]) {
+            if (k > k0) {
                 if (c == col_idx[k - 1])
                     return broken(rep, BSRMV_RULE_COL_DUPLICATE, i, k, c);
                 if (c < col_idx[k - 1])
@@ -79,6 +81,21 @@ bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
         }
     }
     return BSRMV_SUCCESS;
+#undef RP
+}
+
+bsrmv_status bsrmv_check_bsr(int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                             const int64_t *row_ptr, const int32_t *col_idx,
+                             bsrmv_check_report *rep)
+{
+    return check(mb, nb, bs, nnzb, row_ptr, NULL, col_idx, rep);
+}
+
+bsrmv_status bsrmv_check_bsr_i32(int64_t mb, int64_t nb, int bs, int64_t nnzb,
+                                 const int32_t *row_ptr, const int32_t *col_idx,
+                                 bsrmv_check_report *rep)
+{
+    return check(mb, nb, bs, nnzb, NULL, row_ptr, col_idx, rep);
 }
 
 bool bsrmv_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)

@@ -265,10 +265,8 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
     return s;
 }
 
-/* sym: coo holds the upper triangle of a symmetric matrix, whose promoted
- * diagonal blocks must be symmetric too. */
-static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint64_t seed,
-                            bsrmv_type type, bsrmv_order order, bool sym)
+static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_type type,
+                            bsrmv_order order)
 {
     int64_t t;
     if (!bsrmv_mul64(coo->m, bs, &t) || !bsrmv_mul64(coo->n, bs, &t))
@@ -289,21 +287,9 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, uint
     s = adopt_pattern(A, &p, bs, type, order, &val);
     if (!s) {
         const int64_t bs2 = (int64_t)bs * bs;
-        /* The random factor is indexed by (block, r, c), not by storage
-         * position, so both block orders hold the same matrix. */
-        const int64_t *rp = (*A)->row_ptr; /* the pattern's, adopted */
-        const int32_t *ci = (*A)->col_idx;
-        for (int64_t i = 0; i < p.mb; i++)
-            for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-                const bool mirror = sym && ci[k] == i;
-                for (int64_t r = 0; r < bs; r++)
-                    for (int64_t c = 0; c < bs; c++) {
-                        const int64_t f = mirror && r > c ? c * bs + r : r * bs + c;
-                        double u = 2.0 * bsrmv_hash01(seed, (uint64_t)(k * bs2 + f)) - 1.0;
-                        add_value(val, type, k * bs2 + in_block(order, bs, r, c),
-                                  scalar[k] * (1.0 + 0.25 * u));
-                    }
-            }
+        for (int64_t k = 0; k < p.nnzb; k++)
+            for (int64_t e = 0; e < bs2; e++)
+                add_value(val, type, k * bs2 + e, scalar[k]);
     }
     bsrmv_free(scalar);
     pattern_free(&p);
@@ -327,14 +313,14 @@ static bsrmv_status check_coo_args(const bsrmv_coo *coo, int bs, bsrmv_blocking 
 }
 
 static bsrmv_status build(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_blocking how,
-                          uint64_t seed, bsrmv_type type, bsrmv_order order, bool sym)
+                          bsrmv_type type, bsrmv_order order, bool sym)
 {
     bool all_finite;
     bsrmv_status s = check_values(coo, type, &all_finite);
     if (s)
         return s;
     s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
-                           : promote(A, coo, bs, seed, type, order, sym);
+                           : promote(A, coo, bs, type, order);
     if (!s && (s = check_sums(*A, all_finite))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
@@ -345,19 +331,17 @@ static bsrmv_status build(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
 }
 
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                   bsrmv_blocking how, uint64_t seed,
-                                   bsrmv_type type, bsrmv_order order)
+                                   bsrmv_blocking how, bsrmv_type type, bsrmv_order order)
 {
     if (!A || !coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo: NULL argument");
     *A = NULL;
     bsrmv_status s = check_coo_args(coo, bs, how, type, order);
-    return s ? s : build(A, coo, bs, how, seed, type, order, false);
+    return s ? s : build(A, coo, bs, how, type, order, false);
 }
 
 bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                       bsrmv_blocking how, uint64_t seed, bsrmv_type type,
-                                       bsrmv_order order)
+                                       bsrmv_blocking how, bsrmv_type type, bsrmv_order order)
 {
     if (!A || !coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo_sym: NULL argument");
@@ -403,7 +387,7 @@ bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, i
             U->val[e++] = coo->val[k];
         }
     }
-    s = build(A, U, bs, how, seed, type, order, true);
+    s = build(A, U, bs, how, type, order, true);
     bsrmv_coo_destroy(U);
     return s;
 }
@@ -411,7 +395,7 @@ bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, i
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
                                    const int64_t *row_ptr, const int64_t *col_idx,
                                    const double *val, int bs, bsrmv_blocking how,
-                                   uint64_t seed, bsrmv_type type, bsrmv_order order)
+                                   bsrmv_type type, bsrmv_order order)
 {
     if (!A || !row_ptr)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_csr: NULL argument");
@@ -436,9 +420,55 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
             rows[k] = i;
     bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val};
-    bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, seed, type, order);
+    bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, type, order);
     bsrmv_free(rows);
     return s;
+}
+
+/* The factor of entry (r, c) of block k: indexed by (block, r, c), not by
+ * storage position, so both block orders hold the same matrix. */
+static double perturbation(uint64_t seed, int64_t k, int64_t bs, int64_t r, int64_t c)
+{
+    const double u = 2.0 * bsrmv_hash01(seed, (uint64_t)((k * bs + r) * bs + c)) - 1.0;
+    return 1.0 + 0.25 * u;
+}
+
+bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_perturb_promoted: NULL matrix");
+    if (!A->owns)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_matrix_perturb_promoted: the matrix "
+                          "wraps the caller's arrays; it changes only library-owned values");
+    const int64_t bs = A->bs, bs2 = bs * bs;
+    const bool dbl = A->type == BSRMV_DOUBLE;
+    /* First every new value is checked, so a failure changes nothing.  In
+     * symmetric storage a diagonal block stays symmetric: (r, c) and
+     * (c, r) get the same factor. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0; i < A->mb; i++)
+            for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
+                for (int64_t r = 0; r < bs; r++)
+                    for (int64_t c = 0; c < bs; c++) {
+                        const bool mirror = A->sym && A->col_idx[k] == i && r > c;
+                        const int64_t at = k * bs2 + in_block(A->order, bs, r, c);
+                        const double v = dbl ? ((const double *)A->val)[at]
+                                             : ((const float *)A->val)[at];
+                        const double w =
+                            v * perturbation(seed, k, bs, mirror ? c : r, mirror ? r : c);
+                        if (pass == 0) {
+                            if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w))
+                                return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                                                  "bsrmv_matrix_perturb_promoted: %g times up to "
+                                                  "1.25 overflows %s (block %lld)",
+                                                  v, dbl ? "double" : "float", (long long)k);
+                        } else if (dbl) {
+                            ((double *)A->val)[at] = w;
+                        } else {
+                            ((float *)A->val)[at] = (float)w;
+                        }
+                    }
+    return BSRMV_SUCCESS;
 }
 
 bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
@@ -449,7 +479,7 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
     /* Symmetric storage: every block above the diagonal stands for two. */
     int64_t blocks = A->nnzb;
     for (int64_t i = 0; A->sym && i < A->mb; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
             blocks += A->col_idx[k] != i;
     bsrmv_status s = bsrmv_coo_create(coo, A->mb * bs, A->nb * bs, blocks * bs2);
     if (s)
@@ -457,7 +487,7 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
     bsrmv_coo *C = *coo;
     int64_t e = 0;
     for (int64_t i = 0; i < A->mb; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++) {
             const int64_t j = A->col_idx[k];
             const bool mirror = A->sym && j != i;
             for (int64_t r = 0; r < bs; r++)

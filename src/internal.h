@@ -23,7 +23,11 @@ struct bsrmv_matrix {
     bsrmv_type vtype;          /* of x, y, alpha, beta and the sums: type,
                                 * or double for float values            */
     bsrmv_order order;
+    /* Exactly one of the two row_ptr is set: the width the caller passed
+     * (bsrmv_matrix_create/_wrap or their _i32 forms); the kernels are
+     * built for both, so a wrapped int32 row_ptr is never widened. */
     const int64_t *row_ptr;
+    const int32_t *row_ptr32;
     const int32_t *col_idx;
     const void *val;
     bool owns;                 /* arrays allocated by bsrmv_big_alloc   */
@@ -37,6 +41,15 @@ struct bsrmv_matrix {
 /* BSRMV_ERR_UNSUPPORTED naming `who` for a matrix in symmetric storage,
  * for the entry points that read the arrays as a full matrix. */
 bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who);
+/* row_ptr[i] of whichever width is set (the other pointer NULL). */
+static inline int64_t bsrmv_rp_at(const int64_t *rp64, const int32_t *rp32, int64_t i)
+{
+    return rp64 ? rp64[i] : (int64_t)rp32[i];
+}
+static inline int64_t bsrmv_row_start(const bsrmv_matrix *A, int64_t i)
+{
+    return bsrmv_rp_at(A->row_ptr, A->row_ptr32, i);
+}
 
 /* Record the failure message for bsrmv_last_error() and return s. */
 bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...) BSRMV_PRINTF(2, 3);
@@ -140,7 +153,9 @@ typedef struct bsrmv_cut {
 
 /* Work-balanced split of rows and blocks into nparts parts: part p runs
  * from cut(p) to cut(p+1); cut(0) = {0, 0}, cut(nparts) = {mb, nnzb}.  A
- * cut inside a row leaves it partial in the parts on both sides. */
-bsrmv_cut bsrmv_partition_cut(const int64_t *row_ptr, int64_t mb, int bs, int p, int nparts);
+ * cut inside a row leaves it partial in the parts on both sides.  One of
+ * rp64, rp32 is the row_ptr, the other NULL. */
+bsrmv_cut bsrmv_partition_cut(const int64_t *rp64, const int32_t *rp32, int64_t mb, int bs,
+                              int p, int nparts);
 
 #endif

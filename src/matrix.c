@@ -76,26 +76,30 @@ bsrmv_status bsrmv_matrix_alloc_arrays(bsrmv_matrix *A, int64_t **row_ptr,
     return BSRMV_SUCCESS;
 }
 
+/* One of rp64, rp32 is the caller's row_ptr; a copy keeps its width. */
 static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int64_t nnzb,
-                           const int64_t *row_ptr, const int32_t *col_idx, const void *val,
-                           bsrmv_type type, bsrmv_order order, bool copy, bool sym)
+                           const int64_t *rp64, const int32_t *rp32, const int32_t *col_idx,
+                           const void *val, bsrmv_type type, bsrmv_order order, bool copy,
+                           bool sym)
 {
     bsrmv_status s = bsrmv_matrix_shell(A, mb, nb, bs, nnzb, type, order);
     if (s)
         return s;
-    if (!row_ptr || (nnzb > 0 && (!col_idx || !val))) {
+    if ((!rp64 && !rp32) || (nnzb > 0 && (!col_idx || !val))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL BSR array");
     }
-    s = bsrmv_check_bsr(mb, nb, bs, nnzb, row_ptr, col_idx, NULL);
-    /* Sorted columns: the first block of a row is its leftmost. */
+    s = rp64 ? bsrmv_check_bsr(mb, nb, bs, nnzb, rp64, col_idx, NULL)
+             : bsrmv_check_bsr_i32(mb, nb, bs, nnzb, rp32, col_idx, NULL);
+    /* Sorted columns: the first block of a row is its leftmost.  Symmetric
+     * storage comes with a 64-bit row_ptr only. */
     for (int64_t i = 0; sym && !s && i < mb; i++)
-        if (row_ptr[i + 1] > row_ptr[i] && col_idx[row_ptr[i]] < i)
+        if (rp64[i + 1] > rp64[i] && col_idx[rp64[i]] < i)
             s = bsrmv_fail(BSRMV_ERR_STRUCTURE,
                            "symmetric storage: block (%lld, %d) is below the diagonal; only "
                            "the diagonal and upper blocks are stored",
-                           (long long)i, col_idx[row_ptr[i]]);
+                           (long long)i, col_idx[rp64[i]]);
     if (s) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
@@ -104,7 +108,8 @@ static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int
     bsrmv_matrix *M = *A;
     M->sym = sym;
     if (!copy) {
-        M->row_ptr = row_ptr;
+        M->row_ptr = rp64;
+        M->row_ptr32 = rp32;
         M->col_idx = col_idx;
         M->val = val;
         return BSRMV_SUCCESS;
@@ -118,7 +123,14 @@ static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int
         *A = NULL;
         return s;
     }
-    memcpy(rp, row_ptr, (size_t)(mb + 1) * sizeof *rp);
+    /* A 32-bit row_ptr is copied into the front of the int64 array, which
+     * the matrix then reads as int32 (and frees as before). */
+    const size_t rp_width = rp64 ? sizeof *rp64 : sizeof *rp32;
+    memcpy(rp, rp64 ? (const void *)rp64 : (const void *)rp32, (size_t)(mb + 1) * rp_width);
+    if (!rp64) {
+        M->row_ptr32 = (const int32_t *)rp;
+        M->row_ptr = NULL;
+    }
     if (nnzb > 0) {
         memcpy(ci, col_idx, (size_t)nnzb * sizeof *ci);
         memcpy(v, val, (size_t)(nnzb * bs * bs) * bsrmv_type_size(type));
@@ -131,7 +143,7 @@ bsrmv_status bsrmv_matrix_create(bsrmv_matrix **A, int64_t mb, int64_t nb, int b
                                  const int32_t *col_idx, const void *val,
                                  bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true, false);
+    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true, false);
 }
 
 bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
@@ -139,21 +151,37 @@ bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
                                const int32_t *col_idx, const void *val,
                                bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false, false);
+    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false, false);
+}
+
+bsrmv_status bsrmv_matrix_create_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                     int64_t nnzb, const int32_t *row_ptr,
+                                     const int32_t *col_idx, const void *val,
+                                     bsrmv_type type, bsrmv_order order)
+{
+    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order, true, false);
+}
+
+bsrmv_status bsrmv_matrix_wrap_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                   int64_t nnzb, const int32_t *row_ptr,
+                                   const int32_t *col_idx, const void *val,
+                                   bsrmv_type type, bsrmv_order order)
+{
+    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order, false, false);
 }
 
 bsrmv_status bsrmv_matrix_create_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
                                      const int64_t *row_ptr, const int32_t *col_idx,
                                      const void *val, bsrmv_type type, bsrmv_order order)
 {
-    return create(A, nb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, true, true);
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true, true);
 }
 
 bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
                                    const int64_t *row_ptr, const int32_t *col_idx,
                                    const void *val, bsrmv_type type, bsrmv_order order)
 {
-    return create(A, nb, nb, bs, nnzb, row_ptr, col_idx, val, type, order, false, true);
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false, true);
 }
 
 bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who)
@@ -171,7 +199,7 @@ void bsrmv_matrix_destroy(bsrmv_matrix *A)
     if (!A)
         return;
     if (A->owns) {
-        bsrmv_big_free((void *)A->row_ptr);
+        bsrmv_big_free(A->row_ptr ? (void *)A->row_ptr : (void *)A->row_ptr32);
         bsrmv_big_free((void *)A->col_idx);
         bsrmv_big_free((void *)A->val);
     }
@@ -194,9 +222,10 @@ bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *inf
     info->cols = A->nb * A->bs;
     info->owns_arrays = A->owns;
     info->symmetric = A->sym;
+    info->index = A->row_ptr ? BSRMV_INDEX_64 : BSRMV_INDEX_32;
     int64_t lo = A->mb > 0 ? INT64_MAX : 0, hi = 0, empty = 0;
     for (int64_t i = 0; i < A->mb; i++) {
-        int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
+        int64_t len = bsrmv_row_start(A, i + 1) - bsrmv_row_start(A, i);
         lo = len < lo ? len : lo;
         hi = len > hi ? len : hi;
         empty += len == 0;
@@ -213,7 +242,24 @@ bsrmv_status bsrmv_matrix_arrays(const bsrmv_matrix *A, const int64_t **row_ptr,
 {
     if (!A || !row_ptr || !col_idx || !val)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_arrays: NULL argument");
+    if (!A->row_ptr)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_matrix_arrays: the matrix has a 32-bit "
+                          "row_ptr (bsrmv_matrix_arrays_i32 returns it)");
     *row_ptr = A->row_ptr;
+    *col_idx = A->col_idx;
+    *val = A->val;
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_arrays_i32(const bsrmv_matrix *A, const int32_t **row_ptr,
+                                     const int32_t **col_idx, const void **val)
+{
+    if (!A || !row_ptr || !col_idx || !val)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_arrays_i32: NULL argument");
+    if (!A->row_ptr32)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_matrix_arrays_i32: the matrix has a "
+                          "64-bit row_ptr (bsrmv_matrix_arrays returns it)");
+    *row_ptr = A->row_ptr32;
     *col_idx = A->col_idx;
     *val = A->val;
     return BSRMV_SUCCESS;
@@ -225,7 +271,8 @@ double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A)
         return 0.0;
     const double ts = (double)bsrmv_type_size(A->type), vs = (double)bsrmv_type_size(A->vtype);
     return (double)A->nnzb * A->bs * A->bs * ts + (double)A->nnzb * sizeof(int32_t) +
-           (double)(A->mb + 1) * sizeof(int64_t) + (double)A->nb * A->bs * vs +
+           (double)(A->mb + 1) * (A->row_ptr ? sizeof(int64_t) : sizeof(int32_t)) +
+           (double)A->nb * A->bs * vs +
            (double)A->mb * A->bs * vs;
 }
 

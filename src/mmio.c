@@ -741,14 +741,19 @@ done:
     return st;
 }
 
-bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo, int progress)
+bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo)
+{
+    return bsrmv_mm_read_opts(path, coo, NULL);
+}
+
+bsrmv_status bsrmv_mm_read_opts(const char *path, bsrmv_coo **coo, const bsrmv_mm_options *opt)
 {
     if (!coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: coo is NULL");
     *coo = NULL;
     if (!path)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_read: path is NULL");
-    return read_file(path, coo, progress, NULL);
+    return read_file(path, coo, opt ? opt->progress : 0, NULL);
 }
 
 bsrmv_status bsrmv_mm_read_sym(const char *path, bsrmv_coo **coo, int *symmetric)

@@ -20,7 +20,7 @@ static inline int64_t entry(const bsrmv_matrix *A, int r, int c)
 /* Position of block (i, j) in A, -1 if it is not stored. */
 static int64_t find_block(const bsrmv_matrix *A, int64_t i, int64_t j)
 {
-    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1];
+    int64_t lo = bsrmv_row_start(A, i), hi = bsrmv_row_start(A, i + 1);
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (A->col_idx[mid] < j)
@@ -28,7 +28,7 @@ static int64_t find_block(const bsrmv_matrix *A, int64_t i, int64_t j)
         else
             hi = mid;
     }
-    return lo < A->row_ptr[i + 1] && A->col_idx[lo] == j ? lo : -1;
+    return lo < bsrmv_row_start(A, i + 1) && A->col_idx[lo] == j ? lo : -1;
 }
 
 /* Block k of row i against its mirror m (-1: zeros), entry by entry. */
@@ -68,7 +68,7 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
                           (long long)A->mb, (long long)A->nb);
     int64_t upper = 0;
     for (int64_t i = 0; i < A->mb; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++) {
             const int64_t j = A->col_idx[k];
             const int64_t m = find_block(A, j, i);
             /* A pair of stored blocks is compared once, from above. */
@@ -95,7 +95,7 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
     int64_t n = 0;
     rp[0] = 0;
     for (int64_t i = 0; i < A->mb; i++) {
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
             if (A->col_idx[k] >= i) {
                 ci[n] = A->col_idx[k];
                 memcpy((char *)v + (size_t)n * block_bytes,

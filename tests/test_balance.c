@@ -246,10 +246,10 @@ static int64_t check_partition(const bsrmv_matrix *A, int nmax)
     const long double total = (long double)a.in.nnzb * bs2 + (long double)a.in.mb * bs;
     int64_t inside = 0;
     for (int np = 1; np <= nmax; np++) {
-        bsrmv_cut prev = bsrmv_partition_cut(a.rp, a.in.mb, a.in.bs, 0, np);
+        bsrmv_cut prev = bsrmv_partition_cut(a.rp, NULL, a.in.mb, a.in.bs, 0, np);
         TU_CHECK(prev.row == 0 && prev.blk == 0, "cut 0 of %d", np);
         for (int p = 1; p <= np; p++) {
-            bsrmv_cut c = bsrmv_partition_cut(a.rp, a.in.mb, a.in.bs, p, np);
+            bsrmv_cut c = bsrmv_partition_cut(a.rp, NULL, a.in.mb, a.in.bs, p, np);
             TU_CHECK(c.row >= 0 && c.row <= a.in.mb && c.blk >= a.rp[c.row] &&
                          (c.blk == a.rp[c.row] || c.blk < a.rp[c.row + 1]),
                      "cut %d of %d: row %lld block %lld is not a point of the matrix", p, np,

@@ -28,6 +28,90 @@ static void expect_rule(const char *what, int64_t mb, int64_t nb, int bs, int64_
     TU_CHECK(A == NULL, "%s: handle not cleared", what);
 }
 
+/* A 32-bit row_ptr: the same rules, the same handle behaviour, the
+ * arrays views by width. */
+static void test_int32_row_ptr(void)
+{
+    int32_t rp[4] = {0, 2, 2, 5};
+    int32_t ci[5] = {0, 3, 1, 2, 3};
+    double val[20] = {0};
+    bsrmv_check_report rep;
+    TU_OK(bsrmv_check_bsr_i32(3, 4, 2, 5, rp, ci, &rep));
+    const struct {
+        int32_t rp[4];
+        bsrmv_rule rule;
+        int64_t row;
+    } bad[] = {{{1, 2, 2, 5}, BSRMV_RULE_ROW_PTR_START, 0},
+               {{0, 3, 2, 5}, BSRMV_RULE_ROW_PTR_ORDER, 1},
+               {{0, 2, 2, 4}, BSRMV_RULE_ROW_PTR_END, 3},
+               {{0, 2, 2, -5}, BSRMV_RULE_ROW_PTR_ORDER, 2}};
+    for (size_t q = 0; q < sizeof bad / sizeof bad[0]; q++) {
+        TU_FAILS(bsrmv_check_bsr_i32(3, 4, 2, 5, bad[q].rp, ci, &rep), BSRMV_ERR_STRUCTURE);
+        TU_CHECK(rep.rule == bad[q].rule && rep.row == bad[q].row,
+                 "int32 case %zu: rule %d at row %lld", q, (int)rep.rule, (long long)rep.row);
+        bsrmv_matrix *M = NULL;
+        TU_FAILS(bsrmv_matrix_wrap_i32(&M, 3, 4, 2, 5, bad[q].rp, ci, val, BSRMV_DOUBLE,
+                                       BSRMV_COL_MAJOR),
+                 BSRMV_ERR_STRUCTURE);
+        TU_CHECK(M == NULL, "failed wrap_i32 made a handle");
+        TU_FAILS(bsrmv_matrix_create_i32(&M, 3, 4, 2, 5, bad[q].rp, ci, val, BSRMV_DOUBLE,
+                                         BSRMV_COL_MAJOR),
+                 BSRMV_ERR_STRUCTURE);
+    }
+    int32_t ci_dup[5] = {0, 3, 1, 3, 3};
+    TU_FAILS(bsrmv_check_bsr_i32(3, 4, 2, 5, rp, ci_dup, &rep), BSRMV_ERR_STRUCTURE);
+    TU_CHECK(rep.rule == BSRMV_RULE_COL_DUPLICATE && rep.row == 2, "int32 duplicate");
+    TU_FAILS(bsrmv_check_bsr_i32(3, 4, 2, 5, NULL, ci, NULL), BSRMV_ERR_ARGUMENT);
+    bsrmv_matrix *A = NULL;
+    TU_FAILS(bsrmv_matrix_wrap_i32(&A, 3, 4, 2, 5, NULL, ci, val, BSRMV_DOUBLE,
+                                   BSRMV_COL_MAJOR),
+             BSRMV_ERR_ARGUMENT);
+
+    /* Wrapped: reads the caller's arrays in place; copied: keeps int32. */
+    bsrmv_matrix *W = NULL, *C = NULL;
+    TU_OK(bsrmv_matrix_wrap_i32(&W, 3, 4, 2, 5, rp, ci, val, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+    TU_OK(bsrmv_matrix_create_i32(&C, 3, 4, 2, 5, rp, ci, val, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+    val[2 * 4 + 1] = 2.0; /* block 2 (row 2, col 1), entry (0,1) */
+    double x[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yw[6], yc[6];
+    TU_OK(bsrmv_spmv(BSRMV_OP_N, 1, W, x, 8, 0, yw, 6));
+    TU_OK(bsrmv_spmv(BSRMV_OP_N, 1, C, x, 8, 0, yc, 6));
+    TU_CHECK(yw[4] == 2.0 && yc[4] == 0.0, "int32 wrap/copy: %g %g", yw[4], yc[4]);
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(W, &in));
+    TU_CHECK(in.index == BSRMV_INDEX_32 && !in.owns_arrays && in.empty_rows == 1 &&
+                 in.row_len_max == 3,
+             "info of the int32 matrix is wrong");
+    TU_OK(bsrmv_matrix_get_info(C, &in));
+    TU_CHECK(in.index == BSRMV_INDEX_32 && in.owns_arrays, "info of the int32 copy");
+    const int32_t *r32, *c32;
+    const int64_t *r64;
+    const void *v;
+    TU_OK(bsrmv_matrix_arrays_i32(W, &r32, &c32, &v));
+    TU_CHECK(r32 == rp && c32 == ci && v == val, "arrays_i32 of a wrapped matrix");
+    TU_OK(bsrmv_matrix_arrays_i32(C, &r32, &c32, &v));
+    TU_CHECK(r32 != rp && memcmp(r32, rp, sizeof rp) == 0, "arrays_i32 of the copy");
+    r64 = NULL;
+    TU_FAILS(bsrmv_matrix_arrays(W, &r64, &c32, &v), BSRMV_ERR_UNSUPPORTED);
+    TU_CHECK(r64 == NULL, "arrays set row_ptr on an int32 matrix");
+    bsrmv_coo *coo = NULL;
+    TU_OK(bsrmv_matrix_to_coo(W, &coo));
+    TU_CHECK(coo->nnz == 20 && coo->row[16] == 4 && coo->col[17] == 7, "to_coo of int32");
+    bsrmv_coo_destroy(coo);
+    TU_CHECK(bsrmv_matrix_spmv_bytes(W) == 20 * 8 + 5 * 4 + 4 * 4 + 8 * 8 + 6 * 8,
+             "spmv_bytes counts a 32-bit row_ptr");
+    bsrmv_matrix_destroy(W);
+    bsrmv_matrix_destroy(C);
+
+    int64_t rp64[4] = {0, 2, 2, 5};
+    TU_OK(bsrmv_matrix_wrap(&W, 3, 4, 2, 5, rp64, ci, val, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_get_info(W, &in));
+    TU_CHECK(in.index == BSRMV_INDEX_64, "info.index of a 64-bit matrix");
+    r32 = NULL;
+    TU_FAILS(bsrmv_matrix_arrays_i32(W, &r32, &c32, &v), BSRMV_ERR_UNSUPPORTED);
+    TU_CHECK(r32 == NULL, "arrays_i32 set row_ptr on an int64 matrix");
+    bsrmv_matrix_destroy(W);
+}
+
 int main(void)
 {
     /* A valid 3 x 4 block pattern with an empty row. */
@@ -94,6 +178,7 @@ int main(void)
     bsrmv_matrix_destroy(W);
     bsrmv_matrix_destroy(C);
     bsrmv_matrix_destroy(NULL);
+    test_int32_row_ptr();
     TU_CHECK(strcmp(bsrmv_status_string(BSRMV_ERR_STRUCTURE), "BSRMV_ERR_STRUCTURE") == 0,
              "status name");
     printf("test_check: all passed\n");

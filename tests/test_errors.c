@@ -43,7 +43,7 @@ static const char *file_of(const char *name, const char *text, size_t len)
 static bsrmv_status read_text(const char *name, const char *text)
 {
     bsrmv_coo *c = NULL;
-    bsrmv_status s = bsrmv_mm_read(file_of(name, text, strlen(text)), &c, 0);
+    bsrmv_status s = bsrmv_mm_read(file_of(name, text, strlen(text)), &c);
     bsrmv_coo_destroy(c);
     return s;
 }
@@ -54,7 +54,7 @@ static bsrmv_status read_bytes(const char *name, const unsigned char *b, size_t 
     FILE *f = fopen(path, "wb");
     TU_CHECK(f && fwrite(b, 1, n, f) == n && fclose(f) == 0, "write");
     bsrmv_coo *c = NULL;
-    bsrmv_status s = bsrmv_mm_read(path, &c, 0);
+    bsrmv_status s = bsrmv_mm_read(path, &c);
     bsrmv_coo_destroy(c);
     return s;
 }
@@ -116,7 +116,7 @@ static bsrmv_status from_coo(int64_t m, int64_t n, int64_t r, int64_t c, double 
     coo->val[0] = v;
     coo->val[1] = v;
     bsrmv_matrix *A = NULL;
-    bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, bs, how, 1, t, BSRMV_COL_MAJOR);
+    bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_COL_MAJOR);
     bsrmv_matrix_destroy(A);
     bsrmv_coo_destroy(coo);
     return s;
@@ -226,6 +226,20 @@ static bsrmv_status run(const char *id)
         return rp[1] = 0, ci[0] = 1, ci[1] = 0, create(2, 2, 2, 2, rp, ci);
     if (IS("bsr-col-duplicate"))
         return rp[1] = 0, ci[0] = ci[1] = 1, create(2, 2, 2, 2, rp, ci);
+    if (IS("bsr-i32-row-ptr-order"))
+        return bsrmv_matrix_wrap_i32(&(bsrmv_matrix *){NULL}, 2, 2, 2, 2, (int32_t[3]){0, 2, 1},
+                                     ci_ok, val_ok, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    if (IS("arrays-width")) {
+        bsrmv_matrix *A = NULL;
+        TU_OK(bsrmv_matrix_wrap_i32(&A, 2, 2, 2, 2, (int32_t[3]){0, 1, 2}, ci_ok, val_ok,
+                                    BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+        const int64_t *r;
+        const int32_t *c;
+        const void *v;
+        bsrmv_status s = bsrmv_matrix_arrays(A, &r, &c, &v);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
     /* ---- SpMV */
     if (IS("spmv-null-matrix"))
         return bsrmv_spmv(BSRMV_OP_N, 1, NULL, val_ok, 4, 0, (double[4]){0}, 4);
@@ -280,9 +294,9 @@ static bsrmv_status run(const char *id)
     /* ---- Matrix Market files */
     if (IS("mm-open"))
         return snprintf(path, sizeof path, "%s/missing.mtx", dir),
-               bsrmv_mm_read(path, &coo, 0);
+               bsrmv_mm_read(path, &coo);
     if (IS("mm-directory"))
-        return snprintf(path, sizeof path, "%s", dir), bsrmv_mm_read(path, &coo, 0);
+        return snprintf(path, sizeof path, "%s", dir), bsrmv_mm_read(path, &coo);
     if (IS("mm-empty"))
         return read_text("empty.mtx", "");
     if (IS("mm-banner"))
@@ -396,13 +410,30 @@ static bsrmv_status run(const char *id)
         return from_coo(2, 2, 0, 0, 1e39, 1, BSRMV_SPLIT, BSRMV_FLOAT);
     if (IS("conv-sum-overflow"))
         return from_coo(2, 2, 1, 1, 2e38, 2, BSRMV_SPLIT, BSRMV_FLOAT);
+    if (IS("perturb-range") || IS("perturb-wrapped")) {
+        bsrmv_matrix *A = NULL;
+        if (IS("perturb-range")) {
+            TU_OK(bsrmv_coo_create(&coo, 1, 1, 1));
+            coo->row[0] = coo->col[0] = 0;
+            coo->val[0] = FLT_MAX;
+            TU_OK(bsrmv_matrix_from_coo(&A, coo, 4, BSRMV_PROMOTE, BSRMV_FLOAT,
+                                        BSRMV_COL_MAJOR));
+            bsrmv_coo_destroy(coo);
+        } else {
+            TU_OK(bsrmv_matrix_wrap(&A, 2, 2, 2, 2, rp_ok, ci_ok, val_ok, BSRMV_DOUBLE,
+                                    BSRMV_COL_MAJOR));
+        }
+        bsrmv_status s = bsrmv_matrix_perturb_promoted(A, 1);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
     if (IS("csr-row-ptr-start"))
         return rp[0] = 1, bsrmv_matrix_from_csr(&(bsrmv_matrix *){NULL}, 2, 2, rp,
-                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT, 1,
+                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT,
                                                 BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     if (IS("csr-row-ptr-order"))
         return rp[1] = 3, bsrmv_matrix_from_csr(&(bsrmv_matrix *){NULL}, 2, 2, rp,
-                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT, 1,
+                                                (int64_t[2]){0, 1}, val_ok, 1, BSRMV_SPLIT,
                                                 BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     /* ---- solvers */
     if (IS("precond-singular"))
@@ -423,7 +454,7 @@ static bsrmv_status run(const char *id)
         coo->val[0] = 1;
         bsrmv_matrix *A = NULL;
         bsrmv_fault_fail_at(1);
-        bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, 1, BSRMV_DOUBLE,
+        bsrmv_status s = bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, BSRMV_DOUBLE,
                                                BSRMV_COL_MAJOR);
         bsrmv_fault_fail_at(0);
         bsrmv_coo_destroy(coo);
@@ -432,7 +463,7 @@ static bsrmv_status run(const char *id)
     if (IS("nomem-read")) {
         file_of("ok.mtx", BANNER "2 2 1\n1 1 1\n", sizeof BANNER + 11);
         bsrmv_fault_fail_at(1);
-        bsrmv_status s = bsrmv_mm_read(path, &coo, 0);
+        bsrmv_status s = bsrmv_mm_read(path, &coo);
         bsrmv_fault_fail_at(0);
         return s;
     }
@@ -462,6 +493,8 @@ static const char *const case_ids[] = {
     "bsr-col-range",
     "bsr-col-order",
     "bsr-col-duplicate",
+    "bsr-i32-row-ptr-order",
+    "arrays-width",
     "spmv-null-matrix",
     "spmv-op",
     "spmv-dimension",
@@ -520,6 +553,8 @@ static const char *const case_ids[] = {
     "conv-promote-size",
     "conv-float-range",
     "conv-sum-overflow",
+    "perturb-range",
+    "perturb-wrapped",
     "csr-row-ptr-start",
     "csr-row-ptr-order",
     "precond-singular",

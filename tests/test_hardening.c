@@ -45,12 +45,12 @@ static void test_int64_max_dimensions(void)
     TU_CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "write");
     close(fd);
     bsrmv_coo *c = NULL;
-    TU_OK(bsrmv_mm_read(path, &c, 0));
+    TU_OK(bsrmv_mm_read(path, &c));
     unlink(path);
     for (int bs = 1; bs <= 8; bs++)
         for (int how = 0; how < 2; how++) {
             bsrmv_matrix *A = (bsrmv_matrix *)&A;
-            TU_FAILS(bsrmv_matrix_from_coo(&A, c, bs, (bsrmv_blocking)how, 1, BSRMV_DOUBLE,
+            TU_FAILS(bsrmv_matrix_from_coo(&A, c, bs, (bsrmv_blocking)how, BSRMV_DOUBLE,
                                            BSRMV_COL_MAJOR),
                      BSRMV_ERR_OVERFLOW);
             TU_CHECK(A == NULL, "handle set on failure");
@@ -60,7 +60,7 @@ static void test_int64_max_dimensions(void)
     c->n = 4;
     c->col[0] = 3;
     for (int bs = 1; bs <= 3; bs++)
-        TU_FAILS(bsrmv_matrix_from_coo(&(bsrmv_matrix *){NULL}, c, bs, BSRMV_SPLIT, 1,
+        TU_FAILS(bsrmv_matrix_from_coo(&(bsrmv_matrix *){NULL}, c, bs, BSRMV_SPLIT,
                                        BSRMV_DOUBLE, BSRMV_COL_MAJOR),
                  BSRMV_ERR_OVERFLOW);
     bsrmv_coo_destroy(c);
@@ -89,7 +89,7 @@ static void test_memory_follows_entries(void)
     bsrmv_coo *c = coo_of(3, n, 5, rows, cols, vals);
     for (int bs = 1; bs <= 3; bs++) {
         bsrmv_matrix *A = NULL;
-        TU_OK(bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, 1, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+        TU_OK(bsrmv_matrix_from_coo(&A, c, bs, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
         bsrmv_matrix_info in;
         TU_OK(bsrmv_matrix_get_info(A, &in));
         const int64_t *rp;
@@ -122,7 +122,7 @@ static void test_memory_follows_entries(void)
     }
     bsrmv_matrix *P = NULL;
     c->m = 5;
-    TU_OK(bsrmv_matrix_from_coo(&P, c, 2, BSRMV_PROMOTE, 1, BSRMV_FLOAT, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_from_coo(&P, c, 2, BSRMV_PROMOTE, BSRMV_FLOAT, BSRMV_COL_MAJOR));
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(P, &in));
     TU_CHECK(in.nnzb == 5 && in.mb == 5 && in.nb == n, "promoted shape");
@@ -150,9 +150,9 @@ static void test_both_paths_agree(void)
         }
         for (int how = 0; how < 2; how++) {
             bsrmv_matrix *A = NULL, *B = NULL;
-            TU_OK(bsrmv_matrix_from_coo(&A, narrow, bs, (bsrmv_blocking)how, 3, BSRMV_DOUBLE,
+            TU_OK(bsrmv_matrix_from_coo(&A, narrow, bs, (bsrmv_blocking)how, BSRMV_DOUBLE,
                                         BSRMV_COL_MAJOR));
-            TU_OK(bsrmv_matrix_from_coo(&B, far, bs, (bsrmv_blocking)how, 3, BSRMV_DOUBLE,
+            TU_OK(bsrmv_matrix_from_coo(&B, far, bs, (bsrmv_blocking)how, BSRMV_DOUBLE,
                                         BSRMV_COL_MAJOR));
             bsrmv_matrix_info a, b;
             TU_OK(bsrmv_matrix_get_info(A, &a));
@@ -228,30 +228,39 @@ static void test_value_range(void)
     bsrmv_matrix *A = NULL;
     double big[3] = {1e39, 1, 2};
     bsrmv_coo *coo = coo_of(2, 2, 3, r, c, big);
-    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, 1, BSRMV_FLOAT, BSRMV_COL_MAJOR),
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, BSRMV_FLOAT, BSRMV_COL_MAJOR),
              BSRMV_ERR_OVERFLOW);
     TU_CHECK(A == NULL && strstr(bsrmv_last_error(), "float range"), "%s", bsrmv_last_error());
-    TU_OK(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     bsrmv_matrix_destroy(A);
     bsrmv_coo_destroy(coo);
     /* Two finite duplicates whose sum overflows float, then double. */
     double dup[3] = {3e38, 3e38, 1};
     coo = coo_of(2, 2, 3, r, c, dup);
-    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, 1, BSRMV_FLOAT, BSRMV_ROW_MAJOR),
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, BSRMV_FLOAT, BSRMV_ROW_MAJOR),
              BSRMV_ERR_OVERFLOW);
     TU_CHECK(A == NULL, "handle set on failure");
     coo->val[0] = coo->val[1] = DBL_MAX;
-    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, 1, BSRMV_DOUBLE, BSRMV_ROW_MAJOR),
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_ROW_MAJOR),
              BSRMV_ERR_OVERFLOW);
-    /* Promotion multiplies by up to 1.25: FLT_MAX itself may not fit. */
+    /* Promotion keeps FLT_MAX; the benchmark perturbation multiplies by up
+     * to 1.25, which may not fit: refused, nothing changed. */
     coo->val[0] = FLT_MAX;
     coo->val[1] = 0;
-    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 4, BSRMV_PROMOTE, 1, BSRMV_FLOAT, BSRMV_COL_MAJOR),
-             BSRMV_ERR_OVERFLOW);
+    TU_OK(bsrmv_matrix_from_coo(&A, coo, 4, BSRMV_PROMOTE, BSRMV_FLOAT, BSRMV_COL_MAJOR));
+    TU_FAILS(bsrmv_matrix_perturb_promoted(A, 1), BSRMV_ERR_OVERFLOW);
+    const int64_t *prp;
+    const int32_t *pci;
+    const void *pv;
+    TU_OK(bsrmv_matrix_arrays(A, &prp, &pci, &pv));
+    for (int e = 0; e < 16; e++)
+        TU_CHECK(((const float *)pv)[e] == FLT_MAX, "a refused perturbation changed a value");
+    bsrmv_matrix_destroy(A);
+    A = NULL;
     /* NaN and infinities given on purpose pass through. */
     coo->val[0] = NAN;
     coo->val[2] = INFINITY;
-    TU_OK(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, 1, BSRMV_FLOAT, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, BSRMV_FLOAT, BSRMV_COL_MAJOR));
     bsrmv_matrix_destroy(A);
     bsrmv_coo_destroy(coo);
     printf("value range: ok\n");

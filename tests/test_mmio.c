@@ -170,7 +170,7 @@ static int test_shared_matrices(void)
 
         bsrmv_coo *a = NULL;
         double t0 = now();
-        bsrmv_status s = bsrmv_mm_read(path, &a, 0);
+        bsrmv_status s = bsrmv_mm_read(path, &a);
         double t = now() - t0;
         CHECK(s == BSRMV_SUCCESS, "%s: read failed: %s", path, bsrmv_status_string(s));
         CHECK(a->m == f.m && a->n == f.n, "%s: size %lld x %lld, file says %lld x %lld", path,
@@ -240,7 +240,7 @@ static void round_trip(const char *name, int64_t m, int64_t n, int64_t nnz)
     tmp_path(path, sizeof path, name);
     bsrmv_status s = bsrmv_mm_write(path, a);
     CHECK(s == BSRMV_SUCCESS, "write %s: %s", path, bsrmv_status_string(s));
-    s = bsrmv_mm_read(path, &b, 0);
+    s = bsrmv_mm_read(path, &b);
     CHECK(s == BSRMV_SUCCESS, "read back %s: %s", path, bsrmv_status_string(s));
     CHECK(b->m == m && b->n == n && b->nnz == nnz, "%s: shape changed", path);
     for (int64_t k = 0; k < nnz; k++)
@@ -366,7 +366,9 @@ static const bad_case bad_cases[] = {
 static void expect_failure(const char *path, bsrmv_status want, int line, const char *phrase)
 {
     bsrmv_coo *a = (bsrmv_coo *)&a; /* any non-NULL value: must come back NULL */
-    bsrmv_status s = bsrmv_mm_read(path, &a, 1);
+    /* The options form with progress on (quiet: stderr is not a terminal). */
+    const bsrmv_mm_options opt = {.progress = 1};
+    bsrmv_status s = bsrmv_mm_read_opts(path, &a, &opt);
     CHECK(s == want, "%s: got %s, expected %s", path, bsrmv_status_string(s),
           bsrmv_status_string(want));
     CHECK(a == NULL, "%s: output not NULL after a failure", path);
@@ -441,7 +443,7 @@ static void test_bad_files(void)
     write_file(path, sizeof path, "trunc.mtx.gz", text, len);
     free(text);
     bsrmv_coo *a = NULL;
-    CHECK(bsrmv_mm_read(path, &a, 0) == BSRMV_SUCCESS, "the untruncated file must read");
+    CHECK(bsrmv_mm_read(path, &a) == BSRMV_SUCCESS, "the untruncated file must read");
     bsrmv_coo_destroy(a);
     struct stat sb;
     CHECK(stat(path, &sb) == 0, "stat %s", path);
@@ -503,7 +505,7 @@ static void test_bad_files(void)
             fputc(c, dst);
         CHECK(fclose(dst) == 0 && fclose(src) == 0, "close members");
     }
-    CHECK(bsrmv_mm_read(path, &a, 0) == BSRMV_SUCCESS && a->nnz == 2 && a->val[1] == 5,
+    CHECK(bsrmv_mm_read(path, &a) == BSRMV_SUCCESS && a->nnz == 2 && a->val[1] == 5,
           "two gzip members");
     bsrmv_coo_destroy(a);
     unlink(path);
@@ -521,8 +523,8 @@ static void test_bad_files(void)
     bsrmv_coo_destroy(a);
     a = NULL;
 
-    CHECK(bsrmv_mm_read(NULL, &a, 0) == BSRMV_ERR_ARGUMENT, "NULL path");
-    CHECK(bsrmv_mm_read(path, NULL, 0) == BSRMV_ERR_ARGUMENT, "NULL output");
+    CHECK(bsrmv_mm_read(NULL, &a) == BSRMV_ERR_ARGUMENT, "NULL path");
+    CHECK(bsrmv_mm_read(path, NULL) == BSRMV_ERR_ARGUMENT, "NULL output");
     printf("broken files: %zu cases ok\n", sizeof bad_cases / sizeof bad_cases[0] + 11);
 }
 
@@ -535,7 +537,7 @@ static bsrmv_coo *read_text(const char *name, const char *text)
     char path[512];
     bsrmv_coo *a = NULL;
     write_file(path, sizeof path, name, text, strlen(text));
-    bsrmv_status s = bsrmv_mm_read(path, &a, 0);
+    bsrmv_status s = bsrmv_mm_read(path, &a);
     CHECK(s == BSRMV_SUCCESS, "%s: %s", name, bsrmv_status_string(s));
     unlink(path);
     return a;
@@ -630,7 +632,7 @@ static void test_valid_files(void)
     char path[512];
     write_file(path, sizeof path, "values.mtx", text, len);
     a = NULL;
-    CHECK(bsrmv_mm_read(path, &a, 0) == BSRMV_SUCCESS, "values.mtx");
+    CHECK(bsrmv_mm_read(path, &a) == BSRMV_SUCCESS, "values.mtx");
     for (int k = 0; k < NVALUES; k++)
         CHECK(memcmp(&a->val[k], &want[k], sizeof(double)) == 0,
               "value on line %d read as %.17g, strtod gives %.17g", k + 3, a->val[k], want[k]);

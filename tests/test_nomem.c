@@ -76,7 +76,7 @@ static void healthy(ctx *c)
 static bsrmv_status op_read_plain(ctx *c)
 {
     bsrmv_coo *a = (bsrmv_coo *)c;
-    bsrmv_status s = bsrmv_mm_read(c->mtx, &a, 0);
+    bsrmv_status s = bsrmv_mm_read(c->mtx, &a);
     TU_CHECK(s == BSRMV_SUCCESS || a == NULL, "output set on failure");
     if (!s)
         TU_CHECK(a->nnz == c->coo->nnz, "read %lld entries", (long long)a->nnz);
@@ -87,7 +87,7 @@ static bsrmv_status op_read_plain(ctx *c)
 static bsrmv_status op_read_gz(ctx *c)
 {
     bsrmv_coo *a = NULL;
-    bsrmv_status s = bsrmv_mm_read(c->mtx_gz, &a, 0);
+    bsrmv_status s = bsrmv_mm_read(c->mtx_gz, &a);
     TU_CHECK(s == BSRMV_SUCCESS || a == NULL, "output set on failure");
     bsrmv_coo_destroy(a);
     return s;
@@ -96,7 +96,7 @@ static bsrmv_status op_read_gz(ctx *c)
 static bsrmv_status convert(const bsrmv_coo *coo, int bs, bsrmv_blocking how)
 {
     bsrmv_matrix *M = (bsrmv_matrix *)&M;
-    bsrmv_status s = bsrmv_matrix_from_coo(&M, coo, bs, how, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    bsrmv_status s = bsrmv_matrix_from_coo(&M, coo, bs, how, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     TU_CHECK(s == BSRMV_SUCCESS || M == NULL, "output set on failure");
     bsrmv_matrix_destroy(M);
     return s;
@@ -128,8 +128,7 @@ static bsrmv_status op_from_csr(ctx *c)
     for (int64_t i = 0; i < a->m; i++)
         rp[i + 1] += rp[i];
     bsrmv_matrix *M = NULL;
-    bsrmv_status s = bsrmv_matrix_from_csr(&M, a->m, a->n, rp, a->col, a->val, 2, BSRMV_SPLIT,
-                                           1, BSRMV_FLOAT, BSRMV_ROW_MAJOR);
+    bsrmv_status s = bsrmv_matrix_from_csr(&M, a->m, a->n, rp, a->col, a->val, 2, BSRMV_SPLIT, BSRMV_FLOAT, BSRMV_ROW_MAJOR);
     TU_CHECK(s == BSRMV_SUCCESS || M == NULL, "output set on failure");
     bsrmv_matrix_destroy(M);
     free(rp);
@@ -270,14 +269,14 @@ int main(void)
     write_mtx(mtx_gz, 1, order);
 
     ctx c = {.mtx = mtx, .mtx_gz = mtx_gz};
-    TU_OK(bsrmv_mm_read(mtx, &c.coo, 0));
+    TU_OK(bsrmv_mm_read(mtx, &c.coo));
     /* The same entries in a matrix far wider than they are: the sorting path. */
     TU_OK(bsrmv_coo_create(&c.coo_wide, order, (int64_t)1 << 26, c.coo->nnz));
     memcpy(c.coo_wide->row, c.coo->row, (size_t)c.coo->nnz * sizeof(int64_t));
     for (int64_t k = 0; k < c.coo->nnz; k++)
         c.coo_wide->col[k] = c.coo->col[k] * 40000;
     memcpy(c.coo_wide->val, c.coo->val, (size_t)c.coo->nnz * sizeof(double));
-    TU_OK(bsrmv_matrix_from_coo(&c.A, c.coo, 3, BSRMV_SPLIT, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_from_coo(&c.A, c.coo, 3, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     TU_OK(bsrmv_precond_block_jacobi(&c.P, c.A));
     c.n = order;
     c.x = tu_random_vector(c.n, BSRMV_DOUBLE, 1);

@@ -30,7 +30,7 @@ static void refused_sizes(void)
     coo->row[0] = 0;
     coo->col[0] = 0;
     coo->val[0] = 1;
-    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 64, BSRMV_PROMOTE, 1, BSRMV_DOUBLE,
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 64, BSRMV_PROMOTE, BSRMV_DOUBLE,
                                    BSRMV_COL_MAJOR), BSRMV_ERR_OVERFLOW);
     bsrmv_coo_destroy(coo);
 }

@@ -46,14 +46,23 @@ static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool fu
     for (int t = 0; t < 2; t++) {
         bsrmv_matrix *A = tu_random_bsr(sh, (bsrmv_type)t, BSRMV_COL_MAJOR, seed);
         bsrmv_matrix *B = tu_reorder(A, BSRMV_ROW_MAJOR);
+        /* The same matrices with a 32-bit row_ptr. */
+        bsrmv_matrix *A32 = tu_narrow(A), *B32 = tu_narrow(B);
         for (int k = 0; k < (full ? 2 : 1); k++) {
             TU_OK(bsrmv_matrix_set_cpu_kernel(A, (bsrmv_cpu_kernel)k));
             TU_OK(bsrmv_matrix_set_cpu_kernel(B, (bsrmv_cpu_kernel)k));
+            TU_OK(bsrmv_matrix_set_cpu_kernel(A32, (bsrmv_cpu_kernel)k));
+            TU_OK(bsrmv_matrix_set_cpu_kernel(B32, (bsrmv_cpu_kernel)k));
             run_cases(what, A, seed, full);
             run_cases(what, B, seed, full);
+            /* alpha/beta do not depend on the width: the short list. */
+            run_cases(what, A32, seed, false);
+            run_cases(what, B32, seed, false);
         }
         bsrmv_matrix_destroy(A);
         bsrmv_matrix_destroy(B);
+        bsrmv_matrix_destroy(A32);
+        bsrmv_matrix_destroy(B32);
     }
 }
 

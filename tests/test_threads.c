@@ -50,7 +50,7 @@ static void *failing_worker(void *arg)
             break;
         case 1: /* a file that does not exist, named after the thread */
             snprintf(path, sizeof path, "/nonexistent/bsrmv_thread_%d_%d.mtx", j->id, r);
-            TU_CHECK(bsrmv_mm_read(path, &(bsrmv_coo *){NULL}, 0) == BSRMV_ERR_IO, "I/O error");
+            TU_CHECK(bsrmv_mm_read(path, &(bsrmv_coo *){NULL}) == BSRMV_ERR_IO, "I/O error");
             snprintf(want, sizeof want, "%s", path);
             break;
         default: /* a block size error */

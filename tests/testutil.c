@@ -105,6 +105,46 @@ bsrmv_matrix *tu_reorder(const bsrmv_matrix *A, bsrmv_order order)
     return B;
 }
 
+int64_t *tu_row_ptr64(const bsrmv_matrix *A, const int32_t **ci, const void **val)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    int64_t *rp = malloc((size_t)(in.mb + 1) * sizeof *rp);
+    TU_CHECK(rp, "out of memory");
+    if (in.index == BSRMV_INDEX_32) {
+        const int32_t *r32;
+        TU_OK(bsrmv_matrix_arrays_i32(A, &r32, ci, val));
+        for (int64_t i = 0; i <= in.mb; i++)
+            rp[i] = r32[i];
+    } else {
+        const int64_t *r64;
+        TU_OK(bsrmv_matrix_arrays(A, &r64, ci, val));
+        memcpy(rp, r64, (size_t)(in.mb + 1) * sizeof *rp);
+    }
+    return rp;
+}
+
+bsrmv_matrix *tu_narrow(const bsrmv_matrix *A)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int32_t *ci;
+    const void *val;
+    int64_t *rp = tu_row_ptr64(A, &ci, &val);
+    int32_t *r32 = malloc((size_t)(in.mb + 1) * sizeof *r32);
+    TU_CHECK(r32, "out of memory");
+    for (int64_t i = 0; i <= in.mb; i++) {
+        TU_CHECK(rp[i] <= INT32_MAX, "row_ptr[%lld] does not fit int32", (long long)i);
+        r32[i] = (int32_t)rp[i];
+    }
+    bsrmv_matrix *B = NULL;
+    TU_OK(bsrmv_matrix_create_i32(&B, in.mb, in.nb, in.bs, in.nnzb, r32, ci, val, in.type,
+                                  in.order));
+    free(r32);
+    free(rp);
+    return B;
+}
+
 double tu_get(const void *v, bsrmv_type t, int64_t i)
 {
     return t == BSRMV_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i];
@@ -154,10 +194,9 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
 {
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(A, &in));
-    const int64_t *rp;
     const int32_t *ci;
     const void *val;
-    TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &val));
+    int64_t *rp = tu_row_ptr64(A, &ci, &val);
     const int64_t bs = in.bs;
     const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
     for (int64_t j = 0; j < ny; j++) {
@@ -188,6 +227,7 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
             mag[j] += fabsl((long double)beta * yv);
         }
     }
+    free(rp);
 }
 
 void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,

@@ -54,6 +54,13 @@ bsrmv_matrix *tu_random_bsr(const tu_shape *sh, bsrmv_type type, bsrmv_order ord
 /* The same matrix with the other block order (same type). */
 bsrmv_matrix *tu_reorder(const bsrmv_matrix *A, bsrmv_order order);
 
+/* A's row_ptr (either width) as a malloc'd int64 copy, and its col_idx and
+ * val (views). */
+int64_t *tu_row_ptr64(const bsrmv_matrix *A, const int32_t **ci, const void **val);
+
+/* A copy of A with a 32-bit row_ptr (bsrmv_matrix_create_i32). */
+bsrmv_matrix *tu_narrow(const bsrmv_matrix *A);
+
 /* Random vector of n values of type t (never zero: |v| in [0.25, 1]). */
 void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed);
 /* Vector of n NaNs of type t. */

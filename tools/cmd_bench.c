@@ -381,7 +381,8 @@ int bench_command(int argc, char **argv)
     if (o.source == BENCH_MTX && o.sym) {
         if (bsrmv_mm_read_sym(o.mtx, &coo, &o.coo_triangle) != BSRMV_SUCCESS)
             return cli_lib_failed("reading %s", o.mtx);
-    } else if (o.source == BENCH_MTX && bsrmv_mm_read(o.mtx, &coo, 1) != BSRMV_SUCCESS)
+    } else if (o.source == BENCH_MTX &&
+               bsrmv_mm_read_opts(o.mtx, &coo, &(bsrmv_mm_options){.progress = 1}) != BSRMV_SUCCESS)
         return cli_lib_failed("reading %s", o.mtx);
     if (o.source == BENCH_MTX && o.verbose)
         fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);

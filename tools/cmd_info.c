@@ -127,7 +127,7 @@ static int64_t split_blocks(const bsrmv_coo *coo, const struct entry *e, int bs,
 static int info_file(const char *path, int json)
 {
     bsrmv_coo *coo;
-    if (bsrmv_mm_read(path, &coo, !json) != BSRMV_SUCCESS)
+    if (bsrmv_mm_read_opts(path, &coo, &(bsrmv_mm_options){.progress = !json}) != BSRMV_SUCCESS)
         return cli_lib_failed("reading %s", path);
     /* two sorted copies of the entries and the split's scratch */
     if (cli_memory_check("bsrmv info", "sorting the entries",

@@ -158,8 +158,10 @@ int cli_build_matrix(const struct bench_options *o, const bsrmv_coo *coo, double
         char stem[200];
         file_stem(o->mtx, stem, sizeof stem);
         snprintf(name, size, "%s:%s", stem, o->blocking == BSRMV_SPLIT ? "split" : "promote");
-        if (bsrmv_matrix_from_coo(A, coo, bs, o->blocking, o->seed, t, o->order) !=
-            BSRMV_SUCCESS)
+        /* Promoted blocks are made non-constant (the KSPARSE method). */
+        if (bsrmv_matrix_from_coo(A, coo, bs, o->blocking, t, o->order) != BSRMV_SUCCESS ||
+            (o->blocking == BSRMV_PROMOTE &&
+             bsrmv_matrix_perturb_promoted(*A, o->seed) != BSRMV_SUCCESS))
             return cli_lib_failed("building %s with bs %d", name, bs);
         return 0;
     }

@@ -311,7 +311,7 @@ done:
 static int read_matrix(const struct opts *o, bsrmv_matrix **A)
 {
     bsrmv_coo *coo;
-    if (bsrmv_mm_read(o->mtx, &coo, !o->json))
+    if (bsrmv_mm_read_opts(o->mtx, &coo, &(bsrmv_mm_options){.progress = !o->json}))
         return cli_lib_failed("solve: reading %s", o->mtx);
     int rc = 1;
     if (coo->m != coo->n)
@@ -326,7 +326,7 @@ static int read_matrix(const struct opts *o, bsrmv_matrix **A)
                                   (double)coo->nnz * 24 +
                                   12.0 * (double)coo->m * (double)bsrmv_type_size(o->type)))
         ;
-    else if (bsrmv_matrix_from_coo(A, coo, o->bs, BSRMV_SPLIT, 0, o->type, o->order))
+    else if (bsrmv_matrix_from_coo(A, coo, o->bs, BSRMV_SPLIT, o->type, o->order))
         cli_lib_failed("solve: blocking %s with bs %d", o->mtx, o->bs);
     else
         rc = 0;
@@ -375,7 +375,7 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
     if (!strstr(line, " array")) {
         gzclose(f);
         bsrmv_coo *coo;
-        if (bsrmv_mm_read(path, &coo, 0))
+        if (bsrmv_mm_read(path, &coo))
             return cli_lib_failed("solve: reading %s", path);
         int rc = coo->m != n || coo->n != 1;
         if (rc)

@@ -211,9 +211,11 @@ static void build_matrix(struct peer_case *c, const struct peer_options *o)
         snprintf(c->matrix, sizeof c->matrix, "%s:%s", stem,
                  o->blocking == BSRMV_PROMOTE ? "promote" : "split");
         bsrmv_coo *coo;
-        if (bsrmv_mm_read(o->mtx, &coo, 0) != BSRMV_SUCCESS)
+        if (bsrmv_mm_read(o->mtx, &coo) != BSRMV_SUCCESS)
             die(o->mtx);
-        st = bsrmv_matrix_from_coo(&c->A, coo, c->bs, o->blocking, c->seed, t, ord);
+        st = bsrmv_matrix_from_coo(&c->A, coo, c->bs, o->blocking, t, ord);
+        if (!st && o->blocking == BSRMV_PROMOTE)
+            st = bsrmv_matrix_perturb_promoted(c->A, c->seed);
         bsrmv_coo_destroy(coo);
         break;
     }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -105,7 +106,10 @@ struct Matrix {
     }
 };
 
-Matrix *make_matrix(Index64 row_ptr, Index32 col_idx, Values val, int64_t mb, int64_t nb,
+// RowPtr: Index64 or Index32, the width the caller's indptr has (read in
+// place when wrapped).
+template <class RowPtr>
+Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int64_t nb,
                     int bs, int row_major, bool copy, nb::object keep)
 {
     bsrmv_type t = type_of(val.dtype());
@@ -124,10 +128,16 @@ Matrix *make_matrix(Index64 row_ptr, Index32 col_idx, Values val, int64_t mb, in
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        s = copy ? bsrmv_matrix_create(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
-                                       val.data(), t, order)
-                 : bsrmv_matrix_wrap(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
-                                     val.data(), t, order);
+        if constexpr (std::is_same_v<RowPtr, Index64>)
+            s = copy ? bsrmv_matrix_create(&A, mb, nb, bs, nnzb, row_ptr.data(),
+                                           col_idx.data(), val.data(), t, order)
+                     : bsrmv_matrix_wrap(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
+                                         val.data(), t, order);
+        else
+            s = copy ? bsrmv_matrix_create_i32(&A, mb, nb, bs, nnzb, row_ptr.data(),
+                                               col_idx.data(), val.data(), t, order)
+                     : bsrmv_matrix_wrap_i32(&A, mb, nb, bs, nnzb, row_ptr.data(),
+                                             col_idx.data(), val.data(), t, order);
     }
     check(s);
     return new Matrix(A, copy ? nb::none() : std::move(keep));
@@ -140,10 +150,12 @@ Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, in
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        s = bsrmv_mm_read(path.c_str(), &coo, 0);
+        s = bsrmv_mm_read(path.c_str(), &coo);
         if (s == BSRMV_SUCCESS)
-            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT, seed,
+            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT,
                                       dbl ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_ROW_MAJOR);
+        if (s == BSRMV_SUCCESS && promote)
+            s = bsrmv_matrix_perturb_promoted(A, seed);
     }
     std::string msg = bsrmv_last_error();
     bsrmv_coo_destroy(coo);
@@ -173,12 +185,19 @@ Matrix *generate_grid(int64_t nx, int64_t ny, int64_t nz, int bs, int points, ui
 nb::tuple matrix_arrays(nb::handle self_h)
 {
     Matrix &M = nb::cast<Matrix &>(self_h);
-    const int64_t *rp;
     const int32_t *ci;
     const void *v;
-    check(bsrmv_matrix_arrays(M.A, &rp, &ci, &v));
     size_t np1 = (size_t)M.info.mb + 1, nnzb = (size_t)M.info.nnzb, bs = (size_t)M.info.bs;
-    nb::ndarray<nb::numpy, const int64_t, nb::ndim<1>> a_rp(rp, {np1}, self_h);
+    nb::object a_rp;
+    if (M.info.index == BSRMV_INDEX_32) {
+        const int32_t *rp;
+        check(bsrmv_matrix_arrays_i32(M.A, &rp, &ci, &v));
+        a_rp = nb::cast(nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>>(rp, {np1}, self_h));
+    } else {
+        const int64_t *rp;
+        check(bsrmv_matrix_arrays(M.A, &rp, &ci, &v));
+        a_rp = nb::cast(nb::ndarray<nb::numpy, const int64_t, nb::ndim<1>>(rp, {np1}, self_h));
+    }
     nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>> a_ci(ci, {nnzb}, self_h);
     size_t shape[3] = {nnzb, bs, bs};
     nb::dlpack::dtype dt = M.info.type == BSRMV_DOUBLE ? nb::dtype<double>() : nb::dtype<float>();
@@ -447,7 +466,11 @@ NB_MODULE(_core, m)
     m.def("has_kernel", [](int bs) { return bsrmv_cpu_has_kernel(bs) != 0; });
 
     nb::class_<Matrix>(m, "Matrix")
-        .def_static("make", &make_matrix, nb::arg("row_ptr").noconvert(),
+        .def_static("make", &make_matrix<Index64>, nb::arg("row_ptr").noconvert(),
+                    nb::arg("col_idx").noconvert(), nb::arg("val").noconvert(), nb::arg("mb"),
+                    nb::arg("nb"), nb::arg("bs"), nb::arg("row_major"), nb::arg("copy"),
+                    nb::arg("keep"), nb::rv_policy::take_ownership)
+        .def_static("make_i32", &make_matrix<Index32>, nb::arg("row_ptr").noconvert(),
                     nb::arg("col_idx").noconvert(), nb::arg("val").noconvert(), nb::arg("mb"),
                     nb::arg("nb"), nb::arg("bs"), nb::arg("row_major"), nb::arg("copy"),
                     nb::arg("keep"), nb::rv_policy::take_ownership)

@@ -17,7 +17,7 @@ def S(rng):
 
 def test_zero_copy_values_change_results(S, rng):
     A = bsrmv.BSRMatrix.from_scipy(S)
-    assert A.shared == {"data": True, "indices": True, "indptr": False}  # indptr int32 -> int64
+    assert A.shared == {"data": True, "indices": True, "indptr": True}
     x = rng.uniform(-1, 1, S.shape[1])
     y1 = A @ x
     S.data *= 2.0
@@ -31,6 +31,21 @@ def test_int64_indptr_shared(S):
     S.indptr = S.indptr.astype(np.int64)
     A = bsrmv.BSRMatrix.from_arrays(S.data, S.indices, S.indptr, S.shape)
     assert A.shared == {"data": True, "indices": True, "indptr": True}
+
+
+def test_int32_indptr_read_in_place(S, rng):
+    assert S.indptr.dtype == np.int32
+    A32 = bsrmv.BSRMatrix.from_scipy(S, copy=False)
+    A64 = bsrmv.BSRMatrix.from_arrays(S.data, S.indices, S.indptr.astype(np.int64), S.shape)
+    C32 = bsrmv.BSRMatrix.from_scipy(S, copy=True)  # a library-owned int32 copy
+    assert A32.shared["indptr"] and A64.shared["indptr"]
+    x = rng.uniform(-1, 1, S.shape[1])
+    ref = A64 @ x
+    assert np.array_equal(A32 @ x, ref)
+    assert np.array_equal(C32 @ x, ref)
+    T = C32.to_scipy()
+    assert T.indptr.dtype == np.int32 and np.array_equal(T.indptr, S.indptr)
+
 
 
 def test_to_scipy_shares_values(S, rng):
@@ -79,8 +94,8 @@ def test_copy_false_refuses_conversions(S):
     with pytest.raises(bsrmv.ArgumentError, match="indices"):
         bsrmv.BSRMatrix.from_arrays(S.data, S.indices.astype(np.int64), S.indptr, S.shape,
                                     copy=False)
-    # an int32 indptr is always converted (the library's row pointers are 64-bit)
-    A = bsrmv.BSRMatrix.from_arrays(S.data, S.indices, S.indptr.astype(np.int32), S.shape,
+    # an indptr of another integer type is converted (int32 and int64 are read in place)
+    A = bsrmv.BSRMatrix.from_arrays(S.data, S.indices, S.indptr.astype(np.int16), S.shape,
                                     copy=False)
     assert A.shared["data"] and A.shared["indices"] and not A.shared["indptr"]
 

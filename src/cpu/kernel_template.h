@@ -3,11 +3,12 @@
  * the accumulators: T itself, or double for float values) and SUF (a name
  * suffix) defined, VOPS where the vector operations for V are still to
  * be made (they depend on V alone), and BLOCK_SIMD(clauses), the pragma
- * of the loops inside a block.  The
- * block size, block order and unroll depth reach the always_inline bodies
- * as arguments that are compile-time constants in every specialised
- * caller, so -O3 unrolls the block loops and vectorises them for that size;
- * the generic caller passes a runtime bs and gets the same loops unspecialised. */
+ * of the loops inside a block.  The block size, block order, unroll depth
+ * and row_ptr width reach the always_inline bodies as arguments that are
+ * compile-time constants in every specialised caller, so -O3 unrolls the
+ * block loops and vectorises them for that size, and each width gets its
+ * own loop (no per-row switch); the generic caller passes a runtime bs and
+ * gets the same loops unspecialised. */
 
 #include "template_defs.h"
 
@@ -95,14 +96,18 @@ INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int6
             acc[r] += acc[u * bs + r];
 }
 
+/* row_ptr[i] of the width W64 (1: rp64, 0: rp32) names. */
+#define RP_(i) (W64 ? rp64[i] : (int64_t)rp32[i])
+
 /* y rows [r0, r1) = alpha * (A x) + beta * y; acc holds U*bs values. */
 INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64_t r0,
-                       int64_t r1, const int64_t *restrict rp, const int32_t *restrict ci,
+                       int64_t r1, const int W64, const int64_t *restrict rp64,
+                       const int32_t *restrict rp32, const int32_t *restrict ci,
                        const T *restrict val, const V *restrict x, V alpha, V beta,
                        V *restrict y, V *restrict acc)
 {
     for (int64_t i = r0; i < r1; i++) {
-        FN(row_sum)(bs, U, order, rp[i], rp[i + 1], ci, val, x, acc);
+        FN(row_sum)(bs, U, order, RP_(i), RP_(i + 1), ci, val, x, acc);
         V *yi = y + i * bs;
         /* beta == 0 must not read y: NaN there would survive 0*NaN. */
         if (beta == 0)
@@ -118,21 +123,25 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
  * its block column, so a partial row needs nothing beyond the reduction
  * of the per-thread yt. */
 INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrmv_cut c1,
-                       const int64_t *restrict rp, const int32_t *restrict ci,
+                       const int W64, const int64_t *restrict rp64,
+                       const int32_t *restrict rp32, const int32_t *restrict ci,
                        const T *restrict val, const V *restrict x, V *restrict yt)
 {
     const int64_t bs2 = (int64_t)bs * bs;
-    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
         const V *xi = x + i * bs;
-        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
-        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        const int64_t k0 = RP_(i) > c0.blk ? RP_(i) : c0.blk;
+        const int64_t k1 = RP_(i + 1) < c1.blk ? RP_(i + 1) : c1.blk;
         for (int64_t k = k0; k < k1; k++)
             FN(block_t)(bs, order, yt + (int64_t)ci[k] * bs, val + k * bs2, xi);
     }
 }
 
-/* Symmetric storage, block rows [r0, r1) of one thread: y_i += alpha *
+#undef RP_
+
+/* Symmetric storage (a 64-bit row_ptr only), block rows [r0, r1) of one
+ * thread: y_i += alpha *
  * (row i's blocks times x), and every block (i, j) above the diagonal is
  * read once more for its mirror, adding A_ij^T (alpha x_i) to y_j: in y
  * itself while j < r1 (rows of this thread, whose y the caller has scaled
@@ -185,18 +194,18 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
 #define ARGS_N                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha, \
         double beta, void *y
-#define PASS_N(BS, U, ORDER, ACC)                                                       \
-    FN(rows_n)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,         \
-               (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
+#define PASS_N(BS, U, ORDER, W64, ACC)                                                  \
+    FN(rows_n)(BS, U, ORDER, r0, r1, W64, A->row_ptr, A->row_ptr32, A->col_idx,         \
+               (const T *)A->val, (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
 #define ARGS_P int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A, const void *x, void *out
 #define PASS_P(BS, U, ORDER, ACC)                                                       \
     FN(row_sum)(BS, U, ORDER, k0, k1, A->col_idx, (const T *)A->val, (const V *)x, ACC); \
     memcpy(out, ACC, (size_t)(BS) * sizeof(V))
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt
-#define PASS_T(BS, ORDER)                                                               \
-    FN(rows_t)(BS, ORDER, c0, c1, A->row_ptr, A->col_idx, (const T *)A->val,            \
-               (const V *)x, (V *)yt)
+#define PASS_T(BS, ORDER, W64)                                                          \
+    FN(rows_t)(BS, ORDER, c0, c1, W64, A->row_ptr, A->row_ptr32, A->col_idx,            \
+               (const T *)A->val, (const V *)x, (V *)yt)
 #define ARGS_S                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha,   \
         void *y, void *buf
@@ -204,30 +213,39 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
     FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
                  (const V *)x, (V)alpha, (V *)y, (V *)buf, ACC, AX)
 
+/* The kernels that walk row_ptr, for one width: W64 1 (64-bit), 0 (32-bit);
+ * RW names it.  NAME is the block size's name, B the block size (constant,
+ * or the runtime bs of the generic set), U the unroll depth, AL the
+ * accumulators' alignment (none for the generic set's variable array). */
+#define KERNELS_RP(NAME, B, U, AL, W64, RW)                                             \
+    KERNEL void FN(n_col_##NAME##_##RW)(ARGS_N)                                         \
+    {                                                                                   \
+        AL V acc[(U) * (B)];                                                            \
+        PASS_N(B, U, BSRMV_COL_MAJOR, W64, acc);                                        \
+    }                                                                                   \
+    KERNEL void FN(n_row_##NAME##_##RW)(ARGS_N)                                         \
+    {                                                                                   \
+        AL V acc[(U) * (B)];                                                            \
+        PASS_N(B, U, BSRMV_ROW_MAJOR, W64, acc);                                        \
+    }                                                                                   \
+    KERNEL void FN(t_col_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR, W64); }    \
+    KERNEL void FN(t_row_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR, W64); }
+#define KERNELS(NAME, B, U, AL)                                                         \
+    KERNELS_RP(NAME, B, U, AL, 1, 64)                                                   \
+    KERNELS_RP(NAME, B, U, AL, 0, 32)                                                   \
+    KERNEL void FN(p_col_##NAME)(ARGS_P)                                                \
+    {                                                                                   \
+        AL V acc[(U) * (B)];                                                            \
+        PASS_P(B, U, BSRMV_COL_MAJOR, acc);                                             \
+    }                                                                                   \
+    KERNEL void FN(p_row_##NAME)(ARGS_P)                                                \
+    {                                                                                   \
+        AL V acc[(U) * (B)];                                                            \
+        PASS_P(B, U, BSRMV_ROW_MAJOR, acc);                                             \
+    }
+
 /* Specialised: bs and the unroll depth are constants. */
-#define SPECIALISE(B)                                                                   \
-    KERNEL void FN(n_col_##B)(ARGS_N)                                                   \
-    {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
-        PASS_N(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
-    }                                                                                   \
-    KERNEL void FN(n_row_##B)(ARGS_N)                                                   \
-    {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
-        PASS_N(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
-    }                                                                                   \
-    KERNEL void FN(p_col_##B)(ARGS_P)                                                   \
-    {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
-        PASS_P(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc);                                 \
-    }                                                                                   \
-    KERNEL void FN(p_row_##B)(ARGS_P)                                                   \
-    {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)];                                        \
-        PASS_P(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc);                                 \
-    }                                                                                   \
-    KERNEL void FN(t_col_##B)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR); }                   \
-    KERNEL void FN(t_row_##B)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR); }
+#define SPECIALISE(B) KERNELS(B, B, UNROLL_FOR(B), _Alignas(64))
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
 #define SPECIALISE_SYM(B)                                                               \
@@ -245,28 +263,7 @@ BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
 #undef SPECIALISE_SYM
 
 /* Generic: any bs, one accumulator set (the plain triple loop). */
-KERNEL void FN(n_col_any)(ARGS_N)
-{
-    V acc[bs];
-    PASS_N(bs, 1, BSRMV_COL_MAJOR, acc);
-}
-KERNEL void FN(n_row_any)(ARGS_N)
-{
-    V acc[bs];
-    PASS_N(bs, 1, BSRMV_ROW_MAJOR, acc);
-}
-KERNEL void FN(p_col_any)(ARGS_P)
-{
-    V acc[bs];
-    PASS_P(bs, 1, BSRMV_COL_MAJOR, acc);
-}
-KERNEL void FN(p_row_any)(ARGS_P)
-{
-    V acc[bs];
-    PASS_P(bs, 1, BSRMV_ROW_MAJOR, acc);
-}
-KERNEL void FN(t_col_any)(ARGS_T) { PASS_T(bs, BSRMV_COL_MAJOR); }
-KERNEL void FN(t_row_any)(ARGS_T) { PASS_T(bs, BSRMV_ROW_MAJOR); }
+KERNELS(any, bs, 1, )
 KERNEL void FN(s_col_any)(ARGS_S)
 {
     V acc[bs], ax[bs];
@@ -278,14 +275,20 @@ KERNEL void FN(s_row_any)(ARGS_S)
     PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
 }
 
-#define ENTRY(B)                                                                        \
-    {B, {FN(n_col_##B), FN(n_row_##B)}, {FN(p_col_##B), FN(p_row_##B)},                 \
-     {FN(t_col_##B), FN(t_row_##B)}},
+#define ENTRY_(NAME, B)                                                                 \
+    {B,                                                                                 \
+     {{FN(n_col_##NAME##_64), FN(n_row_##NAME##_64)},                                   \
+      {FN(n_col_##NAME##_32), FN(n_row_##NAME##_32)}},                                  \
+     {FN(p_col_##NAME), FN(p_row_##NAME)},                                              \
+     {{FN(t_col_##NAME##_64), FN(t_row_##NAME##_64)},                                   \
+      {FN(t_col_##NAME##_32), FN(t_row_##NAME##_32)}}}
+#define ENTRY(B) ENTRY_(B, B),
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
+static const kernel_set FN(generic) = ENTRY_(any, 0);
 #undef ENTRY
-static const kernel_set FN(generic) = {0, {FN(n_col_any), FN(n_row_any)},
-                                       {FN(p_col_any), FN(p_row_any)},
-                                       {FN(t_col_any), FN(t_row_any)}};
+#undef ENTRY_
+#undef KERNELS
+#undef KERNELS_RP
 #define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
 static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
 #undef SYM_ENTRY

@@ -114,7 +114,6 @@ static bool span(bsrmv_layout lay, int64_t n, int k, int64_t ld, int64_t *out)
 static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_matrix *A,
                            bsrmv_layout lay, spmm_chunk *g, int k)
 {
-    const int64_t *rp = A->row_ptr;
     const int bs = A->bs;
     const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
     const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
@@ -169,8 +168,8 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
                 ops->pack(g, nx * p / np, nx * (p + 1) / np, pk);
 #pragma omp barrier
             }
-            const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
-            const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+            const bsrmv_cut c0 = bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p, np);
+            const bsrmv_cut c1 = bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p + 1, np);
             row[2 * p] = row[2 * p + 1] = -1;
             kern(&packed, c0, c1, part + 2 * (size_t)p * slot, row + 2 * p,
                  scratch + 2 * (size_t)p * slot);
@@ -187,7 +186,6 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
 static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_matrix *A,
                            bsrmv_layout lay, spmm_chunk *g, int k, int64_t ny)
 {
-    const int64_t *rp = A->row_ptr;
     const int bs = A->bs;
     const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
     const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
@@ -220,8 +218,8 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
             const int p = omp_get_thread_num(), np = omp_get_num_threads();
             char *mine = bufs + (size_t)p * (size_t)len * vs;
             memset(mine, 0, (size_t)len * vs);
-            const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
-            const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+            const bsrmv_cut c0 = bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p, np);
+            const bsrmv_cut c1 = bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p + 1, np);
             kern(g, c0, c1, mine, scratch + (size_t)p * slot);
 #pragma omp barrier
             ops->reduce(g, ny * p / np, ny * (p + 1) / np, np, len, bufs);

@@ -28,6 +28,13 @@ INLINE void FN(load_row)(const int K, const bsrmv_layout lay, const T *restrict 
     }
 }
 
+/* row_ptr[i] of either width: one predictable branch per block row, beside
+ * the per-row branches on beta and the layout.  At bs 1 (the sensitive
+ * case, k = 1 and 4) it timed within the noise of the 64-bit-only code, so
+ * the SpMM kernels, the largest part of the build, are not doubled for
+ * the width as the SpMV ones are. */
+#define RP_(i) (rp64 ? rp64[i] : (int64_t)rp32[i])
+
 /* Y rows of the blocks from cut c0 to cut c1 = alpha*(A X) + beta*Y for the
  * chunk's K vectors.  A row the cuts leave partial gets its unscaled sum in
  * part slot 0 (cut at its start) or 1 (cut at its end only), and its index
@@ -40,7 +47,8 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
                      const bsrmv_cut c1, T *restrict part, int64_t *restrict prow,
                      T *restrict acc, T *restrict xt)
 {
-    const int64_t *restrict rp = g->A->row_ptr;
+    const int64_t *restrict rp64 = g->A->row_ptr;
+    const int32_t *restrict rp32 = g->A->row_ptr32;
     const int32_t *restrict ci = g->A->col_idx;
     const T *restrict val = g->A->val;
     const T *restrict X = g->X;
@@ -49,10 +57,11 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
     const int64_t ldx = g->ldx, ldy = g->ldy;
     const T alpha = (T)g->alpha, beta = (T)g->beta;
     const int64_t bs2 = (int64_t)bs * bs;
-    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
-        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
-        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        const int64_t ka = RP_(i), kb = RP_(i + 1);
+        const int64_t k0 = ka > c0.blk ? ka : c0.blk;
+        const int64_t k1 = kb < c1.blk ? kb : c1.blk;
         for (int q = 0; q < bs * K; q++)
             acc[q] = 0;
         for (int64_t b = k0; b < k1; b++) {
@@ -77,8 +86,8 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
                         acc[r * K + j] += arc * xb[c * xs + j];
                 }
         }
-        if (k0 > rp[i] || k1 < rp[i + 1]) {
-            const int s = k0 > rp[i] ? 0 : 1;
+        if (k0 > ka || k1 < kb) {
+            const int s = k0 > ka ? 0 : 1;
             memcpy(part + (int64_t)s * bs * SPMM_MAX_WIDTH, acc, (size_t)(bs * K) * sizeof(T));
             prow[s] = i;
             continue;
@@ -104,17 +113,19 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
                      const spmm_chunk *g, const bsrmv_cut c0,
                      const bsrmv_cut c1, T *restrict yt, T *restrict xi)
 {
-    const int64_t *restrict rp = g->A->row_ptr;
+    const int64_t *restrict rp64 = g->A->row_ptr;
+    const int32_t *restrict rp32 = g->A->row_ptr32;
     const int32_t *restrict ci = g->A->col_idx;
     const T *restrict val = g->A->val;
     const T *restrict X = g->X;
     const bsrmv_layout lay = g->xlayout;
     const int64_t ldx = g->ldx;
     const int64_t bs2 = (int64_t)bs * bs;
-    const int64_t r1 = c1.blk > rp[c1.row] ? c1.row + 1 : c1.row;
+    const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
-        const int64_t k0 = rp[i] > c0.blk ? rp[i] : c0.blk;
-        const int64_t k1 = rp[i + 1] < c1.blk ? rp[i + 1] : c1.blk;
+        const int64_t ka = RP_(i), kb = RP_(i + 1);
+        const int64_t k0 = ka > c0.blk ? ka : c0.blk;
+        const int64_t k1 = kb < c1.blk ? kb : c1.blk;
         if (k0 == k1)
             continue;
         for (int r = 0; r < bs; r++)
@@ -132,6 +143,8 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         }
     }
 }
+
+#undef RP_
 
 /* Entry points with a uniform signature for the dispatch tables.  A width
  * of 0 stands for "the chunk's width at run time" (at most

@@ -31,14 +31,17 @@ typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
                          const void *x, double alpha, void *y, void *buf);
 typedef struct kernel_set {
     int bs;
-    kernel_n n[2]; /* by bsrmv_order */
-    kernel_p p[2];
-    kernel_t t[2];
+    kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
+    kernel_p p[2];    /* by bsrmv_order */
+    kernel_t t[2][2];
 } kernel_set;
 typedef struct sym_set {
     int bs;
     kernel_s s[2]; /* by bsrmv_order */
 } sym_set;
+/* The first index of kernel_set's n and t: 0 for a 64-bit row_ptr, 1 for
+ * a 32-bit one. */
+#define RP_WIDTH(A) ((A)->row_ptr ? 0 : 1)
 typedef struct vector_ops {
     void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
     void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
@@ -142,11 +145,11 @@ static void scale_parallel(const vector_ops *ops, int64_t n, double beta, void *
 static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                            const void *x, double alpha, double beta, void *y)
 {
-    const int64_t *rp = A->row_ptr;
     const int bs = A->bs;
     const int nt = threads_for(A->nnzb * bs * bs + A->mb);
+    const kernel_n kn = ks->n[RP_WIDTH(A)][A->order];
     if (nt == 1) {
-        ks->n[A->order](bs, 0, A->mb, A, x, alpha, beta, y);
+        kn(bs, 0, A->mb, A, x, alpha, beta, y);
         return BSRMV_SUCCESS;
     }
     const size_t vs = bsrmv_type_size(A->vtype);
@@ -161,19 +164,21 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
         const int p = omp_get_thread_num(), np = omp_get_num_threads();
         if (p == 0)
             team = np;
-        const bsrmv_cut c0 = bsrmv_partition_cut(rp, A->mb, bs, p, np);
-        const bsrmv_cut c1 = bsrmv_partition_cut(rp, A->mb, bs, p + 1, np);
+        const bsrmv_cut c0 = bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p, np);
+        const bsrmv_cut c1 =
+            bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, bs, p + 1, np);
         int64_t i = c0.row;
         row[2 * p] = row[2 * p + 1] = -1;
-        if (c0.blk > rp[c0.row]) {
-            const int64_t end = c1.row == c0.row ? c1.blk : rp[c0.row + 1];
+        if (c0.blk > bsrmv_row_start(A, c0.row)) {
+            const int64_t end = c1.row == c0.row ? c1.blk : bsrmv_row_start(A, c0.row + 1);
             ks->p[A->order](bs, c0.blk, end, A, x, part + (size_t)(2 * p) * bs * vs);
             row[2 * p] = i++;
         }
         if (i < c1.row)
-            ks->n[A->order](bs, i, c1.row, A, x, alpha, beta, y);
-        if (c1.row >= i && c1.blk > rp[c1.row]) {
-            ks->p[A->order](bs, rp[c1.row], c1.blk, A, x, part + (size_t)(2 * p + 1) * bs * vs);
+            kn(bs, i, c1.row, A, x, alpha, beta, y);
+        if (c1.row >= i && c1.blk > bsrmv_row_start(A, c1.row)) {
+            ks->p[A->order](bs, bsrmv_row_start(A, c1.row), c1.blk, A, x,
+                            part + (size_t)(2 * p + 1) * bs * vs);
             row[2 * p + 1] = c1.row;
         }
     }
@@ -203,9 +208,11 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
         int p = omp_get_thread_num(), np = omp_get_num_threads();
         void *mine = bufs + (size_t)p * (size_t)ny * vs;
         memset(mine, 0, (size_t)ny * vs);
-        const bsrmv_cut c0 = bsrmv_partition_cut(A->row_ptr, A->mb, A->bs, p, np);
-        const bsrmv_cut c1 = bsrmv_partition_cut(A->row_ptr, A->mb, A->bs, p + 1, np);
-        ks->t[A->order](A->bs, c0, c1, A, x, mine);
+        const bsrmv_cut c0 =
+            bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, A->bs, p, np);
+        const bsrmv_cut c1 =
+            bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, A->bs, p + 1, np);
+        ks->t[RP_WIDTH(A)][A->order](A->bs, c0, c1, A, x, mine);
 #pragma omp barrier
         ops->reduce(ny * p / np, ny * (p + 1) / np, np, ny, bufs, alpha, beta, y);
     }
@@ -227,9 +234,9 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
 static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                              const void *x, double alpha, double beta, void *y)
 {
-    const int64_t *rp = A->row_ptr;
+    const int64_t *rp = A->row_ptr; /* symmetric storage: always 64-bit */
     const int bs = A->bs;
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     const int nt = threads_for(2 * A->nnzb * bs * bs + A->mb);
     if (nt == 1) {
         ops->scale(0, A->mb * bs, beta, y);
@@ -242,7 +249,7 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the split of %d threads", nt);
     int64_t *first = tab, *off = tab + nt + 1, *len = tab + 2 * (nt + 1);
     for (int p = 0; p < nt; p++)
-        first[p] = bsrmv_partition_cut(rp, A->mb, bs, p, nt).row;
+        first[p] = bsrmv_partition_cut(rp, NULL, A->mb, bs, p, nt).row;
     first[nt] = A->mb;
     int64_t total = 0;
     for (int p = 0; p < nt; p++) {

@@ -141,6 +141,21 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     m->vtype = A->vtype;
     m->owns = true;
     m->sym = A->sym;
+    /* The device copy is the library's own, so a 32-bit row_ptr is widened
+     * on the way (the device kernels and the plan read int64). */
+    const int64_t *rp = A->row_ptr;
+    int64_t *wide = nullptr;
+    if (!rp) {
+        wide = (int64_t *)malloc((size_t)(A->mb + 1) * sizeof *wide);
+        if (!wide) {
+            free_matrix(m);
+            return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory widening row_ptr (%lld rows)",
+                              (long long)A->mb);
+        }
+        for (int64_t i = 0; i <= A->mb; i++)
+            wide[i] = A->row_ptr32[i];
+        rp = wide;
+    }
     cudaError_t e = cudaSuccess;
     size_t brp = 0, bci = 0, bval = 0;
     bsrmv_bytes(A->mb + 1, sizeof(int64_t), &brp);
@@ -152,7 +167,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
         (e = cudaMalloc((void **)&m->col_idx, bci ? bci : 16)) == cudaSuccess &&
         (e = cudaMalloc(&m->val, bval ? bval : 16)) == cudaSuccess) {
         what = "cudaMemcpyAsync";
-        if ((e = cudaMemcpyAsync(m->row_ptr, A->row_ptr, brp, cudaMemcpyHostToDevice, s)) == cudaSuccess &&
+        if ((e = cudaMemcpyAsync(m->row_ptr, rp, brp, cudaMemcpyHostToDevice, s)) == cudaSuccess &&
             (!bci || (e = cudaMemcpyAsync(m->col_idx, A->col_idx, bci, cudaMemcpyHostToDevice, s)) == cudaSuccess) &&
             (!bval || (e = cudaMemcpyAsync(m->val, A->val, bval, cudaMemcpyHostToDevice, s)) == cudaSuccess)) {
             what = "cudaStreamSynchronize";
@@ -164,12 +179,15 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
         char msg[512];
         snprintf(msg, sizeof msg, "%s", bsrmv_last_error());
         free_matrix(m);
+        free(wide);
         cudaGetLastError();
         return bsrmv_fail(st, "uploading a %lld-block matrix (%.3g MB): %s", (long long)A->nnzb,
                           (double)(brp + bci + bval) / 1e6, msg);
     }
     m->dev_bytes = brp + bci + bval;
-    if ((st = plan_analyse(m, A->row_ptr))) {
+    st = plan_analyse(m, rp);
+    free(wide);
+    if (st) {
         free_matrix(m);
         return st;
     }

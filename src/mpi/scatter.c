@@ -40,6 +40,9 @@ static bsrmv_status check_root(const bsrmv_matrix *G, const int64_t *row_starts,
     bsrmv_status refused = bsrmv_refuse_sym(G, "bsrmv_dist_matrix_scatter");
     if (refused)
         return refused;
+    if (!G->row_ptr)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_dist_matrix_scatter: the matrix has a "
+                          "32-bit row_ptr; scatter takes a 64-bit one (bsrmv_matrix_create)");
     if (!row_starts)
         return BSRMV_SUCCESS;
     if (row_starts[0] != 0 || row_starts[size] != G->mb)
@@ -161,7 +164,7 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
 
 bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
                                        const char *path, int bs, bsrmv_blocking how,
-                                       uint64_t seed, bsrmv_type type, bsrmv_order order,
+                                       bsrmv_type type, bsrmv_order order,
                                        const int64_t *row_starts)
 {
     if (A)
@@ -179,8 +182,8 @@ bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int
         bsrmv_coo *coo = NULL;
         if (!path)
             st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL path");
-        else if (!(st = bsrmv_mm_read(path, &coo, 0)))
-            st = bsrmv_matrix_from_coo(&G, coo, bs, how, seed, type, order);
+        else if (!(st = bsrmv_mm_read(path, &coo)))
+            st = bsrmv_matrix_from_coo(&G, coo, bs, how, type, order);
         bsrmv_coo_destroy(coo);
     }
     if (!(st = bsrmv_dist_agree(comm, st)))

@@ -19,7 +19,7 @@ static int load_diagonal(const bsrmv_matrix *A, int64_t i, double *d)
 {
     const int bs = A->bs;
     const int64_t bs2 = (int64_t)bs * bs;
-    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+    for (int64_t k = bsrmv_row_start(A, i), k1 = bsrmv_row_start(A, i + 1); k < k1; k++) {
         if (A->col_idx[k] != i)
             continue;
         for (int r = 0; r < bs; r++)

@@ -473,6 +473,51 @@ static void test_staged(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
     fixture_free(&f);
 }
 
+/* A 32-bit row_ptr is widened on upload: the same plan and, bit for bit,
+ * the same result as the 64-bit matrix, within the reference's bound. */
+static void test_int32_upload(cudaStream_t s)
+{
+    tu_shape sh = {300, 280, 3, 6.0, 0.1, 5, 200};
+    bsrmv_matrix *A = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 11);
+    bsrmv_matrix *N = tu_narrow(A);
+    bsrmv_gpu_matrix *dA, *dN;
+    TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, s));
+    TU_OK(bsrmv_gpu_matrix_upload(&dN, N, 0, s));
+    bsrmv_gpu_plan_info pa, pn;
+    TU_OK(bsrmv_gpu_matrix_get_plan(dA, &pa));
+    TU_OK(bsrmv_gpu_matrix_get_plan(dN, &pn));
+    TU_CHECK(pa.config.kernel == pn.config.kernel && pa.device_bytes == pn.device_bytes &&
+                 pa.row_len_max == pn.row_len_max,
+             "the int32 matrix got another plan");
+    const int64_t nx = 280 * 3, ny = 300 * 3;
+    double *x = tu_random_vector(nx, BSRMV_DOUBLE, 12), *y0 = tu_random_vector(ny, BSRMV_DOUBLE, 13);
+    double *ya = malloc(ny * sizeof *ya), *yn = malloc(ny * sizeof *yn);
+    void *dx, *dy;
+    TU_OK(bsrmv_gpu_malloc(&dx, nx * sizeof(double)));
+    TU_OK(bsrmv_gpu_malloc(&dy, ny * sizeof(double)));
+    TU_OK(bsrmv_gpu_to_device(dx, x, nx * sizeof(double)));
+    TU_OK(bsrmv_gpu_to_device(dy, y0, ny * sizeof(double)));
+    TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, -2.5, dA, dx, nx, 1.0, dy, ny, s));
+    TU_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+    TU_OK(bsrmv_gpu_to_host(ya, dy, ny * sizeof(double)));
+    TU_OK(bsrmv_gpu_to_device(dy, y0, ny * sizeof(double)));
+    TU_OK(bsrmv_gpu_spmv(BSRMV_OP_N, -2.5, dN, dx, nx, 1.0, dy, ny, s));
+    TU_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+    TU_OK(bsrmv_gpu_to_host(yn, dy, ny * sizeof(double)));
+    TU_CHECK(memcmp(ya, yn, ny * sizeof(double)) == 0, "int32 and int64 uploads differ");
+    tu_check_result("gpu int32 row_ptr", N, BSRMV_OP_N, -2.5, x, 1.0, y0, yn);
+    bsrmv_gpu_free(dx);
+    bsrmv_gpu_free(dy);
+    free(x);
+    free(y0);
+    free(ya);
+    free(yn);
+    bsrmv_gpu_matrix_destroy(dA);
+    bsrmv_gpu_matrix_destroy(dN);
+    bsrmv_matrix_destroy(A);
+    bsrmv_matrix_destroy(N);
+}
+
 int main(void)
 {
     if (tu_no_gpu())
@@ -488,6 +533,8 @@ int main(void)
     printf("error paths: ok\n");
     test_measured_choice(s);
     printf("measured choice: ok\n");
+    test_int32_upload(s);
+    printf("int32 row_ptr upload: ok\n");
 
     static const int full[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 9, 10, 17, 20, 33, 48, 64, 100, 150};
     static const int small[] = {1, 2, 3, 5, 8, 12, 32, 9, 33};

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Install the build into a fresh prefix, then build examples/spmv_cpu.c
-# against it as a user would: with CMake (find_package, the shared and the
+# Install the build into a fresh prefix, check what its shared library
+# exports, then build examples/spmv_cpu.c against it as a user would: with CMake (find_package, the shared and the
 # static library) and with pkg-config (no --static), and run each.
 #   consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR LIBDIR C_COMPILER
 set -eu
@@ -13,6 +13,30 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 test -f "$prefix/include/bsrmv.h" && test -f "$prefix/include/bsrmv_version.h"
 ls "$prefix/$libdir"/libbsrmv.so.* >/dev/null
 "$prefix/bin/bsrmv" --version
+
+echo "== exported symbols"
+# The shared library exports the API of the installed headers and nothing
+# else: every dynamic symbol it defines is a bsrmv_ name that a header
+# declares (internal helpers such as bsrmv_fail are hidden).
+if command -v nm >/dev/null; then
+    syms=$(nm -D --defined-only "$prefix/$libdir/libbsrmv.so" | awk 'NF >= 3 {print $3}')
+    n=0
+    for s in $syms; do
+        case $s in
+        bsrmv_*) ;;
+        *) echo "exported outside the bsrmv_ prefix: $s"; exit 1 ;;
+        esac
+        if ! grep -qw "$s" "$prefix/include"/bsrmv*.h; then
+            echo "exported but in no installed header: $s"
+            exit 1
+        fi
+        n=$((n + 1))
+    done
+    [ "$n" -gt 0 ]
+    echo "$n symbols, all bsrmv_ and declared in the installed headers"
+else
+    echo "nm not found: the export check skipped"
+fi
 
 echo "== CMake consumer"
 cmake -S "$src/tests/install" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \

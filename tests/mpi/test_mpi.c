@@ -427,8 +427,7 @@ static void error_cases(void)
     bsrmv_dist_matrix_destroy(D);
 
     /* a file that cannot be read: root's error everywhere */
-    st = bsrmv_dist_matrix_read_mm(&D, MPI_COMM_WORLD, 0, "/nonexistent/m.mtx", 2, BSRMV_SPLIT,
-                                   0, BSRMV_DOUBLE, BSRMV_COL_MAJOR, NULL);
+    st = bsrmv_dist_matrix_read_mm(&D, MPI_COMM_WORLD, 0, "/nonexistent/m.mtx", 2, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR, NULL);
     expect_everywhere(st, BSRMV_ERR_IO, "unreadable file", "rank 0: ");
 }
 
@@ -457,15 +456,15 @@ static void mm_cases(void)
         /* the reference: the whole matrix on every rank */
         bsrmv_coo *coo;
         bsrmv_matrix *G;
-        TU_OK(bsrmv_mm_read(path, &coo, 0));
-        TU_OK(bsrmv_matrix_from_coo(&G, coo, files[f].bs, BSRMV_SPLIT, 0, BSRMV_DOUBLE,
+        TU_OK(bsrmv_mm_read(path, &coo));
+        TU_OK(bsrmv_matrix_from_coo(&G, coo, files[f].bs, BSRMV_SPLIT, BSRMV_DOUBLE,
                                     BSRMV_ROW_MAJOR));
         bsrmv_coo_destroy(coo);
         bsrmv_matrix_info in;
         TU_OK(bsrmv_matrix_get_info(G, &in));
         bsrmv_dist_matrix *D;
         TU_OK(bsrmv_dist_matrix_read_mm(&D, MPI_COMM_WORLD, size - 1, path, files[f].bs,
-                                        BSRMV_SPLIT, 0, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, NULL));
+                                        BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, NULL));
         bsrmv_dist_info di;
         TU_OK(bsrmv_dist_matrix_get_info(D, &di));
         int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs), *cs = malloc((size_t)(size + 1) * sizeof *cs);

@@ -34,8 +34,9 @@ class BSRMatrix:
     ``data`` and ``indices`` in place (no copy) and keeps them alive for as
     long as it lives; changing values in ``data`` changes the next result,
     changing the structure (indices, indptr) is not allowed.  ``shared``
-    tells which arrays are shared.  The library's row pointers are 64-bit,
-    so an int32 ``indptr`` is always copied (mb+1 values); int64 column
+    tells which arrays are shared.  An int32 or int64 C-contiguous
+    ``indptr`` is read in place (the library takes both widths; scipy's is
+    usually int32), other integer types are copied to int64; int64 column
     indices are copied to int32; values that are not float32/float64 or not
     C-contiguous are copied (``copy=False`` turns any copy of ``data`` or
     ``indices`` into an error).
@@ -98,7 +99,8 @@ class BSRMatrix:
                 ind_in.max(initial=0) > _INT32_MAX or ind_in.min(initial=0) < 0):
             raise ArgumentError("block-column indices must lie in [0, 2**31)")
         col = np.ascontiguousarray(ind_in, dtype=np.int32)
-        row = np.ascontiguousarray(ptr_in, dtype=np.int64)
+        row = np.ascontiguousarray(
+            ptr_in, dtype=np.int32 if ptr_in.dtype == np.int32 else np.int64)
         shared = {"data": _same(val, data_in), "indices": _same(col, ind_in),
                   "indptr": _same(row, ptr_in)}
         if copy is False and not (shared["data"] and shared["indices"]):
@@ -107,8 +109,9 @@ class BSRMatrix:
                 f"copy=False but {' and '.join(what)} cannot be used in place (need float32/"
                 f"float64 C-contiguous values and int32 C-contiguous indices)")
         keep = (row, col, val)
-        core = _core.Matrix.make(row, col, val.reshape(-1), m // bs, n // bs, bs,
-                                 order == "row", bool(copy), keep)
+        make = _core.Matrix.make_i32 if row.dtype == np.int32 else _core.Matrix.make
+        core = make(row, col, val.reshape(-1), m // bs, n // bs, bs, order == "row", bool(copy),
+                    keep)
         if copy:
             return cls(core)
         return cls(core, keep, shared)
