@@ -9,10 +9,11 @@
 #                 double matrix each)
 #   SOLVE_N       edge of the solver matrices (default 100)
 #   SKIP_TESTS=1  skip the ctest run
+#   BUILD         the build directory (default build-mixed)
 OUT=${OUT:-/tmp/gpu_mixed_out}
 mkdir -p "$OUT"
 J=$(nproc)
-B=build-mixed
+B=${BUILD:-build-mixed}
 GRID3=${GRID3:-58}
 GRID6=${GRID6:-37}
 SOLVE_N=${SOLVE_N:-100}

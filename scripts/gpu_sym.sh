@@ -9,11 +9,12 @@
 #   MTX_DIR     where the .mtx.gz files are (default .mtx, else ../shared/matrices)
 #   MATRICES    which of them (default bcsstk16 bcsstk25 s1rmq4m1 crystm01 msc04515)
 #   SKIP_TESTS=1, SKIP_GRID=1, SKIP_MTX=1  skip a part
+#   BUILD       the build directory (default build-gpu-sym)
 #   CPU_THREADS the CPU runs' thread counts (default 1,$(nproc))
 OUT=${OUT:-/tmp/gpu_sym_out}
 mkdir -p "$OUT"
 J=$(nproc)
-B=build-gpu-sym
+B=${BUILD:-build-gpu-sym}
 MTX_DIR=${MTX_DIR:-.mtx}
 [ -d "$MTX_DIR" ] || MTX_DIR=../shared/matrices
 MATRICES=${MATRICES:-bcsstk16 bcsstk25 s1rmq4m1 crystm01 msc04515}

@@ -286,7 +286,7 @@ static bsrmv_status run(const char *id)
             return s;
         coo->row[0] = 0, coo->col[0] = 1, coo->val[0] = 1;
         coo->row[1] = 2, coo->col[1] = 0, coo->val[1] = 1;
-        s = bsrmv_matrix_from_coo_sym(&S, coo, 1, BSRMV_SPLIT, 0, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        s = bsrmv_matrix_from_coo_sym(&S, coo, 1, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
         bsrmv_coo_destroy(coo);
         coo = NULL;
         return s;

@@ -301,8 +301,12 @@ static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double
                 stem[n - k] = 0;
         }
         snprintf(name, size, "%s:%s:sym", stem, o->blocking == BSRMV_SPLIT ? "split" : "promote");
-        if (bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, o->seed, t, o->order))
+        if (bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, t, o->order) ||
+            (o->blocking == BSRMV_PROMOTE && bsrmv_matrix_perturb_promoted(*S, o->seed))) {
+            bsrmv_matrix_destroy(*S);
+            *S = NULL;
             return cli_lib_failed("building %s with bs %d", name, bs);
+        }
     } else {
         if (cli_build_matrix(o, coo, llc, bs, t, &G, name, size) != 0)
             return 1;

@@ -27,7 +27,7 @@ static void make_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order o, uint64_t s
             c->val[n++] = c->val[k];
         }
     c->nnz = n;
-    TU_OK(bsrmv_matrix_from_coo_sym(S, c, sh->bs, BSRMV_SPLIT, 0, t, o));
+    TU_OK(bsrmv_matrix_from_coo_sym(S, c, sh->bs, BSRMV_SPLIT, t, o));
     TU_OK(bsrmv_matrix_from_sym(F, *S));
     bsrmv_coo_destroy(c);
     bsrmv_matrix_destroy(R);
