@@ -2,7 +2,7 @@
  * and transpose on the device, gathered and checked against the
  * long-double reference of the whole matrix on every rank; the
  * distributed GPU solvers against the single-GPU ones.  Exits 77
- * (skipped) when a rank has no usable GPU. */
+ * (skipped) when the host has fewer GPUs than ranks. */
 #include "bsrmv_bench.h"
 #include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
@@ -259,11 +259,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int ndev = 0, have, all;
-    have = bsrmv_gpu_device_count(&ndev) == BSRMV_SUCCESS && ndev > 0;
+    /* NCCL takes one rank per device: the ranks (all on this host) need as
+     * many GPUs */
+    have = bsrmv_gpu_device_count(&ndev) == BSRMV_SUCCESS && ndev >= size;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
         if (rank == 0)
-            printf("skipped: a rank has no usable GPU (%s)\n", bsrmv_last_error());
+            printf("skipped: %d ranks need a GPU each, this host has %d (%s)\n", size, ndev,
+                   ndev > 0 ? "NCCL takes one rank per device" : bsrmv_last_error());
         MPI_Finalize();
         return 77;
     }
