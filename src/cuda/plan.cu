@@ -63,12 +63,15 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
 
 static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 {
-    /* Windows of 128 block rows (16 per warp of 8), fewer where bs would
-     * take them past 48 KiB of shared memory. */
+    /* Windows of 32 block rows (4 per warp of 8), fewer where bs would take
+     * them past 48 KiB of shared memory: on an H100 the 4-row windows
+     * took 0.33-0.95x the time of 16-row ones on SPD grids of ~400 MB and
+     * promoted bcsstk16/25, crystm01, msc04515, s1rmq4m1 at bs 3, 4, 6
+     * (scripts/gpu_sym.sh). */
     if (m->sym) {
         const int64_t per_row = 8 * (int64_t)m->bs * (int64_t)bsrmv_type_size(m->type);
         const int64_t rows = 48 * 1024 / per_row;
-        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 16 ? 16 : rows), 256, 0};
+        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
     }
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                                            : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
