@@ -21,30 +21,6 @@ static const int ks[] = {1, 2, 3, 4, 7, 8, 16, 19, 32, 33};
 static const int ks_few[] = {1, 3, 8, 17};
 #define NK_FEW ((int)(sizeof ks_few / sizeof ks_few[0]))
 
-/* Offset of entry (i, j). */
-static int64_t at(bsrmv_layout lay, int64_t i, int j, int64_t ld)
-{
-    return lay == BSRMV_LAYOUT_ROW ? i * ld + j : i + (int64_t)j * ld;
-}
-
-/* Entries spanned by an n x k multivector. */
-static int64_t span(bsrmv_layout lay, int64_t n, int k, int64_t ld)
-{
-    if (n == 0)
-        return 0;
-    return lay == BSRMV_LAYOUT_ROW ? (n - 1) * ld + k : (int64_t)(k - 1) * ld + n;
-}
-
-static void *column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld)
-{
-    const size_t vs = bsrmv_type_size(t);
-    char *v = malloc((size_t)(n + 1) * vs);
-    TU_CHECK(v, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        memcpy(v + i * vs, (const char *)M + at(lay, i, j, ld) * vs, vs);
-    return v;
-}
-
 /* One SpMM call checked column by column; pad: extra leading dimension. */
 static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_layout lay,
                     int k, int64_t pad, double alpha, double beta, uint64_t seed)
@@ -55,7 +31,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_
     const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
     const int64_t ldx = (lay == BSRMV_LAYOUT_COL ? nx : k) + pad;
     const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? ny : k) + pad + 1;
-    const int64_t ex = span(lay, nx, k, ldx), ey = span(lay, ny, k, ldy);
+    const int64_t ex = tu_mv_span(lay, nx, k, ldx), ey = tu_mv_span(lay, ny, k, ldy);
     const size_t vs = bsrmv_type_size(in.type);
     void *X = tu_random_vector(ex + 1, in.type, seed);
     /* beta == 0: Y starts as NaN (padding included) and must not leak. */
@@ -66,9 +42,9 @@ static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_
              lay == BSRMV_LAYOUT_ROW ? "row layout" : "col layout", bsrmv_last_error());
     char name[200];
     for (int j = 0; j < k; j++) {
-        void *xj = column(X, in.type, lay, nx, j, ldx);
-        void *y0j = column(Y0, in.type, lay, ny, j, ldy);
-        void *yj = column(Y, in.type, lay, ny, j, ldy);
+        void *xj = tu_mv_column(X, in.type, lay, nx, j, ldx);
+        void *y0j = tu_mv_column(Y0, in.type, lay, ny, j, ldy);
+        void *yj = tu_mv_column(Y, in.type, lay, ny, j, ldy);
         snprintf(name, sizeof name, "%s, k=%d, %s layout, vector %d", what, k,
                  lay == BSRMV_LAYOUT_ROW ? "row" : "col", j);
         tu_check_result(name, A, op, alpha, xj, beta, y0j, yj);
@@ -81,7 +57,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_
     TU_CHECK(inside, "out of memory");
     for (int64_t i = 0; i < ny; i++)
         for (int j = 0; j < k; j++)
-            inside[at(lay, i, j, ldy)] = true;
+            inside[tu_mv_at(lay, i, j, ldy)] = true;
     for (int64_t e = 0; e <= ey; e++)
         TU_CHECK(inside[e] || !memcmp((char *)Y + e * vs, (char *)Y0 + e * vs, vs),
                  "%s: k=%d: padding entry %lld of Y written", what, k, (long long)e);

@@ -282,3 +282,25 @@ int tu_gpu_quick(void)
     const char *q = getenv("BSRMV_GPU_TEST_QUICK");
     return q && *q && *q != '0' ? (*q == '2' ? 2 : 1) : 0;
 }
+
+int64_t tu_mv_at(bsrmv_layout lay, int64_t i, int j, int64_t ld)
+{
+    return lay == BSRMV_LAYOUT_ROW ? i * ld + j : i + (int64_t)j * ld;
+}
+
+int64_t tu_mv_span(bsrmv_layout lay, int64_t n, int k, int64_t ld)
+{
+    if (n == 0)
+        return 0;
+    return lay == BSRMV_LAYOUT_ROW ? (n - 1) * ld + k : (int64_t)(k - 1) * ld + n;
+}
+
+void *tu_mv_column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld)
+{
+    const size_t vs = bsrmv_type_size(t);
+    char *v = malloc((size_t)(n + 1) * vs);
+    TU_CHECK(v, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        memcpy(v + i * vs, (const char *)M + tu_mv_at(lay, i, j, ld) * vs, vs);
+    return v;
+}

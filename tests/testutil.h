@@ -67,6 +67,13 @@ void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed);
 void *tu_nan_vector(int64_t n, bsrmv_type t);
 /* Copy of a vector. */
 void *tu_copy_vector(const void *v, int64_t n, bsrmv_type t);
+
+/* Multivectors (SpMM) of k columns in `lay` with leading dimension ld:
+ * the offset of entry (i, j), the entries an n x k one spans, and a new
+ * copy of column j (n values, the caller frees it). */
+int64_t tu_mv_at(bsrmv_layout lay, int64_t i, int j, int64_t ld);
+int64_t tu_mv_span(bsrmv_layout lay, int64_t n, int k, int64_t ld);
+void *tu_mv_column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld);
 double tu_get(const void *v, bsrmv_type t, int64_t i);
 
 /* Reference y_ref = alpha*op(A)*x + beta*y0 (x, y0 of A's vector type),

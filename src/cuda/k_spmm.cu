@@ -31,6 +31,21 @@
 
 namespace bsrmv_cuda {
 
+/* xv = the V values of a row of X's chunk at p (vectors j0..j0+V-1), zero
+ * past kc; whole: one vector load (aligned, all V inside the chunk). */
+template <typename T, int V>
+__device__ __forceinline__ void x_piece(const MmArgs<T> &a, const T *p, int j0, bool whole,
+                                        T (&xv)[V])
+{
+    if (whole) {
+        ldv_vec<true>(p, xv);
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            xv[v] = j0 + v < a.kc ? ld(p + v) : T(0);
+    }
+}
+
 /* Blocks b0, b0 + step, ... below e of a lane's block row: acc[v] +=
  * sum_c A(r, c) X(col*bs + c, j0 + v), a block at a time.  val and
  * col_idx are read once, with the L2 priority evict-first: X, k times the
@@ -48,13 +63,7 @@ __device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, in
         for (int c = 0; c < bs; ++c) {
             const T av = ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
             T xv[V];
-            if (whole) {
-                ldv_vec<true>(xb + (int64_t)c * a.xs, xv);
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    xv[v] = j0 + v < a.kc ? ld(xb + (int64_t)c * a.xs + v) : T(0);
-            }
+            x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 acc[v] += av * xv[v];
@@ -162,13 +171,7 @@ __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T> a)
 #pragma unroll
                 for (int c = 0; c < BS; ++c) {
                     T xv[V];
-                    if (whole) {
-                        ldv_vec<true>(xb + (int64_t)c * a.xs, xv);
-                    } else {
-#pragma unroll
-                        for (int v = 0; v < V; ++v)
-                            xv[v] = j0 + v < a.kc ? ld(xb + (int64_t)c * a.xs + v) : T(0);
-                    }
+                    x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
 #pragma unroll
                     for (int r = 0; r < BS; ++r) {
                         const T av = ab[ORD == COL ? c * BS + r : r * BS + c];

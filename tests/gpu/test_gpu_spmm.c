@@ -23,28 +23,6 @@ static const int ks_few[] = {1, 4, 8, 19};
 #define NK_FEW ((int)(sizeof ks_few / sizeof ks_few[0]))
 static long calls;
 
-static int64_t at(bsrmv_layout lay, int64_t i, int j, int64_t ld)
-{
-    return lay == BSRMV_LAYOUT_ROW ? i * ld + j : i + (int64_t)j * ld;
-}
-
-static int64_t span(bsrmv_layout lay, int64_t n, int k, int64_t ld)
-{
-    if (n == 0)
-        return 0;
-    return lay == BSRMV_LAYOUT_ROW ? (n - 1) * ld + k : (int64_t)(k - 1) * ld + n;
-}
-
-static void *column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld)
-{
-    const size_t vs = bsrmv_type_size(t);
-    char *v = malloc((size_t)(n + 1) * vs);
-    TU_CHECK(v, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        memcpy(v + i * vs, (const char *)M + at(lay, i, j, ld) * vs, vs);
-    return v;
-}
-
 static void *to_device(const void *h, size_t bytes)
 {
     void *d = NULL;
@@ -64,7 +42,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
     const int64_t ldx = (lay == BSRMV_LAYOUT_COL ? nx : k) + pad;
     const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? ny : k) + pad + 1;
-    const int64_t ex = span(lay, nx, k, ldx) + 1, ey = span(lay, ny, k, ldy) + 1;
+    const int64_t ex = tu_mv_span(lay, nx, k, ldx) + 1, ey = tu_mv_span(lay, ny, k, ldy) + 1;
     const size_t vs = bsrmv_type_size(in.type);
     void *X = tu_random_vector(ex, in.type, seed);
     void *Y0 = beta == 0 ? tu_nan_vector(ey, in.type) : tu_random_vector(ey, in.type, seed + 1);
@@ -77,9 +55,9 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     TU_OK(bsrmv_gpu_to_host(Y, dY, (size_t)ey * vs));
     char name[256];
     for (int j = 0; j < k; j++) {
-        void *xj = column(X, in.type, lay, nx, j, ldx);
-        void *y0j = column(Y0, in.type, lay, ny, j, ldy);
-        void *yj = column(Y, in.type, lay, ny, j, ldy);
+        void *xj = tu_mv_column(X, in.type, lay, nx, j, ldx);
+        void *y0j = tu_mv_column(Y0, in.type, lay, ny, j, ldy);
+        void *yj = tu_mv_column(Y, in.type, lay, ny, j, ldy);
         snprintf(name, sizeof name, "gpu %s, bs=%d %s %s op=%c, k=%d, %s layout, alpha=%g beta=%g, vector %d",
                  what, in.bs, in.type == BSRMV_DOUBLE ? "double" : "float",
                  in.order == BSRMV_COL_MAJOR ? "col" : "row", op == BSRMV_OP_N ? 'N' : 'T', k, ls,
@@ -93,7 +71,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     TU_CHECK(inside, "out of memory");
     for (int64_t i = 0; i < ny; i++)
         for (int j = 0; j < k; j++)
-            inside[at(lay, i, j, ldy)] = true;
+            inside[tu_mv_at(lay, i, j, ldy)] = true;
     for (int64_t e = 0; e < ey; e++)
         TU_CHECK(inside[e] || !memcmp((char *)Y + e * vs, (char *)Y0 + e * vs, vs),
                  "%s: k=%d: padding entry %lld of Y written", what, k, (long long)e);
