@@ -43,7 +43,7 @@ fi
 # have fewer blocks: ~0.9 of 27 per row at these sizes)
 edge() { awk -v mb="$1" -v bs="$2" 'BEGIN { printf "%d", (mb * 1e6 / (0.9 * 27 * bs * bs * 8)) ^ (1 / 3) + 0.5 }'; }
 
-run() { # bs MB klist
+bench_case() { # bs MB klist
   local n; n=$(edge "$2" "$1")
   timeout 300 $B/bsrmv bench --grid "$n" --bs "$1" --type "$TYPES" --gpu --no-cpu --gpu-kernels auto \
     --gpu-reps "$REPS" --k "$3" --layout row,col --json >>"$OUT/bench.json" 2>>"$OUT/bench.log" ||
@@ -51,9 +51,9 @@ run() { # bs MB klist
 }
 : >"$OUT/bench.json"; : >"$OUT/bench.log"
 t0=$(date +%s)
-run 3 400 1,2,4,8,16
-run 6 400 1,2,4,8,16
-for bs in 2 4 5 7 8; do run $bs "$SWEEP_MB" 2,4,8,16; done
+bench_case 3 400 1,2,4,8,16
+bench_case 6 400 1,2,4,8,16
+for bs in 2 4 5 7 8; do bench_case $bs "$SWEEP_MB" 2,4,8,16; done
 echo "bench: $(( $(date +%s) - t0 )) s"
 grep -E "wrong result|failed|FAILED" "$OUT/bench.log" | head -10
 
