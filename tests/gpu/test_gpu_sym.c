@@ -57,7 +57,7 @@ static void check_config(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_mat
                 TU_OK(bsrmv_gpu_to_device(dy, y0, bytes));
                 TU_OK(bsrmv_gpu_spmv((bsrmv_op)op, alpha, dS, dx, n, beta, dy, n, NULL));
                 TU_OK(bsrmv_gpu_to_host(y, dy, bytes));
-                char name[200], c[96];
+                char name[320], c[96];
                 bsrmv_gpu_config_string(cfg, c, sizeof c);
                 snprintf(name, sizeof name, "%s %s op %d alpha %g beta %g", what, c, op, alpha,
                          beta);
