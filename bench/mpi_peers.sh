@@ -58,7 +58,8 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 {
-    echo "# bench/mpi_peers.sh $RANKS ranks, $ROUNDS rounds of $REPS reps; $CORES cores;" \
+    echo "# bench/mpi_peers.sh $RANKS ranks, $ROUNDS rounds of $REPS reps; commit" \
+         "$(git rev-parse --short HEAD 2>/dev/null || echo unknown); $CORES cores;" \
          "load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg); $(uname -r)"
     cat "$LINES"
     python3 - "$LINES" << 'EOF'
