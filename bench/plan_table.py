@@ -261,12 +261,20 @@ def sweep_rows(bs, dbl, row):
 
 def irregular_rows(bs, dbl, row):
     """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB):
-    the balanced kernels, whose work units ignore row boundaries."""
+    the balanced kernels, whose work units ignore row boundaries.  Above bs
+    16, K3 thread blocks walk the fragments (threads 0, 8 column phases):
+    on the real matrices promoted to bs 24 and 32 (orani678, rajat01,
+    sts4098, H100) 1.01-1.46x the best cuSPARSE path, where the warp's row
+    walk was 0.47-0.76x.  At bs 9-15 the row walk with fragments of a
+    quarter of the unit (orani678, rajat01, sts4098 at bs 12: 1.07-1.25x
+    the half unit)."""
     if bs > 32:
         return []
     unit = max(8, 8192 // (bs * bs))
-    if bs >= 8:
-        c = [cfg("fragment", 32, 1, 256, unit // 2 if bs < 16 else unit)]
+    if bs > 16:
+        c = [cfg("fragment", 8, 1, 0, unit)]
+    elif bs >= 8:
+        c = [cfg("fragment", 32, 1, 256, unit // 4 if 8 < bs < 16 else unit // 2 if bs < 16 else unit)]
     elif bs == 1 or bs > 4:
         c = [cfg("merge_path", 32, 1, 256, unit // (8 if bs == 1 else 4))]
     else:

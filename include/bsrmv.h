@@ -555,7 +555,9 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_TRANSPOSE = 7,      /* op = T (atomic scatter); chosen for OP_T */
     /* Load-balanced kernels for irregular row lengths (bs <= 32): one kernel,
      * three ways to cut the work, each made once by the plan; rows cut
-     * between work units are finished by a fix-up pass (deterministic). */
+     * between work units are finished by a fix-up pass (deterministic).
+     * SEGMENTED and FRAGMENT with threads 0 (bs >= 2): K3 thread blocks
+     * walk the units, group = column phases, rows = slices per block row. */
     BSRMV_GPU_SEGMENTED = 8,      /* KSPARSE: rows longer than param blocks split */
     BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */

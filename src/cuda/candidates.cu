@@ -125,6 +125,16 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
     for (int g : {8, 32})
         for (int f : {1, 4})
             add(BSRMV_GPU_SEGMENTED, g, 1, 256, unit * f);
+    /* the same units walked by K3 thread blocks (threads 0; group NTG
+     * column phases, rows = slices per block row): 16384 values of val per
+     * unit, halved and doubled; segments of 4 such units */
+    if (bs >= 9) {
+        const int k3u = 16384 / (bs * bs) < 4 ? 4 : 16384 / (bs * bs);
+        for (int ntg : {8, 32})
+            for (int f : {1, 2, 4})
+                add(BSRMV_GPU_FRAGMENT, ntg, 1, 0, k3u * f / 2);
+        add(BSRMV_GPU_SEGMENTED, 32, 1, 0, k3u * 4);
+    }
     /* Symmetric storage (the only ones that apply there): windows of 32 to
      * 512 block rows, and the all-atomic version. */
     for (int r : {4, 16, 64})

@@ -13,7 +13,7 @@
  * of rs consecutive rows of one block row (param slices per block row),
  * NTG threads per row of the slice, and walks the row's columns as one
  * stream across its blocks (below). */
-#include "common.cuh"
+#include "units.cuh"
 
 namespace bsrmv_cuda {
 
@@ -204,93 +204,105 @@ template <int ORD> constexpr int k3_rows() { return ORD == COL ? 4 : 1; }
  * Why not 32-row slices x NTG threads walking each block's columns
  * EPT = 4 at a time: lanes idle past the last row or column of a block
  * (half of them at bs 33), a row-major step reads each value bs apart,
- * and only 4 loads are in flight per thread (1.1-2.6x slower). */
+ * and only 4 loads are in flight per thread (1.1-2.6x slower).
+ * The stream of a part [s, e) of a block row is the same walk, so the
+ * plain kernel (a slice of a whole row per thread block) and the unit
+ * kernel (a slice of each row a work unit touches) share K3Thread. */
 template <typename T, int ORD>
-__global__ void __launch_bounds__(512)
-k_k3(const Args<T> a, int rs, int ns, int ntg)
-{
-    extern __shared__ unsigned char smem_raw[];
-    T *red = reinterpret_cast<T *>(smem_raw);
+struct K3Thread {
     /* 64 bytes of val in flight per thread, at most 8 steps (double
      * column-major: 2 steps, 58 registers, ran at 1.02-1.30x 4 steps, 104
      * registers, at bs 33-150 on an H100; 0.91-0.96x at bs 150-256) */
-    constexpr int R = k3_rows<ORD>(), U = 64 / (R * (int)sizeof(T)) > 8 ? 8 : 64 / (R * (int)sizeof(T));
-    const int bs = a.bs;
-    const int64_t bs2 = (int64_t)bs * bs;
-    const int t = threadIdx.x;
-    const int rt = (rs + R - 1) / R;               /* threads per column phase */
-    const int p = ORD == COL ? t / rt : t % ntg;   /* column phase */
-    const int rho = ORD == COL ? t % rt : t / ntg; /* first row of the slice */
-    const bool on = p < ntg && rho < rt;           /* threads round up to warps */
-    /* a step moves the stream ntg columns on: dk blocks and dc columns */
-    const int dk = ntg / bs, dc = ntg % bs;
-    /* val offset of a step inside the row: column-major, the stream is
-     * contiguous (ntg columns of bs values); row-major, dk blocks and dc
-     * values, and a block minus a line more where the column wraps */
-    const int64_t dv = ORD == COL ? (int64_t)ntg * bs : dk * bs2 + dc, wrap = ORD == COL ? 0 : bs2 - bs;
-    const int64_t units = a.mb * ns;
-    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        const int64_t row = u / ns;
-        const int r0 = (int)(u - row * ns) * rs + rho; /* the thread's first row */
-        const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
-        if (long_row(a, s, e)) /* uniform: one unit per thread block */
-            continue;
-        bool mine[R];
-        T acc[R];
+    static constexpr int R = k3_rows<ORD>();
+    static constexpr int U = 64 / (R * (int)sizeof(T)) > 8 ? 8 : 64 / (R * (int)sizeof(T));
+    int bs, rs, ntg, t, rt, p, rho, dk, dc;
+    int64_t bs2, dv, wrap;
+    bool on;
+
+    __device__ K3Thread(int bs_, int rs_, int ntg_) : bs(bs_), rs(rs_), ntg(ntg_), t(threadIdx.x)
+    {
+        bs2 = (int64_t)bs * bs;
+        rt = (rs + R - 1) / R;                 /* threads per column phase */
+        p = ORD == COL ? t / rt : t % ntg;     /* column phase */
+        rho = ORD == COL ? t % rt : t / ntg;   /* first row of the slice */
+        on = p < ntg && rho < rt;              /* threads round up to warps */
+        /* a step moves the stream ntg columns on: dk blocks and dc columns */
+        dk = ntg / bs;
+        dc = ntg % bs;
+        /* val offset of a step inside the row: column-major, the stream is
+         * contiguous (ntg columns of bs values); row-major, dk blocks and dc
+         * values, and a block minus a line more where the column wraps */
+        dv = ORD == COL ? (int64_t)ntg * bs : dk * bs2 + dc;
+        wrap = ORD == COL ? 0 : bs2 - bs;
+    }
+
+    /* The thread's sums over blocks [s, e) of block row `row`, rows
+     * r0 + rt*i (r0: the slice's first row + rho) where mine[i]. */
+    __device__ void sum(const Args<T> &a, int64_t s, int64_t e, int r0, bool (&mine)[R],
+                        T (&acc)[R]) const
+    {
 #pragma unroll
         for (int i = 0; i < R; ++i) {
             mine[i] = on && rho + rt * i < rs && r0 + rt * i < bs;
             acc[i] = T(0);
         }
-        if (mine[0]) {
-            const int32_t *cols = a.col_idx + s;
-            const T *v0 = a.val + s * bs2;
-            const int64_t n = e - s;
-            int64_t k = p / bs, vo; /* block of the row, and the value's offset */
-            int c = p % bs;
-            vo = ORD == COL ? (int64_t)p * bs + r0 : k * bs2 + (int64_t)r0 * bs + c;
-            while (k < n) {
-                int64_t kq[U], oq[U];
-                int cq[U];
+        if (!mine[0])
+            return;
+        const int32_t *cols = a.col_idx + s;
+        const T *v0 = a.val + s * bs2;
+        const int64_t n = e - s;
+        int64_t k = p / bs, vo; /* block of the row, and the value's offset */
+        int c = p % bs;
+        vo = ORD == COL ? (int64_t)p * bs + r0 : k * bs2 + (int64_t)r0 * bs + c;
+        while (k < n) {
+            int64_t kq[U], oq[U];
+            int cq[U];
 #pragma unroll
-                for (int q = 0; q < U; ++q) {
-                    kq[q] = k;
-                    cq[q] = c;
-                    oq[q] = vo;
-                    k += dk;
-                    c += dc;
-                    vo += dv;
-                    if (c >= bs) {
-                        c -= bs;
-                        ++k;
-                        vo += wrap;
-                    }
+            for (int q = 0; q < U; ++q) {
+                kq[q] = k;
+                cq[q] = c;
+                oq[q] = vo;
+                k += dk;
+                c += dc;
+                vo += dv;
+                if (c >= bs) {
+                    c -= bs;
+                    ++k;
+                    vo += wrap;
                 }
-                int32_t col[U];
-#pragma unroll
-                for (int q = 0; q < U; ++q)
-                    col[q] = kq[q] < n ? ldc(cols + kq[q]) : 0;
-                T v[U][R], xv[U];
-#pragma unroll
-                for (int q = 0; q < U; ++q) {
-                    const bool in = kq[q] < n;
-#pragma unroll
-                    for (int i = 0; i < R; ++i) /* rows rt*i further down the column */
-                        v[q][i] = in && mine[i] ? ldv(v0 + oq[q] + rt * i) : T(0);
-                    xv[q] = in ? ld(a.x + (int64_t)col[q] * bs + cq[q]) : T(0);
-                }
-#pragma unroll
-                for (int q = 0; q < U; ++q)
-#pragma unroll
-                    for (int i = 0; i < R; ++i)
-                        acc[i] += v[q][i] * xv[q];
             }
+            int32_t col[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q)
+                col[q] = kq[q] < n ? ldc(cols + kq[q]) : 0;
+            T v[U][R], xv[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+                const bool in = kq[q] < n;
+#pragma unroll
+                for (int i = 0; i < R; ++i) /* rows rt*i further down the column */
+                    v[q][i] = in && mine[i] ? ldv(v0 + oq[q] + rt * i) : T(0);
+                xv[q] = in ? ld(a.x + (int64_t)col[q] * bs + cq[q]) : T(0);
+            }
+#pragma unroll
+            for (int q = 0; q < U; ++q)
+#pragma unroll
+                for (int i = 0; i < R; ++i)
+                    acc[i] += v[q][i] * xv[q];
         }
+    }
+
+    /* The thread block's sums of the slice's rows: out(r, sum) once per row
+     * r of the block row.  Every thread of the block must call it (column-
+     * major: __syncthreads); red holds blockDim.x * R values. */
+    template <typename F>
+    __device__ void reduce(T *red, int r0, const bool (&mine)[R], T (&acc)[R], F out) const
+    {
         if constexpr (ORD == ROW) {
             for (int o = ntg / 2; o >= 1; o >>= 1)
                 acc[0] += __shfl_xor_sync(BSRMV_FULL_MASK, acc[0], o);
             if (mine[0] && p == 0)
-                store_y(a, row * bs + r0, acc[0]);
+                out(r0, acc[0]);
         } else {
 #pragma unroll
             for (int i = 0; i < R; ++i)
@@ -303,19 +315,86 @@ k_k3(const Args<T> a, int rs, int ns, int ntg)
                     for (int g = 1; g < ntg; ++g)
                         sum += red[i * blockDim.x + g * rt + t];
                     if (mine[i])
-                        store_y(a, row * bs + r0 + rt * i, sum);
+                        out(r0 + rt * i, sum);
                 }
             }
             __syncthreads();
         }
     }
+};
+
+template <typename T, int ORD>
+__global__ void __launch_bounds__(512)
+k_k3(const Args<T> a, int rs, int ns, int ntg)
+{
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    const K3Thread<T, ORD> th(a.bs, rs, ntg);
+    constexpr int R = K3Thread<T, ORD>::R;
+    const int64_t units = a.mb * ns;
+    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        const int64_t row = u / ns;
+        const int r0 = (int)(u - row * ns) * rs + th.rho; /* the thread's first row */
+        const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+        if (long_row(a, s, e)) /* uniform: one unit per thread block */
+            continue;
+        bool mine[R];
+        T acc[R];
+        th.sum(a, s, e, r0, mine, acc);
+        th.reduce(red, r0, mine, acc, [&](int r, T v) { store_y(a, row * a.bs + r, v); });
+    }
 }
 
-/* K3 geometry: param slices of rs rows per block row (0: one), group =
- * NTG column phases; false where it does not fit. */
-template <int ORD> static bool k3_geometry(int bs, const Launch &l, int *rs, int *threads)
+/* K3 over the balanced kernels' work units (fragments of param blocks, or
+ * the segments of long rows): a thread block per (unit, slice), walking
+ * the part of each row the unit holds with the K3 stream.  Rows that
+ * begin and end in the unit go to y; cut rows leave their sums in the
+ * unit's slots for the fix-up (k_balanced.cu), as the row walk does.
+ * Large blocks with uneven rows need both: the stream keeps 64 bytes per
+ * thread in flight where the warp-wide row walk reads a value per lane,
+ * and the units bound the work of a thread block where plain K3 gives a
+ * row of a thousand 24 x 24 blocks (4.6 MB) to one. */
+template <typename T, int ORD>
+__global__ void __launch_bounds__(512)
+k_k3units(const Args<T> a, const Schedule sc, int rs, int ns, int ntg)
 {
-    const int ns = l.param > 0 ? l.param : 1, ntg = l.group;
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    const K3Thread<T, ORD> th(a.bs, rs, ntg);
+    constexpr int R = K3Thread<T, ORD>::R;
+    T *pieces = (T *)sc.pieces;
+    const int64_t work = sc.nunits * ns;
+    for (int64_t w = blockIdx.x; w < work; w += gridDim.x) {
+        const int64_t u = w / ns;
+        const int r0 = (int)(w - u * ns) * rs + th.rho;
+        const int64_t j = sc.unit_blk[u], re = sc.end_row[u], je = sc.end_blk[u];
+        const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
+        /* rows unit_row .. re - 1 end here; row re too if the unit holds
+         * some of its blocks (a carry) */
+        const int64_t last = re + carries(re, a.mb, tail, j, je);
+        int64_t sl = sc.slot[u];
+        for (int64_t row = sc.unit_row[u]; row < last; ++row) {
+            const int64_t s = a.row_ptr[row];
+            const int64_t lo = s > j ? s : j, hi = row < re ? a.row_ptr[row + 1] : je;
+            const bool whole = row < re && s >= j;
+            bool mine[R];
+            T acc[R];
+            th.sum(a, lo, hi, r0, mine, acc);
+            th.reduce(red, r0, mine, acc, [&](int r, T v) {
+                if (whole)
+                    store_y(a, row * a.bs + r, v);
+                else
+                    pieces[sl * a.bs + r] = v;
+            });
+            sl += !whole;
+        }
+    }
+}
+
+/* K3 geometry: ns slices of rs rows per block row, ntg column phases;
+ * false where it does not fit. */
+template <int ORD> static bool k3_geometry(int bs, int ns, int ntg, int *rs, int *threads)
+{
     if (bs < 2 || ns > bs || ntg < 1 || (ORD == ROW && (ntg > 32 || (ntg & (ntg - 1)))))
         return false;
     *rs = (bs + ns - 1) / ns;
@@ -324,27 +403,43 @@ template <int ORD> static bool k3_geometry(int bs, const Launch &l, int *rs, int
     return *threads <= 512;
 }
 
+/* Plain: param slices per block row (0: one).  Units (l.sched, or a dry
+ * launch of a balanced configuration): rows slices, param blocks per unit. */
 template <typename T, int ORD>
-static int run_k3(const Args<T> &a, const Launch &l, cudaStream_t st, cudaError_t *err)
+static int run_k3(const Args<T> &a, const Launch &l, bool units, cudaStream_t st, cudaError_t *err)
 {
     int rs, threads;
-    if (!k3_geometry<ORD>(a.bs, l, &rs, &threads))
+    const int ns = units ? (l.rows > 0 ? l.rows : 1) : l.param > 0 ? l.param : 1;
+    if (!k3_geometry<ORD>(a.bs, ns, l.group, &rs, &threads))
         return LAUNCH_NOT_BUILT;
-    const int ns = l.param > 0 ? l.param : 1;
+    if (units && !l.dry && !l.sched)
+        return LAUNCH_NOT_BUILT;
     const size_t smem = ORD == COL ? (size_t)threads * k3_rows<ORD>() * sizeof(T) : 0;
     return launch_matched(l, err, [&] {
-        k_k3<T, ORD><<<bsrmv_grid(a.mb * ns, 1), threads, smem, st>>>(a, rs, ns, l.group);
-        return cudaGetLastError();
+        if (!units) {
+            k_k3<T, ORD><<<bsrmv_grid(a.mb * ns, 1), threads, smem, st>>>(a, rs, ns, l.group);
+            return cudaGetLastError();
+        }
+        const Schedule &sc = *l.sched;
+        k_k3units<T, ORD><<<bsrmv_grid(sc.nunits * ns, 1), threads, smem, st>>>(a, sc, rs, ns, l.group);
+        return fixup(a, sc, st);
     });
 }
 
 template <typename T>
 int launch_k3(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    return order == COL ? run_k3<T, COL>(a, l, s, err) : run_k3<T, ROW>(a, l, s, err);
+    return order == COL ? run_k3<T, COL>(a, l, false, s, err) : run_k3<T, ROW>(a, l, false, s, err);
+}
+
+template <typename T>
+int launch_k3units(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    return order == COL ? run_k3<T, COL>(a, l, true, s, err) : run_k3<T, ROW>(a, l, true, s, err);
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_k2)
 BSRMV_INSTANTIATE_LAUNCHER(launch_k3)
+BSRMV_INSTANTIATE_LAUNCHER(launch_k3units)
 
 } // namespace bsrmv_cuda

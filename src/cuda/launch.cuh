@@ -61,10 +61,14 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
         const int r = launch_cfg<T>(m, m->short_cfg, shorts, s, err, dry);
         if (r != LAUNCH_OK)
             return r;
-        return launch_balanced<T>(a, order, l, s, err);
+        return c.threads == 0 ? launch_k3units<T>(a, order, l, s, err)
+                              : launch_balanced<T>(a, order, l, s, err);
     }
+    case BSRMV_GPU_FRAGMENT: /* threads 0: K3 thread blocks walk the units */
+        if (c.threads == 0)
+            return launch_k3units<T>(a, order, l, s, err);
+        return launch_balanced<T>(a, order, l, s, err);
     case BSRMV_GPU_MERGE_PATH:
-    case BSRMV_GPU_FRAGMENT:
         return launch_balanced<T>(a, order, l, s, err);
     case BSRMV_GPU_SYM_ATOMIC:
         return launch_sym_atomic<T>(a, order, l, s, err);

@@ -5,19 +5,9 @@
 #ifndef BSRMV_CUDA_MERGE_CUH
 #define BSRMV_CUDA_MERGE_CUH
 
-#include "common.cuh"
+#include "units.cuh"
 
 namespace bsrmv_cuda {
-
-/* Whether a unit ending at (re, je) carries row re into the next unit:
- * re is a row (re < rows) and some of its blocks, from its first block
- * `tail`, lie in the unit, which begins at block j.  Any origin will do
- * as long as all four are counted from it. */
-__device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, int64_t j,
-                                        int64_t je)
-{
-    return re < rows && je > (tail > j ? tail : j);
-}
 
 /* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
  * (unit_products) and stages the unit's col_idx in shared memory for it:

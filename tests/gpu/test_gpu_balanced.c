@@ -116,8 +116,32 @@ static void check_all(const bsrmv_matrix *A, const char *shape, uint64_t seed)
                     check_config(&c, dA, &cfg, shape);
                     ++tried;
                 }
+    /* threads 0: K3 thread blocks walk the units (group = column phases,
+     * rows = slices of each block row; bs >= 2) */
+    int tried_k3 = 0;
+    for (int k = 0; k < 3; k += 2)
+        for (int g = 8; g <= 32; g *= 4)
+            for (int ns = 1; ns <= (kinds[k] == BSRMV_GPU_FRAGMENT ? 2 : 1); ++ns)
+                for (int u = 0; u < 6; ++u) {
+                    if (quick && (u + ns) % 2 == 0)
+                        continue;
+                    bsrmv_gpu_config cfg = {kinds[k], g, ns, 0, units[u]};
+                    /* K3 needs bs >= 2 and at most 512 threads (row-major
+                     * blocks: a thread per row and column phase) */
+                    if (bsrmv_gpu_matrix_set_config(dA, &cfg) == BSRMV_ERR_UNSUPPORTED) {
+                        TU_CHECK(c.in.bs == 1 || (c.in.order == BSRMV_ROW_MAJOR &&
+                                                  (c.in.bs + ns - 1) / ns * g > 512),
+                                 "%s bs=%d: %s/g%d/r%d/t0 refused", shape, c.in.bs,
+                                 k ? "fragment" : "segmented", g, ns);
+                        continue;
+                    }
+                    check_config(&c, dA, &cfg, shape);
+                    ++tried_k3;
+                }
     TU_CHECK(tried >= (quick ? 9 : 18), "%s bs=%d: only %d balanced configurations", shape,
              c.in.bs, tried);
+    TU_CHECK(c.in.bs == 1 || tried_k3 >= (quick ? 8 : 18), "%s bs=%d: only %d K3 unit configurations",
+             shape, c.in.bs, tried_k3);
     bsrmv_gpu_matrix_destroy(dA);
     case_free(&c);
 }
@@ -332,7 +356,7 @@ int main(void)
     quick = tu_gpu_quick() != 0;
     test_plan();
     printf("plan: ok\n");
-    static const int full[] = {1, 2, 3, 4, 8, 16, 5, 6, 12, 32};
+    static const int full[] = {1, 2, 3, 4, 8, 16, 5, 6, 12, 24, 32};
     static const int small[] = {1, 2, 4, 5, 8, 16};
     const int *list = quick ? small : full;
     const int nl = quick ? 6 : (int)(sizeof full / sizeof *full);

@@ -1,0 +1,59 @@
+/* Device side of the balanced kernels' work units (schedule.cu builds
+ * them): where a unit's last row is cut, and the fix-up pass that adds the
+ * partial sums of cut rows.  Shared by the balanced kernels (k_balanced.cu,
+ * k_mergestaged.cu) and K3 over units (k_ksparse.cu). */
+#ifndef BSRMV_CUDA_UNITS_CUH
+#define BSRMV_CUDA_UNITS_CUH
+
+#include "common.cuh"
+
+namespace bsrmv_cuda {
+
+/* Whether a unit ending at (re, je) carries row re into the next unit:
+ * re is a row (re < rows) and some of its blocks, from its first block
+ * `tail`, lie in the unit, which begins at block j.  Any origin will do
+ * as long as all four are counted from it. */
+__device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, int64_t j,
+                                        int64_t je)
+{
+    return re < rows && je > (tail > j ? tail : j);
+}
+
+/* A warp per cut row: lane l sums the row's slots first + l, first + l + 32,
+ * ..., then a fixed shuffle tree adds the lanes (deterministic). */
+template <typename T>
+__global__ void __launch_bounds__(256)
+k_fixup(const Args<T> a, const Schedule sc)
+{
+    const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (w >= sc.nfix)
+        return;
+    const int64_t *f = sc.fix + 3 * w;
+    const int64_t row = f[0], first = f[1], last = f[2];
+    const T *pieces = (const T *)sc.pieces;
+    for (int c = 0; c < a.bs; ++c) {
+        T v = T(0);
+        for (int64_t k = first + lane; k <= last; k += 32)
+            v += pieces[k * a.bs + c];
+        for (int o = 16; o >= 1; o >>= 1)
+            v += __shfl_xor_sync(BSRMV_FULL_MASK, v, o);
+        if (lane == 0)
+            store_y(a, row * a.bs + c, v);
+    }
+}
+
+/* The cut rows' partial sums, after the main kernel on the same stream. */
+template <typename T>
+static cudaError_t fixup(const Args<T> &a, const Schedule &sc, cudaStream_t s)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess || sc.nfix == 0)
+        return e;
+    k_fixup<T><<<bsrmv_grid(sc.nfix, 8), 256, 0, s>>>(a, sc);
+    return cudaGetLastError();
+}
+
+} // namespace bsrmv_cuda
+
+#endif
