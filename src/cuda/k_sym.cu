@@ -20,6 +20,19 @@ namespace bsrmv_cuda {
 /* The compile-time block sizes; others run the runtime-bs kernel (0). */
 #define BSRMV_SYM_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(6, 0) X(8, 0) X(0, 0)
 
+/* sum over k < bs of v[k * step] * x[k]: a line (row or column) of a
+ * block times a piece of x; bs is a compile-time constant where the
+ * caller's BS is */
+template <typename T>
+__device__ __forceinline__ T line_dot(const T *v, int step, const T *x, int bs)
+{
+    T sum = T(0);
+#pragma unroll
+    for (int k = 0; k < bs; ++k)
+        sum += ld(v + (int64_t)k * step) * ld(x + k);
+    return sum;
+}
+
 template <typename T, int ORD, int BS, bool WIN>
 __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
 {
@@ -43,17 +56,13 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
             const int64_t j = ldc(a.col_idx + b);
             const T *v = a.val + b * bs2;
             const T *xj = a.x + j * bs;
-            T rsum = T(0);
-#pragma unroll
-            for (int c = 0; c < bs; ++c)
-                rsum += ld(v + (ORD == COL ? (int64_t)c * bs + l : (int64_t)l * bs + c)) * ld(xj + c);
+            /* row l of the block (its values bs apart in a column-major
+             * block) times x_j; column l (the mirror's row l) times x_i */
+            const T rsum = line_dot(v + (ORD == COL ? l : (int64_t)l * bs), ORD == COL ? bs : 1, xj, bs);
             atomicAdd(sy + (row - r0) * bs + l, a.alpha * rsum);
             if (j == row)
                 continue;
-            T tsum = T(0);
-#pragma unroll
-            for (int r = 0; r < bs; ++r)
-                tsum += ld(v + (ORD == COL ? (int64_t)l * bs + r : (int64_t)r * bs + l)) * ld(xi + r);
+            const T tsum = line_dot(v + (ORD == COL ? (int64_t)l * bs : l), ORD == COL ? 1 : bs, xi, bs);
             if (WIN && j < r1)
                 atomicAdd(sy + (j - r0) * bs + l, a.alpha * tsum);
             else
@@ -80,18 +89,6 @@ static cudaError_t run_sym(const Args<T> &a, const Launch &l, cudaStream_t s)
     return cudaGetLastError();
 }
 
-template <typename T, int ORD, int BS, int UNUSED>
-static cudaError_t run_atomic(const Args<T> &a, const Launch &l, cudaStream_t s)
-{
-    return run_sym<T, ORD, BS, false>(a, l, s);
-}
-
-template <typename T, int ORD, int BS, int UNUSED>
-static cudaError_t run_window(const Args<T> &a, const Launch &l, cudaStream_t s)
-{
-    return run_sym<T, ORD, BS, true>(a, l, s);
-}
-
 /* Windows beyond the default 48 KiB of shared memory, and grids beyond
  * what a 1-D grid holds, are not built. */
 template <typename T>
@@ -103,28 +100,28 @@ static bool sym_launchable(const Args<T> &a, const Launch &l)
     return window_bytes<T>(a.bs, l) <= 48 * 1024 && (a.mb + win - 1) / win <= 2147483647;
 }
 
-template <typename T>
-int launch_sym_atomic(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+template <bool WIN, typename T>
+static int launch_sym(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     if (!sym_launchable(a, l))
         return LAUNCH_NOT_BUILT;
     const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
-#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_atomic, BS, P)
+#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_sym, BS, WIN)
     BSRMV_SYM_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
 template <typename T>
+int launch_sym_atomic(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    return launch_sym<false>(a, order, l, s, err);
+}
+
+template <typename T>
 int launch_sym_window(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (!sym_launchable(a, l))
-        return LAUNCH_NOT_BUILT;
-    const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
-#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_window, BS, P)
-    BSRMV_SYM_LIST(X)
-#undef X
-    return LAUNCH_NOT_BUILT;
+    return launch_sym<true>(a, order, l, s, err);
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_sym_atomic)

@@ -48,43 +48,21 @@ static bsrmv_status nccl_err(ncclResult_t e, const char *what)
     return bsrmv_fail(BSRMV_ERR_DEVICE, "%s: %s", what, ncclGetErrorString(e));
 }
 
-template <typename T>
-__global__ void k_pack(int64_t n, int bs, const int32_t *__restrict__ idx,
-                       const T *__restrict__ x, T *__restrict__ buf)
+/* bs values per index: buf[i] = v[idx[i]] (add = 0, a gather) or
+ * v[idx[i]] += buf[i] (add = 1); the halo's send lists (int32) and the
+ * off-rank rows (int64) */
+template <typename T, typename I>
+__global__ void k_move(int64_t n, int bs, const I *__restrict__ idx, T *__restrict__ buf,
+                       T *__restrict__ v, int add)
 {
     const int64_t total = n * bs;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = i / bs;
-        buf[i] = x[(int64_t)idx[k] * bs + (i - k * bs)];
-    }
-}
-
-template <typename T>
-__global__ void k_unpack_add(int64_t n, int bs, const int32_t *__restrict__ idx,
-                             const T *__restrict__ buf, T *__restrict__ y)
-{
-    const int64_t total = n * bs;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = i / bs;
-        y[(int64_t)idx[k] * bs + (i - k * bs)] += buf[i];
-    }
-}
-
-/* y[rows[i]] += buf[i] (add = 1) or buf[i] = y[rows[i]] (add = 0), bs values each */
-template <typename T>
-__global__ void k_rows(int64_t n, int bs, const int64_t *__restrict__ rows, T *__restrict__ buf,
-                       T *__restrict__ y, int add)
-{
-    const int64_t total = n * bs;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = i / bs, j = rows[k] * bs + (i - k * bs);
+        const int64_t k = i / bs, j = (int64_t)idx[k] * bs + (i - k * bs);
         if (add)
-            y[j] += buf[i];
+            v[j] += buf[i];
         else
-            buf[i] = y[j];
+            buf[i] = v[j];
     }
 }
 
@@ -94,52 +72,48 @@ static unsigned grid_for(int64_t values)
     return (unsigned)(g < 1 ? 1 : g > 4096 ? 4096 : g);
 }
 
-static cudaError_t pack(const bsrmv_dist_gpu_matrix *d, const void *x, cudaStream_t s)
+template <typename I>
+static cudaError_t move(bsrmv_type type, int64_t n, int bs, const I *idx, void *buf, void *v,
+                        int add, cudaStream_t s)
 {
-    const bsrmv_dist_matrix *A = d->A;
-    const int64_t n = A->send_start[A->nsend];
     if (n == 0)
         return cudaSuccess;
-    if (A->type == BSRMV_DOUBLE)
-        k_pack<double><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->send_idx,
-                                                           (const double *)x, (double *)d->send_buf);
+    const unsigned grid = grid_for(n * bs);
+    if (type == BSRMV_DOUBLE)
+        k_move<double, I><<<grid, 256, 0, s>>>(n, bs, idx, (double *)buf, (double *)v, add);
     else
-        k_pack<float><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->send_idx,
-                                                          (const float *)x, (float *)d->send_buf);
+        k_move<float, I><<<grid, 256, 0, s>>>(n, bs, idx, (float *)buf, (float *)v, add);
     return cudaGetLastError();
 }
 
+/* x's values the neighbours need, into the send buffer (x is only read) */
+static cudaError_t pack(const bsrmv_dist_gpu_matrix *d, const void *x, cudaStream_t s)
+{
+    const bsrmv_dist_matrix *A = d->A;
+    return move(A->type, A->send_start[A->nsend], A->bs, d->send_idx, d->send_buf, (void *)x, 0, s);
+}
+
+/* the transpose's partial sums, back in the send buffer, added to y one
+ * neighbour after another (two neighbours may name the same row) */
 static cudaError_t unpack_add(const bsrmv_dist_gpu_matrix *d, void *y, cudaStream_t s)
 {
     const bsrmv_dist_matrix *A = d->A;
     const size_t vs = bsrmv_type_size(A->type);
-    for (int j = 0; j < A->nsend; j++) {
+    cudaError_t e = cudaSuccess;
+    for (int j = 0; j < A->nsend && e == cudaSuccess; j++) {
         const int64_t a = A->send_start[j], n = A->send_start[j + 1] - a;
-        const char *buf = (const char *)d->send_buf + (size_t)(a * A->bs) * vs;
-        if (A->type == BSRMV_DOUBLE)
-            k_unpack_add<double><<<grid_for(n * A->bs), 256, 0, s>>>(
-                n, A->bs, d->send_idx + a, (const double *)buf, (double *)y);
-        else
-            k_unpack_add<float><<<grid_for(n * A->bs), 256, 0, s>>>(
-                n, A->bs, d->send_idx + a, (const float *)buf, (float *)y);
+        e = move(A->type, n, A->bs, d->send_idx + a, (char *)d->send_buf + (size_t)(a * A->bs) * vs, y,
+                 1, s);
     }
-    return cudaGetLastError();
+    return e;
 }
 
+/* y[rows[i]] += buf[i] (add = 1) or buf[i] = y[rows[i]] (add = 0) */
 static cudaError_t rows_op(const bsrmv_dist_gpu_matrix *d, const void *v, int add,
                            cudaStream_t s)
 {
     const bsrmv_dist_matrix *A = d->A;
-    const int64_t n = A->offrank->mb;
-    if (n == 0)
-        return cudaSuccess;
-    if (A->type == BSRMV_DOUBLE)
-        k_rows<double><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->offrank_rows,
-                                                          (double *)d->row_buf, (double *)v, add);
-    else
-        k_rows<float><<<grid_for(n * A->bs), 256, 0, s>>>(n, A->bs, d->offrank_rows,
-                                                         (float *)d->row_buf, (float *)v, add);
-    return cudaGetLastError();
+    return move(A->type, A->offrank->mb, A->bs, d->offrank_rows, d->row_buf, (void *)v, add, s);
 }
 
 /* y += alpha * (off-rank part) * ghosts, on s */
