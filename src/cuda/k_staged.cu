@@ -29,6 +29,8 @@
  * so the launcher refuses matrices whose SR longest rows do not fit. */
 #include "bulk.cuh"
 
+#include <type_traits>
+
 namespace bsrmv_cuda {
 
 constexpr int STAGED_MAX_BUF = 4;
@@ -44,8 +46,8 @@ struct StagedGeom {
 };
 
 
-template <typename T, int ORD, int BS, int NBUF, int GL>
-__global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeom g, int64_t nstages)
+template <typename T, typename V, int ORD, int BS, int NBUF, int GL>
+__global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const StagedGeom g, int64_t nstages)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int BS2 = BS * BS;
@@ -114,7 +116,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         }
         return q;
     };
-    auto xbuf = [&](int i) { return (T *)(xbase + (size_t)(i % (GL + 1)) * g.xcap); };
+    auto xbuf = [&](int i) { return (V *)(xbase + (size_t)(i % (GL + 1)) * g.xcap); };
     /* What compute needs of a gathered stage: this thread's blocks (local
      * to the stage) and where the stage's values start in their buffer. */
     int js[GL + 1] = {}, je[GL + 1] = {}, voff[GL + 1] = {};
@@ -136,14 +138,14 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
             __syncthreads();
         }
         const int32_t *cs = (const int32_t *)(cbase + (size_t)b * g.ccap + (q.b0 * 4 - c.lo));
-        T *xs = xbuf(gi);
+        V *xs = xbuf(gi);
         const int nx = (int)(q.b1 - q.b0) * BS;
 #pragma unroll 4
         for (int t = tid; t < nx; t += nt) {
             const int j = t / BS;
-            const T *src = a.x + (int64_t)cs[j] * BS + (t - j * BS);
+            const V *src = a.x + (int64_t)cs[j] * BS + (t - j * BS);
             asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(T)) : "memory");
+                         :: "r"(smem_addr(xs + t)), "l"(src), "n"((int)sizeof(V)) : "memory");
         }
         js[GL] = (int)(q.s - q.b0);
         je[GL] = (int)(q.e - q.b0);
@@ -194,15 +196,15 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
         commit();
         /* K lanes per scalar row of stage i */
         const T *vs = (const T *)(sm + (size_t)(i % NBUF) * g.vcap + voff[0]);
-        const T *xs = xbuf(i);
-        T acc = T(0);
+        const V *xs = xbuf(i);
+        V acc = V(0);
 #pragma unroll 2
         for (int j = js[0] + k; j < je[0]; j += K) {
             const T *vb = vs + j * BS2;
-            const T *xb = xs + j * BS;
+            const V *xb = xs + j * BS;
 #pragma unroll
             for (int cc = 0; cc < BS; ++cc)
-                acc += vb[ORD == COL ? cc * BS + r : r * BS + cc] * xb[cc];
+                acc += V(vb[ORD == COL ? cc * BS + r : r * BS + cc]) * xb[cc];
         }
         for (int o = K / 2; o >= 1; o >>= 1)
             acc += __shfl_xor_sync(BSRMV_FULL_MASK, acc, o);
@@ -220,9 +222,11 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T> a, const StagedGeo
 #endif
 }
 
-/* Geometry of configuration l for block size bs and value size tsize;
- * false where it does not fit the device or the parameters are invalid. */
-static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, size_t *smem)
+/* Geometry of configuration l for block size bs, value sizes tsize (val)
+ * and xsize (x); false where it does not fit the device or the parameters
+ * are invalid. */
+static bool staged_geom(const Launch &l, int bs, size_t tsize, size_t xsize, StagedGeom *g,
+                        size_t *smem)
 {
     const int K = l.group;
     if (l.cc < 90 || K < 1 || K > 32 || (K & (K - 1)) || l.rows < 1 || l.rows > 2 ||
@@ -235,7 +239,7 @@ static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, si
     const int64_t len = l.len_max > 0 ? l.len_max : 1;
     const int64_t vcap = span_cap((int64_t)SR * len * bs * bs * (int64_t)tsize);
     const int64_t ccap = span_cap((int64_t)SR * len * 4);
-    const int64_t xcap = up16((int64_t)SR * len * bs * (int64_t)tsize);
+    const int64_t xcap = up16((int64_t)SR * len * bs * (int64_t)xsize);
     /* x is gathered `rows` stages ahead: rows + 1 x buffers */
     const int64_t total = l.param * (vcap + ccap) + (l.rows + 1) * xcap;
     /* the opt-in limit counts the static mbarriers too */
@@ -246,15 +250,15 @@ static bool staged_geom(const Launch &l, int bs, size_t tsize, StagedGeom *g, si
     return true;
 }
 
-template <typename T, int ORD, int BS>
-static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, typename V>
+static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     StagedGeom g;
     size_t smem = 0;
-    staged_geom(l, BS, sizeof(T), &g, &smem); /* checked by the launcher */
-    auto kern = g.nbuf == 3 ? k_staged<T, ORD, BS, 3, 1>
-                : l.rows == 1 ? k_staged<T, ORD, BS, 4, 1>
-                              : k_staged<T, ORD, BS, 4, 2>;
+    staged_geom(l, BS, sizeof(T), sizeof(V), &g, &smem); /* checked by the launcher */
+    auto kern = g.nbuf == 3 ? k_staged<T, V, ORD, BS, 3, 1>
+                : l.rows == 1 ? k_staged<T, V, ORD, BS, 4, 1>
+                              : k_staged<T, V, ORD, BS, 4, 2>;
     const int64_t nstages = (a.mb + g.SR - 1) / g.SR;
     /* persistent: as many thread blocks as fit the SMs at once (a second
      * wave would double the time) */
@@ -268,12 +272,17 @@ static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
     return cudaGetLastError();
 }
 
-template <typename T>
-int launch_staged(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+/* Float values with double vectors: the block sizes whose float matrices
+ * take the staged kernel on grids and that mixed precision is measured at
+ * (the others run by-block or by-column). */
+#define BSRMV_STAGED_MIXED_LIST(X) X(3, 0) X(6, 0)
+
+template <typename T, typename V>
+int launch_staged(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     StagedGeom g;
     size_t smem = 0;
-    if (a.long_len > 0 || !staged_geom(l, a.bs, sizeof(T), &g, &smem))
+    if (a.long_len > 0 || !staged_geom(l, a.bs, sizeof(T), sizeof(V), &g, &smem))
         return LAUNCH_NOT_BUILT;
     /* the bulk copies need 16-byte aligned arrays; wrapped arrays that are
      * not take by-column */
@@ -286,11 +295,15 @@ int launch_staged(const Args<T> &a, int order, const Launch &l, cudaStream_t s, 
         return launch_bycolumn(a, order, c, s, err);
     }
 #define X(BS, P_) BSRMV_LAUNCH_IF(a.bs == BS, run, BS)
-    BSRMV_STAGED_LIST(X)
+    if constexpr (std::is_same<T, V>::value) {
+        BSRMV_STAGED_LIST(X)
+    } else {
+        BSRMV_STAGED_MIXED_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_staged)
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_staged)
 
 } // namespace bsrmv_cuda

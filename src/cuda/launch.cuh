@@ -79,9 +79,10 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
     }
 }
 
-/* Float values with double vectors: built for the by-block (K1) and
- * by-column families, the plain kernels of the regular matrices (the plan
- * takes the float rows of its table whose kernel is built). */
+/* Float values with double vectors: built for the by-block (K1),
+ * by-column and staged (bs 3 and 6) families, the plain kernels of the
+ * regular matrices (the plan takes the float rows of its table whose
+ * kernel is built). */
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c,
                              const Args<float, double> &a, cudaStream_t s, cudaError_t *err, bool dry)
 {
@@ -92,6 +93,8 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_byblock<float>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_BY_COLUMN:
         return launch_bycolumn<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_STAGED:
+        return launch_staged<float>(a, order, launch_of(m, c, dry), s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }

@@ -3,11 +3,12 @@
  * the float-rounded values within the double bound, for every bs with a
  * by-column kernel and runtime ones, both block orders, alpha/beta in {0,
  * 1, -2.5}, y poisoned with NaN, empty rows, non-square shapes, with the
- * plan's choice and each by-column group forced; what is not built
- * refused; the refined GPU solve against the host one.  Exit 77 (skipped)
+ * plan's choice and each by-column group forced, the staged kernel at bs
+ * 3 and 6 (sm_90); what is not built refused; the refined GPU solve against the host one.  Exit 77 (skipped)
  * when there is no CUDA device. */
 #include "testutil.h"
 
+#include <cuda_runtime.h>
 #include <math.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     TU_OK(bsrmv_gpu_matrix_get_plan(dM, &p));
     TU_CHECK(p.type == BSRMV_FLOAT && p.vector_type == BSRMV_DOUBLE, "plan types");
     TU_CHECK(p.config.kernel == BSRMV_GPU_BY_COLUMN || p.config.kernel == BSRMV_GPU_BY_BLOCK ||
-                 p.config.kernel == BSRMV_GPU_K1_SMALL,
+                 p.config.kernel == BSRMV_GPU_K1_SMALL || p.config.kernel == BSRMV_GPU_STAGED,
              "plan chose %d", (int)p.config.kernel);
     double *x = tu_random_vector(in.cols, BSRMV_DOUBLE, seed + 1);
     for (int64_t j = 0; j < in.cols; j++) /* bits below float precision */
@@ -67,12 +68,15 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
         {BSRMV_GPU_AUTO, 0, 0, 0, 0},         {BSRMV_GPU_BY_COLUMN, 8, 1, 128, 0},
         {BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}, {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0},
         {BSRMV_GPU_BY_BLOCK, 8, 1, 128, 0},   {BSRMV_GPU_BY_BLOCK, 16, 1, 128, 0},
-        {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0},  {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0}};
-    int built = 0;
+        {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0},  {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0},
+        {BSRMV_GPU_STAGED, 2, 1, 128, 3},     {BSRMV_GPU_STAGED, 4, 1, 256, 3},
+        {BSRMV_GPU_STAGED, 8, 2, 256, 4}};
+    int built = 0, staged = 0;
     for (size_t g = 0; g < sizeof cfgs / sizeof cfgs[0]; g++) {
         if (g > 0 && bsrmv_gpu_matrix_set_config(dM, &cfgs[g]) != BSRMV_SUCCESS)
             continue;
         built++;
+        staged += cfgs[g].kernel == BSRMV_GPU_STAGED;
         for (int ia = 0; ia < 3; ia++)
             for (int ib = 0; ib < 3; ib++) {
                 double *y0 = coefs[ib] == 0 ? tu_nan_vector(in.rows, BSRMV_DOUBLE)
@@ -82,6 +86,14 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
             }
     }
     TU_CHECK(built >= 2, "bs %d: no forced configuration built", in.bs);
+    /* staged buffers hold the longest row's blocks: not the long row */
+    int dev = 0, major = 0;
+    TU_CHECK(cudaGetDevice(&dev) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess,
+             "compute capability");
+    const int want = major >= 9 && (in.bs == 3 || in.bs == 6) && sh->long_row < 0;
+    TU_CHECK(want ? staged >= 2 : in.bs == 3 || in.bs == 6 || staged == 0,
+             "%s bs %d: %d staged configurations built", what, in.bs, staged);
     /* not built for the pair: another family, op T */
     const bsrmv_gpu_config k3 = {BSRMV_GPU_K3_LARGE, 0, 0, 0, 0};
     TU_FAILS(bsrmv_gpu_matrix_set_config(dM, &k3), BSRMV_ERR_UNSUPPORTED);
