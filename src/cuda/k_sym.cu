@@ -3,9 +3,13 @@
  *
  * A thread block owns a window of consecutive block rows, a warp per row
  * at a time.  Lane t of a warp covers (block, index l) pairs of its row,
- * t = block*bs + l: it adds row l of the block times x_j to the row's sum
- * and, off the diagonal, column l of the block times x_i (the mirrored
- * block's row l) to y_j.  The row's own sums and, with WIN, the mirrored
+ * t = block*bs + l, stepping by G = 32 - 32 % bs pairs so that its l stays
+ * fixed (bs <= 32): it adds row l of the block times x_j to its running
+ * sum of row l and, off the diagonal, column l of the block times x_i (the
+ * mirrored block's row l) to y_j.  At the row's end the lanes of each l
+ * add their sums through a per-warp scratch and one shared atomic per
+ * row entry (a shared atomic per block and l, as the mirror needs, made
+ * the row part cost as much as the mirror).  With WIN, the mirrored
  * contributions to rows inside the window go to the window's slice of y
  * in shared memory (shared atomics); the rest go to y with global
  * atomics.  The window is then added to y, one global atomic per entry,
@@ -47,10 +51,16 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
     __syncthreads();
     const int lane = threadIdx.x & 31;
     const int nwarps = blockDim.x >> 5;
+    /* bs > 32 (runtime bs only): a lane's l changes from step to step, so
+     * its row sums go to the window one by one */
+    const bool fixed = bs <= 32;
+    const int G = fixed ? 32 - 32 % bs : 32;
+    T *scratch = sy + win * bs + (threadIdx.x >> 5) * 32;
     for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
         const T *xi = a.x + row * bs;
-        for (int64_t t = s * bs + lane; t < e * bs; t += 32) {
+        T racc = T(0);
+        for (int64_t t = s * bs + lane; lane < G && t < e * bs; t += G) {
             const int64_t b = t / bs;
             const int l = (int)(t - b * bs);
             const int64_t j = ldc(a.col_idx + b);
@@ -59,7 +69,10 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
             /* row l of the block (its values bs apart in a column-major
              * block) times x_j; column l (the mirror's row l) times x_i */
             const T rsum = line_dot(v + (ORD == COL ? l : (int64_t)l * bs), ORD == COL ? bs : 1, xj, bs);
-            atomicAdd(sy + (row - r0) * bs + l, a.alpha * rsum);
+            if (fixed)
+                racc += rsum;
+            else
+                atomicAdd(sy + (row - r0) * bs + l, a.alpha * rsum);
             if (j == row)
                 continue;
             const T tsum = line_dot(v + (ORD == COL ? (int64_t)l * bs : l), ORD == COL ? 1 : bs, xi, bs);
@@ -68,17 +81,29 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
             else
                 atomicAdd(a.y + j * bs + l, a.alpha * tsum);
         }
+        if (fixed) { /* lane l sums lanes l, l + bs, ... (G / bs of them) */
+            scratch[lane] = racc;
+            __syncwarp();
+            if (lane < bs) {
+                T sum = T(0);
+                for (int k = lane; k < G; k += bs)
+                    sum += scratch[k];
+                atomicAdd(sy + (row - r0) * bs + lane, a.alpha * sum);
+            }
+            __syncwarp();
+        }
     }
     __syncthreads();
     for (int64_t q = threadIdx.x; q < (r1 - r0) * bs; q += blockDim.x)
         atomicAdd(a.y + r0 * bs + q, sy[q]);
 }
 
-/* Shared memory of a window: rows per warp x warps x bs values. */
+/* Shared memory of a window: rows per warp x warps x bs values, and a
+ * warp's scratch of 32 values for the row sums. */
 template <typename T>
 static size_t window_bytes(int bs, const Launch &l)
 {
-    return (size_t)l.rows * (size_t)(l.threads / 32) * (size_t)bs * sizeof(T);
+    return ((size_t)l.rows * bs + 32) * (size_t)(l.threads / 32) * sizeof(T);
 }
 
 template <typename T, int ORD, int BS, bool WIN>

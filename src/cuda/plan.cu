@@ -69,8 +69,8 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * promoted bcsstk16/25, crystm01, msc04515, s1rmq4m1 at bs 3, 4, 6
      * (scripts/gpu_sym.sh). */
     if (m->sym) {
-        const int64_t per_row = 8 * (int64_t)m->bs * (int64_t)bsrmv_type_size(m->type);
-        const int64_t rows = 48 * 1024 / per_row;
+        const int64_t ts = (int64_t)bsrmv_type_size(m->type), per_row = 8 * (int64_t)m->bs * ts;
+        const int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
     }
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
