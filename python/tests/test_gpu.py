@@ -34,6 +34,28 @@ def test_interface_parsing():
         bg._Dev(np.ones(3), "x")
 
 
+def test_multivector_layouts():
+    """Row- and column-major device arrays and their leading dimensions, as
+    the k-vector products read them from __cuda_array_interface__."""
+    c = bg._Dev(FakeDeviceArray((5, 3), "<f8"), "x")  # strides None: C-contiguous
+    assert bg._dev_layouts(c) == (3, None)
+    f = bg._Dev(FakeDeviceArray((5, 3), "<f8", (8, 40)), "x")
+    assert bg._dev_layouts(f) == (None, 5)
+    # column slice of a taller Fortran array: ld 7 > 5
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f4", (4, 28)), "x")) == (None, 7)
+    # columns of a wider C array: ld 4 > 3
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (32, 8)), "x")) == (4, None)
+    # one column: both layouts
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 1), "<f8", (8, 40)), "x")) == (1, 5)
+    # neither (both strides > 1 element), or overlapping columns
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (16, 96)), "x")) \
+        == (None, None)
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (8, 16)), "x")) \
+        == (None, None)
+    with pytest.raises(bsrmv.ArgumentError, match="Fortran-contiguous"):
+        bg._convert(c, np.dtype(np.float64), "x", fortran=True)
+
+
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")
 def test_without_a_device_gpu_calls_raise():
     with pytest.raises(bsrmv.NoDeviceError) as e:
@@ -209,3 +231,81 @@ def test_torch_streams(torch, rng):
     G.matvec(xd, y=y2, stream=s)
     s.synchronize()
     assert np.allclose(y2.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
+
+
+# ---- k vectors, symmetric storage, mixed precision ------------------------
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bs", [1, 2, 3, 4, 6, 8, 11])
+def test_cupy_spmm_layouts(cupy, rng, bs, dtype):
+    S = random_bsr(rng, 60, 45, bs, dtype=dtype)
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                    cupy.asarray(S.indptr), S.shape)
+    A64 = S.astype(np.float64)
+    for transpose in (False, True):
+        n_in, n_out = S.shape[::-1] if not transpose else S.shape
+        f = G.rmatvec if transpose else G.matvec
+        for k, order in [(1, "C"), (3, "F"), (8, "C"), (17, "F")]:
+            X = np.asarray(rng.uniform(-1, 1, (n_in, k)), dtype=dtype, order=order)
+            Y0 = np.asarray(rng.uniform(-1, 1, (n_out, k)), dtype=dtype, order=order)
+            for alpha, beta in [(1.0, 0.0), (-1.5, 0.5), (0.0, 2.0)]:
+                # y a view with ld > n (F) or ld > k (C), NaN around it
+                if order == "F":
+                    base = cupy.full((n_out + 2, k), cupy.nan, dtype=dtype, order="F")
+                    Yd = base[1:n_out + 1]
+                else:
+                    base = cupy.full((n_out, k + 3), cupy.nan, dtype=dtype)
+                    Yd = base[:, 3:]
+                if beta:
+                    Yd[...] = cupy.asarray(Y0)
+                out = f(cupy.asarray(X), alpha=alpha, beta=beta, y=Yd)
+                assert out is Yd
+                ref = alpha * ((A64.T if transpose else A64) @ X.astype(np.float64)) \
+                    + (beta * Y0 if beta else 0)
+                tol = 1e-4 if dtype == np.float32 else 1e-12
+                assert np.allclose(cupy.asnumpy(Yd), ref, rtol=tol, atol=tol)
+                assert int(cupy.isnan(base).sum()) == base.size - Yd.size
+        Y = G @ cupy.asarray(np.asfortranarray(
+            rng.uniform(-1, 1, (S.shape[1], 4)).astype(dtype)))
+        assert Y.flags.f_contiguous
+
+
+@needs_gpu
+def test_torch_spmm(torch, rng):
+    S = random_bsr(rng, 40, 30, 3, index_dtype=np.int64)
+    dev = torch.device("cuda")
+    G = bg.GpuBSRMatrix.from_arrays(torch.from_numpy(S.data).to(dev),
+                                    torch.from_numpy(S.indices).to(dev),
+                                    torch.from_numpy(S.indptr).to(dev), S.shape)
+    X = rng.uniform(-1, 1, (S.shape[1], 5))
+    Y = G @ torch.from_numpy(X).to(dev)
+    assert isinstance(Y, torch.Tensor) and Y.shape == (S.shape[0], 5)
+    assert np.allclose(Y.cpu().numpy(), S @ X, rtol=1e-12, atol=1e-12)
+    Yf = torch.empty((5, S.shape[0]), dtype=torch.float64, device=dev).t()  # column-major
+    G.matvec(torch.from_numpy(X).to(dev), y=Yf)
+    assert np.allclose(Yf.cpu().numpy(), S @ X, rtol=1e-12, atol=1e-12)
+
+
+@needs_gpu
+def test_cupy_symmetric_and_mixed(cupy, rng):
+    R = random_bsr(rng, 50, 50, 3)
+    S = (R + R.T + 20 * sp.eye_array(150)).tobsr(blocksize=(3, 3))
+    S.sum_duplicates()
+    sym = bsrmv.BSRMatrix.from_scipy(S, symmetric=True)
+    mixed = bsrmv.BSRMatrix.from_scipy(S).astype(np.float32, vector_dtype=np.float64)
+    S32 = S.astype(np.float32).astype(np.float64)
+    x = rng.uniform(-1, 1, 150)
+    X = rng.uniform(-1, 1, (150, 4))
+    for host, ref in ((sym, S), (mixed, S32)):
+        G = bg.GpuBSRMatrix.from_host(host)
+        assert G.symmetric == host.symmetric and G.vector_dtype == np.float64
+        assert np.allclose(cupy.asnumpy(G @ cupy.asarray(x)), ref @ x, rtol=1e-12, atol=1e-12)
+        Y = G @ cupy.asarray(X)  # column by column, column-major
+        assert Y.flags.f_contiguous
+        assert np.allclose(cupy.asnumpy(Y), ref @ X, rtol=1e-12, atol=1e-12)
+        with pytest.raises(bsrmv.ArgumentError, match="column-major"):
+            G.matvec(cupy.asarray(X), y=cupy.zeros((150, 4)))
+        xs, rep = bsrmv.solve(G, cupy.asarray(x), "cg", tol=1e-10)
+        assert rep.converged
+        assert np.linalg.norm(ref @ cupy.asnumpy(xs) - x) <= 1e-9 * np.linalg.norm(x)
