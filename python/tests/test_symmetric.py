@@ -82,9 +82,8 @@ def test_refusals(rng):
     S = random_sym(rng, 6, 2)
     N = S.copy()
     N.data[len(N.data) // 2, 0, 1] += 1.0  # (r, c), r != c: its mirror keeps its value
-    with pytest.raises(bsrmv.ArgumentError, match="symmetric") as e:
+    with pytest.raises(bsrmv.ArgumentError, match=r"not symmetric: entry \(\d+, \d+\)"):
         bsrmv.BSRMatrix.from_scipy(N, symmetric=True)
-    print(e.value)
     with pytest.raises(bsrmv.DimensionError, match="square"):
         bsrmv.BSRMatrix.from_scipy(random_bsr(rng, 3, 4, 2), symmetric=True)
     with pytest.raises(bsrmv.ArgumentError, match="copy=False"):
