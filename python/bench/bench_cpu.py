@@ -115,7 +115,6 @@ def bench_multi(args, dtype):
                          **{f"{v}_ms": t * 1e3 for v, t in med.items()},
                          "spmm_row_vs_loop": med["spmv_loop"] / med["spmm_row"],
                          "spmm_col_vs_loop": med["spmv_loop"] / med["spmm_col"]})
-        del A, S
     return rows
 
 
@@ -185,7 +184,8 @@ def main():
         for r in bench_multi(args, dtype):
             print(f"{r['bs']:>3} {r['grid']:>5} {r['mbytes']:>7.0f} {r['k']:>3} "
                   f"{r['spmm_row_ms']:>9.2f} {r['spmm_col_ms']:>9.2f} {r['spmv_loop_ms']:>9.2f} "
-                  f"{r['scipy_ms']:>9.2f}  {r['spmm_row_vs_loop']:.2f}x {r['spmm_col_vs_loop']:.2f}x")
+                  f"{r['scipy_ms']:>9.2f}  {r['spmm_row_vs_loop']:.2f}x "
+                  f"{r['spmm_col_vs_loop']:.2f}x")
             if args.json:
                 print(json.dumps(r))
     o = bench_overhead(args, dtype)

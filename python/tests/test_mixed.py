@@ -2,7 +2,6 @@
 refinement to the float64 residual."""
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
 import bsrmv
