@@ -138,6 +138,12 @@ def test_read_mtx_keeps_one_triangle(tmp_path, rng):
         assert np.array_equal(A.to_scipy().toarray(), F.to_scipy().toarray())
         x = rng.uniform(-1, 1, A.shape[1])
         assert np.allclose(A @ x, F @ x, rtol=0, atol=1e-13)
+    # promoted blocks from one triangle: a symmetric matrix again
+    P = bsrmv.read_mtx(path, bs=3, blocking="promote", seed=5, symmetric=True)
+    Pf = P.to_scipy().toarray()
+    assert P.symmetric and P.shape == (21, 21) and np.array_equal(Pf, Pf.T)
+    x = rng.uniform(-1, 1, 21)
+    assert np.allclose(P @ x, Pf @ x, rtol=0, atol=1e-13)
     general = tmp_path / "g.mtx"
     scipy.io.mmwrite(general, random_bsr(rng, 4, 4, 1).tocoo())
     assert not bsrmv.read_mtx(general, bs=2, symmetric=True).symmetric
