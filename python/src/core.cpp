@@ -585,6 +585,46 @@ nb::tuple gpu_solve(GpuMatrix &G, int method, const Matrix *host_for_precond, ui
     return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
 }
 
+// bsrmv_gpu_solve_refined: residuals on G (double), corrections on Gf
+// (its mixed-precision copy), block Jacobi from the host matrix of Gf.
+nb::tuple gpu_solve_refined(GpuMatrix &G, GpuMatrix &Gf, int method,
+                            const Matrix *host_for_precond, uintptr_t b, uintptr_t x, int64_t n,
+                            double rtol, int max_iter, int restart, bool x0_zero,
+                            double inner_rtol, uintptr_t stream)
+{
+    if (&G == &Gf)
+        raise(BSRMV_ERR_ARGUMENT, "the refined solve needs two matrices (A and its mixed copy)");
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    o.inner_rtol = inner_rtol;
+    bsrmv_solve_report r{};
+    bsrmv_status s = BSRMV_SUCCESS;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        std::scoped_lock lock(G.mu, Gf.mu);
+        bsrmv_precond *P = nullptr;
+        bsrmv_gpu_precond *dP = nullptr;
+        if (host_for_precond) {
+            apply_threads();
+            s = bsrmv_precond_block_jacobi(&P, host_for_precond->A);
+            if (s == BSRMV_SUCCESS)
+                s = bsrmv_gpu_precond_upload(&dP, P, Gf.plan.device);
+        }
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_gpu_solve_refined((bsrmv_solver)method, G.A, Gf.A, dP, as_ptr(b),
+                                        as_ptr(x), n, &o, &r, as_ptr(stream));
+        msg = bsrmv_last_error();
+        bsrmv_gpu_precond_destroy(dP);
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return nb::make_tuple(report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r,
+                                       std::move(hist)),
+                          r.refinements);
+}
+
 int gpu_device_count()
 {
     int n = 0;
@@ -690,6 +730,10 @@ NB_MODULE(_core, m)
         .def("solve", &gpu_solve, nb::arg("method"), nb::arg("host_for_precond").none(),
              nb::arg("b"), nb::arg("x"), nb::arg("n"), nb::arg("rtol"), nb::arg("max_iter"),
              nb::arg("restart"), nb::arg("x0_zero"), nb::arg("stream"))
+        .def("solve_refined", &gpu_solve_refined, nb::arg("af"), nb::arg("method"),
+             nb::arg("host_for_precond").none(), nb::arg("b"), nb::arg("x"), nb::arg("n"),
+             nb::arg("rtol"), nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"),
+             nb::arg("inner_rtol"), nb::arg("stream"))
         .def_prop_ro("kernel", &gpu_kernel)
         .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
         .def_prop_ro("vector_double",

@@ -17,9 +17,9 @@ needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device or a CPU-onl
 class FakeDeviceArray:
     """Only __cuda_array_interface__: what the package reads of a device array."""
 
-    def __init__(self, shape, typestr, strides=None):
+    def __init__(self, shape, typestr, strides=None, ptr=0x1000):
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "strides": strides,
-                                         "data": (0x1000, False), "version": 3, "stream": 1}
+                                         "data": (ptr, False), "version": 3, "stream": 1}
 
 
 def test_interface_parsing():
@@ -54,6 +54,69 @@ def test_multivector_layouts():
         == (None, None)
     with pytest.raises(bsrmv.ArgumentError, match="Fortran-contiguous"):
         bg._convert(c, np.dtype(np.float64), "x", fortran=True)
+
+
+class FakeCore:
+    """Records the pointers and leading dimensions the device calls get."""
+
+    def __init__(self):
+        self.calls = []
+
+    def spmm(self, *args):
+        self.calls.append(("spmm",) + args)
+
+    def spmv(self, *args):
+        self.calls.append(("spmv",) + args)
+
+
+def fake_matrix(shape, dtype, symmetric=False, vector_dtype=None):
+    G = object.__new__(bg.GpuBSRMatrix)
+    G._m, G._keep, G._host = FakeCore(), None, None
+    G.shape, G.dtype, G.symmetric = shape, np.dtype(dtype), symmetric
+    G.vector_dtype = np.dtype(vector_dtype or dtype)
+    G.blocksize, G.nnzb, G.order, G.device = 1, 0, "row", 0
+    return G
+
+
+def test_multivector_calls():
+    """What the k-vector product passes to the library for each layout
+    (no device needed: the arrays are only described)."""
+    G = fake_matrix((6, 4), np.float64)
+    xf = FakeDeviceArray((4, 3), "<f8", (8, 32), ptr=0x1000)       # Fortran, ld 4
+    yf = FakeDeviceArray((6, 3), "<f8", (8, 64), ptr=0x9000)       # rows of a taller one: ld 8
+    assert G.matvec(xf, alpha=2.0, beta=0.5, y=yf) is yf
+    assert G._m.calls == [("spmm", 0, 2.0, 3, 0x1000, 4, 0.5, 0x9000, 8, False, 1)]
+    G._m.calls.clear()
+    xc = FakeDeviceArray((6, 3), "<f8", None, ptr=0x2000)          # C order, ld 3
+    yc = FakeDeviceArray((4, 3), "<f8", (40, 8), ptr=0xa000)       # columns of a wider one: ld 5
+    G.rmatvec(xc, y=yc)
+    assert G._m.calls == [("spmm", 1, 1.0, 3, 0x2000, 3, 0.0, 0xa000, 5, True, 1)]
+    G._m.calls.clear()
+    G.matvec(FakeDeviceArray((4, 0), "<f8"), y=FakeDeviceArray((6, 0), "<f8"))
+    assert G._m.calls == []
+    # x not in y's layout, in a framework the package cannot convert with
+    with pytest.raises(bsrmv.ArgumentError, match="Fortran-contiguous"):
+        G.matvec(FakeDeviceArray((4, 3), "<f8"), y=yf)
+    with pytest.raises(bsrmv.ArgumentError, match="float64"):
+        G.matvec(xf, y=FakeDeviceArray((6, 3), "<f4", (4, 24)))
+    with pytest.raises(bsrmv.DimensionError, match="expected"):
+        G.matvec(xf, y=FakeDeviceArray((6, 2), "<f8", (8, 48)))
+    with pytest.raises(bsrmv.DimensionError, match="x has 6 rows"):
+        G.matvec(xc, y=yf)
+    with pytest.raises(bsrmv.ArgumentError, match="row-major or column-major"):
+        G.matvec(xf, y=FakeDeviceArray((6, 3), "<f8", (16, 96)))
+    with pytest.raises(bsrmv.ArgumentError, match="beta != 0 needs y="):
+        G.matvec(xf, beta=1.0)
+    # symmetric and mixed: one SpMV per column, column-major only
+    for S in (fake_matrix((6, 6), np.float64, symmetric=True),
+              fake_matrix((6, 6), np.float32, vector_dtype=np.float64)):
+        x = FakeDeviceArray((6, 2), "<f8", (8, 56), ptr=0x1000)    # ld 7
+        y = FakeDeviceArray((6, 2), "<f8", (8, 48), ptr=0x9000)    # ld 6
+        S.matvec(x, y=y)
+        assert S._m.calls == [("spmv", 0, 1.0, 0x1000, 6, 0.0, 0x9000, 6, 1),
+                              ("spmv", 0, 1.0, 0x1000 + 56, 6, 0.0, 0x9000 + 48, 6, 1)]
+        with pytest.raises(bsrmv.ArgumentError, match="column-major"):
+            S.matvec(x, y=FakeDeviceArray((6, 2), "<f8", None))
 
 
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")
@@ -309,3 +372,22 @@ def test_cupy_symmetric_and_mixed(cupy, rng):
         xs, rep = bsrmv.solve(G, cupy.asarray(x), "cg", tol=1e-10)
         assert rep.converged
         assert np.linalg.norm(ref @ cupy.asnumpy(xs) - x) <= 1e-9 * np.linalg.norm(x)
+
+
+@needs_gpu
+def test_cupy_refined_solve(cupy, rng):
+    M = random_bsr(rng, 40, 40, 3, density=0.15, empty_rows=False)
+    S = (M + (abs(M).sum(axis=1).max() + 1) * sp.eye_array(120)).tobsr(blocksize=(3, 3))
+    S.sum_duplicates()
+    b = rng.uniform(-1, 1, 120)
+    A = bsrmv.BSRMatrix.from_scipy(S)
+    G = bg.GpuBSRMatrix.from_host(A)
+    x, rep = bsrmv.solve(G, cupy.asarray(b), "bicgstab", tol=1e-11, refine=True)
+    assert rep.converged and rep.refinements >= 1, rep.message
+    assert np.linalg.norm(b - S @ cupy.asnumpy(x)) <= 1.01e-11 * np.linalg.norm(b)
+    Gf = bg.GpuBSRMatrix.from_host(A.astype(np.float32, vector_dtype=np.float64))
+    x2, rep2 = bsrmv.solve(G, cupy.asarray(b), "gmres", tol=1e-11, refine=Gf)
+    assert rep2.converged
+    assert np.linalg.norm(b - S @ cupy.asnumpy(x2)) <= 1.01e-11 * np.linalg.norm(b)
+    with pytest.raises(bsrmv.ArgumentError, match="refine must be"):
+        bsrmv.solve(G, cupy.asarray(b), "gmres", refine=A)

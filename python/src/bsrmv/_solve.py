@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ._errors import ArgumentError, UnsupportedError
+from ._errors import ArgumentError
 from ._matrix import BSRMatrix
 
 _METHODS = {"cg": 0, "bicgstab": 1, "gmres": 2}
@@ -32,6 +32,19 @@ class SolveReport:
 def _report(t: tuple, refinements: int = 0) -> SolveReport:
     _status, msg, iters, conv, rel, true_rel, secs, hist = t
     return SolveReport(conv, iters, rel, true_rel, secs, hist, msg, refinements)
+
+
+def _refine_on(A: Any, refine: Any, cls: type) -> Any:
+    """The mixed-precision matrix (of A's class) a refined solve corrects
+    on: `refine` itself, or None for one the caller makes from A."""
+    if isinstance(refine, cls):
+        return refine
+    if refine is True:
+        if A.dtype != np.float64 or A.vector_dtype != np.float64:
+            raise ArgumentError(f"refine=True needs a float64 matrix (A is {A.dtype})")
+        return None
+    raise ArgumentError(f"refine must be True, False or a mixed-precision {cls.__name__}, not "
+                        f"{type(refine).__name__}")
 
 
 def _args(method: str, precond: Optional[str], tol: Optional[float], dtype: np.dtype):
@@ -64,12 +77,12 @@ def solve(A: Any, b: Any, method: str = "cg", precond: Optional[str] = "block_ja
 
     A matrix in symmetric storage or of mixed precision (float32 values,
     float64 vectors: b and x in float64) solves as any other; the mixed one
-    converges for its float32-rounded values.  refine=True (host, A float64)
-    solves to A's own float64 residual by iterative refinement: each
-    correction is solved on a float32 copy of A with float64 vectors
-    (``A.astype(np.float32, vector_dtype=np.float64)``, made per call; pass
-    that copy as ``refine=`` to reuse it), the first to ``inner_tol``
-    (default 1e-6), the residuals computed with A.
+    converges for its float32-rounded values.  refine=True (A float64) solves
+    to A's own float64 residual by iterative refinement: each correction is
+    solved on a float32 copy of A with float64 vectors
+    (``A.astype(np.float32, vector_dtype=np.float64)``, uploaded for a
+    device A; made per call, pass that copy as ``refine=`` to reuse it), the
+    first to ``inner_tol`` (default 1e-6), the residuals computed with A.
     ``report.refinements`` counts the corrections."""
     mi, pc, tol = _args(method, precond, tol, getattr(A, "vector_dtype", A.dtype))
     if maxiter < 1:
@@ -80,9 +93,8 @@ def solve(A: Any, b: Any, method: str = "cg", precond: Optional[str] = "block_ja
         from .gpu import GpuBSRMatrix
 
         if isinstance(A, GpuBSRMatrix):
-            if refine is not False:
-                raise UnsupportedError("refine= is offered for host matrices only")
-            return A._solve(mi, pc, b, tol, int(maxiter), int(restart), x0, stream)
+            return A._solve(mi, pc, b, tol, int(maxiter), int(restart), x0, stream, refine,
+                            inner_tol)
         raise ArgumentError(f"A must be a bsrmv matrix, not {type(A).__name__}")
     n = A.shape[0]
     bv = A._vec(b, n, "b")
@@ -93,15 +105,7 @@ def solve(A: Any, b: Any, method: str = "cg", precond: Optional[str] = "block_ja
     if refine is False or refine is None:
         return x, _report(A._m.solve(mi, pc, bv, x, tol, int(maxiter), int(restart),
                                      x0 is None))
-    if isinstance(refine, BSRMatrix):
-        Af = refine
-    elif refine is True:
-        if A.dtype != np.float64 or A.vector_dtype != np.float64:
-            raise ArgumentError(f"refine=True needs a float64 matrix (A is {A.dtype})")
-        Af = A.astype(np.float32, vector_dtype=np.float64)
-    else:
-        raise ArgumentError("refine must be True, False or a mixed-precision BSRMatrix, not "
-                            f"{type(refine).__name__}")
+    Af = _refine_on(A, refine, BSRMatrix) or A.astype(np.float32, vector_dtype=np.float64)
     t, refinements = A._m.solve_refined(Af._m, mi, pc, bv, x, tol, int(maxiter), int(restart),
                                         x0 is None, float(inner_tol or 0.0))
     return x, _report(t, refinements)

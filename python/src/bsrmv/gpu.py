@@ -357,8 +357,9 @@ class GpuBSRMatrix:
         return BSRMatrix.from_arrays(dv.reshape(-1), ci, rp, self.shape, self.blocksize,
                                      order=self.order)
 
-    def _solve(self, method, precond, b, tol, maxiter, restart, x0, stream):
-        from ._solve import _report
+    def _solve(self, method, precond, b, tol, maxiter, restart, x0, stream, refine=False,
+               inner_tol=None):
+        from ._solve import _report, _refine_on
 
         n = self.shape[0]
         bd = _convert(_Dev(b, "b"), self.vector_dtype, "b")
@@ -370,10 +371,20 @@ class GpuBSRMatrix:
             x0d = _convert(_Dev(x0, "x0"), self.vector_dtype, "x0")
             x = x0d.obj.copy() if x0d.fw == "cupy" else x0d.obj.clone()
         xd = _Dev(x, "x")
-        host = self._host_copy() if precond else None
-        rep = _report(self._m.solve(method, host._m if host else None, bd.ptr, xd.ptr, n, tol,
-                                    maxiter, restart, x0 is None, _stream_ptr(stream, bd)))
-        return x, rep
+        sp = _stream_ptr(stream, bd)
+        if refine is False or refine is None:
+            host = self._host_copy() if precond else None
+            return x, _report(self._m.solve(method, host._m if host else None, bd.ptr, xd.ptr, n,
+                                            tol, maxiter, restart, x0 is None, sp))
+        Gf = _refine_on(self, refine, GpuBSRMatrix)
+        if Gf is None:
+            Gf = GpuBSRMatrix.from_host(
+                self._host_copy().astype(np.float32, vector_dtype=np.float64), self.device)
+        host = Gf._host_copy() if precond else None
+        t, refinements = self._m.solve_refined(Gf._m, method, host._m if host else None, bd.ptr,
+                                               xd.ptr, n, tol, maxiter, restart, x0 is None,
+                                               float(inner_tol or 0.0), sp)
+        return x, _report(t, refinements)
 
     def __repr__(self) -> str:
         return (f"<bsrmv.gpu.GpuBSRMatrix {self.shape[0]}x{self.shape[1]}, bs={self.blocksize},"
