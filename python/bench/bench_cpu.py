@@ -1,6 +1,8 @@
 """bsrmv from Python against scipy.sparse.bsr_array @ x, same process, same
 matrices (scipy's view shares the library's values), and the Python call
-overhead on a tiny matrix against the C call timed in C++.
+overhead on a tiny matrix against the C call timed in C++.  With --k, products
+with k vectors: one bsrmv_spmm call (row- and column-major arrays) against k
+SpMV calls on the columns of a Fortran array and scipy's S @ X.
 
 Run with the same page policy for both (the library advises huge pages for
 its arrays; numpy's come from malloc):
@@ -74,6 +76,48 @@ def bench_large(args, dtype):
     return rows
 
 
+def bench_multi(args, dtype):
+    rows = []
+    for bs in args.bs:
+        n = nodes_for(args.mbytes, bs, dtype)
+        A = bsrmv.grid(n, bs, dtype=dtype, order="row")
+        S = A.to_scipy()
+        rng = np.random.default_rng(bs)
+        for k in args.k:
+            X = rng.uniform(-1, 1, (A.shape[1], k)).astype(dtype)
+            F = np.asfortranarray(X)
+            Y = np.empty((A.shape[0], k), dtype=dtype)
+            YF = np.empty((A.shape[0], k), dtype=dtype, order="F")
+
+            def loop():
+                for j in range(k):
+                    A._m.spmv(0, 1.0, F[:, j], 0.0, YF[:, j])
+
+            variants = {"spmm_row": lambda: A.matvec(X, y=Y),
+                        "spmm_col": lambda: A.matvec(F, y=YF), "spmv_loop": loop,
+                        "scipy": lambda: S @ X}
+            ref = S @ X
+            for f in variants.values():
+                f()
+                out = Y if f is variants["spmm_row"] else YF
+                if f is not variants["scipy"]:
+                    assert np.allclose(out, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+            ts = {v: [] for v in variants}
+            for rep in range(args.warmup + args.reps):
+                for v, f in variants.items():  # interleaved: drift hits all alike
+                    t0 = time.perf_counter()
+                    f()
+                    if rep >= args.warmup:
+                        ts[v].append(time.perf_counter() - t0)
+            med = {v: statistics.median(t) for v, t in ts.items()}
+            rows.append({"bench": "multi", "bs": bs, "grid": n, "k": k, "dtype": dtype.name,
+                         "threads": bsrmv.get_num_threads(), "mbytes": A.nbytes / 1e6,
+                         **{f"{v}_ms": t * 1e3 for v, t in med.items()},
+                         "spmm_row_vs_loop": med["spmv_loop"] / med["spmm_row"],
+                         "spmm_col_vs_loop": med["spmv_loop"] / med["spmm_col"]})
+    return rows
+
+
 def bench_overhead(args, dtype):
     A = bsrmv.grid(2, 2, dtype=dtype, shape3d=(2, 2, 1))  # 4 block rows, 16 blocks
     S = A.to_scipy()
@@ -116,8 +160,10 @@ def main():
     p.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     p.add_argument("--json", action="store_true")
     p.add_argument("--skip-large", action="store_true")
+    p.add_argument("--k", default="", help="vector counts for the k-vector products, e.g. 4,8")
     args = p.parse_args()
     args.bs = [int(b) for b in args.bs.split(",")]
+    args.k = [int(k) for k in args.k.split(",") if k]
     dtype = np.dtype(args.dtype)
     bsrmv.set_num_threads(args.threads)
     print(f"# bsrmv {bsrmv.__version__}, numpy {np.__version__}, scipy "
@@ -130,6 +176,16 @@ def main():
             print(f"{r['bs']:>3} {r['grid']:>5} {r['mbytes']:>7.0f} {r['bsrmv_ms']:>9.2f} "
                   f"{r['scipy_ms']:>9.2f} {r['bsrmv_gbs']:>10.2f} {r['scipy_gbs']:>10.2f} "
                   f"{r['speedup']:>7.2f} {r['rel_diff']:>9.1e}")
+            if args.json:
+                print(json.dumps(r))
+    if args.k:
+        print(f"{'bs':>3} {'grid':>5} {'MB':>7} {'k':>3} {'spmm row':>9} {'spmm col':>9} "
+              f"{'k spmv':>9} {'scipy':>9}  (ms per k vectors)  row/col vs k spmv")
+        for r in bench_multi(args, dtype):
+            print(f"{r['bs']:>3} {r['grid']:>5} {r['mbytes']:>7.0f} {r['k']:>3} "
+                  f"{r['spmm_row_ms']:>9.2f} {r['spmm_col_ms']:>9.2f} {r['spmv_loop_ms']:>9.2f} "
+                  f"{r['scipy_ms']:>9.2f}  {r['spmm_row_vs_loop']:.2f}x "
+                  f"{r['spmm_col_vs_loop']:.2f}x")
             if args.json:
                 print(json.dumps(r))
     o = bench_overhead(args, dtype)

@@ -98,19 +98,39 @@ struct Matrix {
     Matrix &operator=(const Matrix &) = delete;
     ~Matrix() { bsrmv_matrix_destroy(A); }
 
+    // x, y, b and the multivectors are of the vector type (the value type
+    // unless mixed precision).
     void check_vec(nb::dlpack::dtype dt, const char *what) const
     {
-        if (type_of(dt) != info.type)
+        if (type_of(dt) != info.vector_type)
             raise(BSRMV_ERR_ARGUMENT, std::string(what) + " is " + type_name(type_of(dt)) +
-                                          ", the matrix is " + type_name(info.type));
+                                          ", the matrix's vectors are " +
+                                          type_name(info.vector_type));
     }
 };
 
 // RowPtr: Index64 or Index32, the width the caller's indptr has (read in
 // place when wrapped).
+// A matrix of the library (a new handle from a builder) with its vector
+// type set: double on float values is mixed precision, float on double
+// values is refused by the library.
+Matrix *own(bsrmv_matrix *A, bsrmv_type vector_type, nb::object keep = nb::none())
+{
+    bsrmv_status s = bsrmv_matrix_set_vector_type(A, vector_type);
+    if (s != BSRMV_SUCCESS) {
+        std::string msg = bsrmv_last_error();
+        bsrmv_matrix_destroy(A);
+        raise(s, msg);
+    }
+    return new Matrix(A, std::move(keep));
+}
+
+// sym: the arrays are the diagonal and upper blocks of a symmetric matrix
+// (the library has that form for a 64-bit row_ptr only).
 template <class RowPtr>
 Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int64_t nb,
-                    int bs, int row_major, bool copy, nb::object keep)
+                    int bs, int row_major, bool copy, nb::object keep, bool sym,
+                    int vector_double)
 {
     bsrmv_type t = type_of(val.dtype());
     int64_t nnzb = (int64_t)col_idx.shape(0);
@@ -125,35 +145,56 @@ Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int
                                        std::to_string(nnzb * bs * bs));
     bsrmv_matrix *A = nullptr;
     bsrmv_order order = row_major ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR;
+    if (sym && mb != nb)
+        raise(BSRMV_ERR_DIMENSION, "symmetric storage needs a square matrix, got " +
+                                       std::to_string(mb) + " x " + std::to_string(nb) +
+                                       " blocks");
+    if (sym && !std::is_same_v<RowPtr, Index64>)
+        raise(BSRMV_ERR_ARGUMENT, "symmetric storage needs an int64 indptr");
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        if constexpr (std::is_same_v<RowPtr, Index64>)
-            s = copy ? bsrmv_matrix_create(&A, mb, nb, bs, nnzb, row_ptr.data(),
-                                           col_idx.data(), val.data(), t, order)
-                     : bsrmv_matrix_wrap(&A, mb, nb, bs, nnzb, row_ptr.data(), col_idx.data(),
-                                         val.data(), t, order);
-        else
+        if constexpr (std::is_same_v<RowPtr, Index64>) {
+            if (sym)
+                s = copy ? bsrmv_matrix_create_sym(&A, nb, bs, nnzb, row_ptr.data(),
+                                                   col_idx.data(), val.data(), t, order)
+                         : bsrmv_matrix_wrap_sym(&A, nb, bs, nnzb, row_ptr.data(),
+                                                 col_idx.data(), val.data(), t, order);
+            else
+                s = copy ? bsrmv_matrix_create(&A, mb, nb, bs, nnzb, row_ptr.data(),
+                                               col_idx.data(), val.data(), t, order)
+                         : bsrmv_matrix_wrap(&A, mb, nb, bs, nnzb, row_ptr.data(),
+                                             col_idx.data(), val.data(), t, order);
+        } else {
             s = copy ? bsrmv_matrix_create_i32(&A, mb, nb, bs, nnzb, row_ptr.data(),
                                                col_idx.data(), val.data(), t, order)
                      : bsrmv_matrix_wrap_i32(&A, mb, nb, bs, nnzb, row_ptr.data(),
                                              col_idx.data(), val.data(), t, order);
+        }
     }
     check(s);
-    return new Matrix(A, copy ? nb::none() : std::move(keep));
+    return own(A, vector_double ? BSRMV_DOUBLE : BSRMV_FLOAT,
+               copy ? nb::none() : std::move(keep));
 }
 
-Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, int dbl)
+// keep_sym: a "symmetric" file becomes a matrix in symmetric storage built
+// from its one triangle (other files as without it).
+Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, int dbl,
+                 bool keep_sym)
 {
     bsrmv_matrix *A = nullptr;
     bsrmv_coo *coo = nullptr;
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        s = bsrmv_mm_read(path.c_str(), &coo);
+        int sym = 0;
+        s = keep_sym ? bsrmv_mm_read_sym(path.c_str(), &coo, &sym)
+                     : bsrmv_mm_read(path.c_str(), &coo);
+        bsrmv_blocking how = promote ? BSRMV_PROMOTE : BSRMV_SPLIT;
+        bsrmv_type t = dbl ? BSRMV_DOUBLE : BSRMV_FLOAT;
         if (s == BSRMV_SUCCESS)
-            s = bsrmv_matrix_from_coo(&A, coo, bs, promote ? BSRMV_PROMOTE : BSRMV_SPLIT,
-                                      dbl ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_ROW_MAJOR);
+            s = sym ? bsrmv_matrix_from_coo_sym(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
+                    : bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_ROW_MAJOR);
         if (s == BSRMV_SUCCESS && promote)
             s = bsrmv_matrix_perturb_promoted(A, seed);
     }
@@ -178,6 +219,33 @@ Matrix *generate_grid(int64_t nx, int64_t ny, int64_t nz, int bs, int points, ui
     }
     check(s);
     return new Matrix(A);
+}
+
+// The symmetric storage of a full matrix (entries checked against their
+// mirrors to tol), and back; new library-owned matrices of the same vector
+// type.
+Matrix *to_sym(const Matrix &M, double tol)
+{
+    bsrmv_matrix *S = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = bsrmv_matrix_to_sym(&S, M.A, tol);
+    }
+    check(s);
+    return own(S, M.info.vector_type);
+}
+
+Matrix *from_sym(const Matrix &M)
+{
+    bsrmv_matrix *F = nullptr;
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        s = bsrmv_matrix_from_sym(&F, M.A);
+    }
+    check(s);
+    return own(F, M.info.vector_type);
 }
 
 // Views of the library's arrays, owned by the Matrix object (so they keep
@@ -219,6 +287,62 @@ void matrix_spmv(const Matrix &M, int op, double alpha, InVec x, double beta, Ou
         apply_threads();
         s = bsrmv_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, M.A, x.data(), (int64_t)x.shape(0),
                        beta, y.data(), (int64_t)y.shape(0));
+    }
+    check(s);
+}
+
+// A multivector as bsrmv_spmm reads it: the leading dimension of a 2-D
+// array in `layout` (row: unit stride along a row, col: down a column),
+// in elements.  The package picks the layout from the strides; an array
+// that does not have it is refused here, never copied.
+template <class Array>
+int64_t leading_dim(const Array &a, bsrmv_layout layout, const char *what)
+{
+    int64_t n = (int64_t)a.shape(0), k = (int64_t)a.shape(1);
+    bool row = layout == BSRMV_LAYOUT_ROW;
+    // unit: the stride that must be 1; ld: the other one.  A dimension of
+    // one entry has no meaningful stride.
+    int64_t unit = row ? a.stride(1) : a.stride(0), ld = row ? a.stride(0) : a.stride(1);
+    int64_t inner = row ? k : n, outer = row ? n : k;
+    if (outer <= 1 || a.size() == 0)
+        return std::max<int64_t>(inner, 1);
+    if (inner > 1 && unit != 1)
+        raise(BSRMV_ERR_ARGUMENT, std::string(what) + " is not " +
+                                      (row ? "row-major (unit stride along rows)"
+                                           : "column-major (unit stride down columns)"));
+    if (ld < std::max<int64_t>(inner, 1))
+        raise(BSRMV_ERR_ARGUMENT, std::string(what) + ": strides overlap or are negative");
+    return ld;
+}
+
+void matrix_spmm(const Matrix &M, int op, double alpha,
+                 nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu> X, double beta,
+                 nb::ndarray<nb::ndim<2>, nb::device::cpu> Y, int row_layout)
+{
+    M.check_vec(X.dtype(), "x");
+    M.check_vec(Y.dtype(), "y");
+    if (X.shape(1) != Y.shape(1))
+        raise(BSRMV_ERR_DIMENSION, "x has " + std::to_string(X.shape(1)) + " columns, y " +
+                                       std::to_string(Y.shape(1)));
+    int64_t n_in = op ? M.info.rows : M.info.cols, n_out = op ? M.info.cols : M.info.rows;
+    if ((int64_t)X.shape(0) != n_in || (int64_t)Y.shape(0) != n_out)
+        raise(BSRMV_ERR_DIMENSION, "x has " + std::to_string(X.shape(0)) + " rows and y " +
+                                       std::to_string(Y.shape(0)) + ", expected " +
+                                       std::to_string(n_in) + " and " + std::to_string(n_out));
+    if (X.shape(1) > (size_t)INT32_MAX)
+        raise(BSRMV_ERR_OVERFLOW, "more than 2**31-1 vectors");
+    int k = (int)X.shape(1);
+    if (k == 0)
+        return;
+    bsrmv_layout layout = row_layout ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL;
+    int64_t ldx = leading_dim(X, layout, "x");
+    int64_t ldy = leading_dim(Y, layout, "y");
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        s = bsrmv_spmm(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, M.A, k, X.data(), ldx, beta,
+                       Y.data(), ldy, layout);
     }
     check(s);
 }
@@ -315,6 +439,41 @@ nb::tuple matrix_solve(const Matrix &M, int method, bool precond, InVec b, OutVe
     return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
 }
 
+// Iterative refinement: the corrections solved on Af (float values, double
+// vectors; the block-Jacobi preconditioner built from it), the residuals
+// on the double matrix M.
+nb::tuple matrix_solve_refined(const Matrix &M, const Matrix &Af, int method, bool precond,
+                               InVec b, OutVec x, double rtol, int max_iter, int restart,
+                               bool x0_zero, double inner_rtol)
+{
+    M.check_vec(b.dtype(), "b");
+    M.check_vec(x.dtype(), "x");
+    if (b.shape(0) != x.shape(0))
+        raise(BSRMV_ERR_DIMENSION, "b and x differ in length");
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    o.inner_rtol = inner_rtol;
+    bsrmv_solve_report r{};
+    bsrmv_status s;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        bsrmv_precond *P = nullptr;
+        s = precond ? bsrmv_precond_block_jacobi(&P, Af.A) : BSRMV_SUCCESS;
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_solve_refined((bsrmv_solver)method, M.A, Af.A, P, b.data(), x.data(),
+                                    (int64_t)b.shape(0), &o, &r);
+        msg = bsrmv_last_error();
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return nb::make_tuple(report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r,
+                                       std::move(hist)),
+                          r.refinements);
+}
+
 // ---- GPU ---------------------------------------------------------------
 // Device arrays arrive as raw pointers (the package reads them from
 // __cuda_array_interface__ or DLPack and keeps the owners alive); streams
@@ -378,6 +537,22 @@ void gpu_spmv(GpuMatrix &G, int op, double alpha, uintptr_t x, int64_t nx, doubl
     check(s);
 }
 
+// X and Y: k vectors in `row_layout` with leading dimensions in elements
+// (the package reads them from the arrays' strides).
+void gpu_spmm(GpuMatrix &G, int op, double alpha, int k, uintptr_t X, int64_t ldx, double beta,
+              uintptr_t Y, int64_t ldy, int row_layout, uintptr_t stream)
+{
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
+        s = bsrmv_gpu_spmm(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, G.A, k, as_ptr(X), ldx, beta,
+                           as_ptr(Y), ldy, row_layout ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL,
+                           as_ptr(stream));
+    }
+    check(s);
+}
+
 nb::tuple gpu_solve(GpuMatrix &G, int method, const Matrix *host_for_precond, uintptr_t b,
                     uintptr_t x, int64_t n, double rtol, int max_iter, int restart, bool x0_zero,
                     uintptr_t stream)
@@ -408,6 +583,46 @@ nb::tuple gpu_solve(GpuMatrix &G, int method, const Matrix *host_for_precond, ui
     if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
         raise(s, msg);
     return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
+}
+
+// bsrmv_gpu_solve_refined: residuals on G (double), corrections on Gf
+// (its mixed-precision copy), block Jacobi from the host matrix of Gf.
+nb::tuple gpu_solve_refined(GpuMatrix &G, GpuMatrix &Gf, int method,
+                            const Matrix *host_for_precond, uintptr_t b, uintptr_t x, int64_t n,
+                            double rtol, int max_iter, int restart, bool x0_zero,
+                            double inner_rtol, uintptr_t stream)
+{
+    if (&G == &Gf)
+        raise(BSRMV_ERR_ARGUMENT, "the refined solve needs two matrices (A and its mixed copy)");
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    o.inner_rtol = inner_rtol;
+    bsrmv_solve_report r{};
+    bsrmv_status s = BSRMV_SUCCESS;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        std::scoped_lock lock(G.mu, Gf.mu);
+        bsrmv_precond *P = nullptr;
+        bsrmv_gpu_precond *dP = nullptr;
+        if (host_for_precond) {
+            apply_threads();
+            s = bsrmv_precond_block_jacobi(&P, host_for_precond->A);
+            if (s == BSRMV_SUCCESS)
+                s = bsrmv_gpu_precond_upload(&dP, P, Gf.plan.device);
+        }
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_gpu_solve_refined((bsrmv_solver)method, G.A, Gf.A, dP, as_ptr(b),
+                                        as_ptr(x), n, &o, &r, as_ptr(stream));
+        msg = bsrmv_last_error();
+        bsrmv_gpu_precond_destroy(dP);
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return nb::make_tuple(report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r,
+                                       std::move(hist)),
+                          r.refinements);
 }
 
 int gpu_device_count()
@@ -469,26 +684,39 @@ NB_MODULE(_core, m)
         .def_static("make", &make_matrix<Index64>, nb::arg("row_ptr").noconvert(),
                     nb::arg("col_idx").noconvert(), nb::arg("val").noconvert(), nb::arg("mb"),
                     nb::arg("nb"), nb::arg("bs"), nb::arg("row_major"), nb::arg("copy"),
-                    nb::arg("keep"), nb::rv_policy::take_ownership)
+                    nb::arg("keep"), nb::arg("sym"), nb::arg("vector_double"),
+                    nb::rv_policy::take_ownership)
         .def_static("make_i32", &make_matrix<Index32>, nb::arg("row_ptr").noconvert(),
                     nb::arg("col_idx").noconvert(), nb::arg("val").noconvert(), nb::arg("mb"),
                     nb::arg("nb"), nb::arg("bs"), nb::arg("row_major"), nb::arg("copy"),
-                    nb::arg("keep"), nb::rv_policy::take_ownership)
+                    nb::arg("keep"), nb::arg("sym"), nb::arg("vector_double"),
+                    nb::rv_policy::take_ownership)
         .def_static("read_mtx", &read_mtx, nb::rv_policy::take_ownership)
         .def_static("generate_grid", &generate_grid, nb::rv_policy::take_ownership)
+        .def("to_sym", &to_sym, nb::arg("tol"), nb::rv_policy::take_ownership)
+        .def("from_sym", &from_sym, nb::rv_policy::take_ownership)
         .def("arrays", [](nb::handle self) { return matrix_arrays(self); })
         .def("spmv", &matrix_spmv, nb::arg("op"), nb::arg("alpha"), nb::arg("x").noconvert(),
              nb::arg("beta"), nb::arg("y").noconvert())
+        .def("spmm", &matrix_spmm, nb::arg("op"), nb::arg("alpha"), nb::arg("x").noconvert(),
+             nb::arg("beta"), nb::arg("y").noconvert(), nb::arg("row_layout"))
         .def("time_c_spmv", &time_c_spmv, nb::arg("x").noconvert(), nb::arg("y").noconvert(),
              nb::arg("reps"))
         .def("solve", &matrix_solve, nb::arg("method"), nb::arg("precond"),
              nb::arg("b").noconvert(), nb::arg("x").noconvert(), nb::arg("rtol"),
              nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"))
+        .def("solve_refined", &matrix_solve_refined, nb::arg("af"), nb::arg("method"),
+             nb::arg("precond"), nb::arg("b").noconvert(), nb::arg("x").noconvert(),
+             nb::arg("rtol"), nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"),
+             nb::arg("inner_rtol"))
         .def_prop_ro("mb", [](const Matrix &M) { return M.info.mb; })
         .def_prop_ro("nb", [](const Matrix &M) { return M.info.nb; })
         .def_prop_ro("bs", [](const Matrix &M) { return M.info.bs; })
         .def_prop_ro("nnzb", [](const Matrix &M) { return M.info.nnzb; })
         .def_prop_ro("is_double", [](const Matrix &M) { return M.info.type == BSRMV_DOUBLE; })
+        .def_prop_ro("vector_double",
+                     [](const Matrix &M) { return M.info.vector_type == BSRMV_DOUBLE; })
+        .def_prop_ro("symmetric", [](const Matrix &M) { return M.info.symmetric != 0; })
         .def_prop_ro("row_major", [](const Matrix &M) { return M.info.order == BSRMV_ROW_MAJOR; })
         .def_prop_ro("owns_arrays", [](const Matrix &M) { return M.info.owns_arrays != 0; })
         .def_prop_ro("spmv_bytes", [](const Matrix &M) { return bsrmv_matrix_spmv_bytes(M.A); });
@@ -498,10 +726,17 @@ NB_MODULE(_core, m)
         .def_static("wrap", &gpu_wrap, nb::rv_policy::take_ownership)
         .def_static("upload", &gpu_upload, nb::rv_policy::take_ownership)
         .def("spmv", &gpu_spmv)
+        .def("spmm", &gpu_spmm)
         .def("solve", &gpu_solve, nb::arg("method"), nb::arg("host_for_precond").none(),
              nb::arg("b"), nb::arg("x"), nb::arg("n"), nb::arg("rtol"), nb::arg("max_iter"),
              nb::arg("restart"), nb::arg("x0_zero"), nb::arg("stream"))
+        .def("solve_refined", &gpu_solve_refined, nb::arg("af"), nb::arg("method"),
+             nb::arg("host_for_precond").none(), nb::arg("b"), nb::arg("x"), nb::arg("n"),
+             nb::arg("rtol"), nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"),
+             nb::arg("inner_rtol"), nb::arg("stream"))
         .def_prop_ro("kernel", &gpu_kernel)
         .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
+        .def_prop_ro("vector_double",
+                     [](const GpuMatrix &G) { return G.plan.vector_type == BSRMV_DOUBLE; })
         .def_prop_ro("owns_arrays", [](const GpuMatrix &G) { return G.plan.owns_arrays != 0; });
 }

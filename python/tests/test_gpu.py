@@ -17,9 +17,9 @@ needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device or a CPU-onl
 class FakeDeviceArray:
     """Only __cuda_array_interface__: what the package reads of a device array."""
 
-    def __init__(self, shape, typestr, strides=None):
+    def __init__(self, shape, typestr, strides=None, ptr=0x1000):
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "strides": strides,
-                                         "data": (0x1000, False), "version": 3, "stream": 1}
+                                         "data": (ptr, False), "version": 3, "stream": 1}
 
 
 def test_interface_parsing():
@@ -32,6 +32,91 @@ def test_interface_parsing():
         bg._convert(bg._Dev(FakeDeviceArray((4,), "<f8"), "x"), np.dtype(np.float32), "x")
     with pytest.raises(bsrmv.ArgumentError, match="not a device array"):
         bg._Dev(np.ones(3), "x")
+
+
+def test_multivector_layouts():
+    """Row- and column-major device arrays and their leading dimensions, as
+    the k-vector products read them from __cuda_array_interface__."""
+    c = bg._Dev(FakeDeviceArray((5, 3), "<f8"), "x")  # strides None: C-contiguous
+    assert bg._dev_layouts(c) == (3, None)
+    f = bg._Dev(FakeDeviceArray((5, 3), "<f8", (8, 40)), "x")
+    assert bg._dev_layouts(f) == (None, 5)
+    # column slice of a taller Fortran array: ld 7 > 5
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f4", (4, 28)), "x")) == (None, 7)
+    # columns of a wider C array: ld 4 > 3
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (32, 8)), "x")) == (4, None)
+    # one column: both layouts
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 1), "<f8", (8, 40)), "x")) == (1, 5)
+    # neither (both strides > 1 element), or overlapping columns
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (16, 96)), "x")) \
+        == (None, None)
+    assert bg._dev_layouts(bg._Dev(FakeDeviceArray((5, 3), "<f8", (8, 16)), "x")) \
+        == (None, None)
+    with pytest.raises(bsrmv.ArgumentError, match="Fortran-contiguous"):
+        bg._convert(c, np.dtype(np.float64), "x", fortran=True)
+
+
+class FakeCore:
+    """Records the pointers and leading dimensions the device calls get."""
+
+    def __init__(self):
+        self.calls = []
+
+    def spmm(self, *args):
+        self.calls.append(("spmm",) + args)
+
+    def spmv(self, *args):
+        self.calls.append(("spmv",) + args)
+
+
+def fake_matrix(shape, dtype, symmetric=False, vector_dtype=None):
+    G = object.__new__(bg.GpuBSRMatrix)
+    G._m, G._keep, G._host = FakeCore(), None, None
+    G.shape, G.dtype, G.symmetric = shape, np.dtype(dtype), symmetric
+    G.vector_dtype = np.dtype(vector_dtype or dtype)
+    G.blocksize, G.nnzb, G.order, G.device = 1, 0, "row", 0
+    return G
+
+
+def test_multivector_calls():
+    """What the k-vector product passes to the library for each layout
+    (no device needed: the arrays are only described)."""
+    G = fake_matrix((6, 4), np.float64)
+    xf = FakeDeviceArray((4, 3), "<f8", (8, 32), ptr=0x1000)       # Fortran, ld 4
+    yf = FakeDeviceArray((6, 3), "<f8", (8, 64), ptr=0x9000)       # rows of a taller one: ld 8
+    assert G.matvec(xf, alpha=2.0, beta=0.5, y=yf) is yf
+    assert G._m.calls == [("spmm", 0, 2.0, 3, 0x1000, 4, 0.5, 0x9000, 8, False, 1)]
+    G._m.calls.clear()
+    xc = FakeDeviceArray((6, 3), "<f8", None, ptr=0x2000)          # C order, ld 3
+    yc = FakeDeviceArray((4, 3), "<f8", (40, 8), ptr=0xa000)       # columns of a wider one: ld 5
+    G.rmatvec(xc, y=yc)
+    assert G._m.calls == [("spmm", 1, 1.0, 3, 0x2000, 3, 0.0, 0xa000, 5, True, 1)]
+    G._m.calls.clear()
+    G.matvec(FakeDeviceArray((4, 0), "<f8"), y=FakeDeviceArray((6, 0), "<f8"))
+    assert G._m.calls == []
+    # x not in y's layout, in a framework the package cannot convert with
+    with pytest.raises(bsrmv.ArgumentError, match="Fortran-contiguous"):
+        G.matvec(FakeDeviceArray((4, 3), "<f8"), y=yf)
+    with pytest.raises(bsrmv.ArgumentError, match="float64"):
+        G.matvec(xf, y=FakeDeviceArray((6, 3), "<f4", (4, 24)))
+    with pytest.raises(bsrmv.DimensionError, match="expected"):
+        G.matvec(xf, y=FakeDeviceArray((6, 2), "<f8", (8, 48)))
+    with pytest.raises(bsrmv.DimensionError, match="x has 6 rows"):
+        G.matvec(xc, y=yf)
+    with pytest.raises(bsrmv.ArgumentError, match="row-major or column-major"):
+        G.matvec(xf, y=FakeDeviceArray((6, 3), "<f8", (16, 96)))
+    with pytest.raises(bsrmv.ArgumentError, match="beta != 0 needs y="):
+        G.matvec(xf, beta=1.0)
+    # symmetric and mixed: one SpMV per column, column-major only
+    for S in (fake_matrix((6, 6), np.float64, symmetric=True),
+              fake_matrix((6, 6), np.float32, vector_dtype=np.float64)):
+        x = FakeDeviceArray((6, 2), "<f8", (8, 56), ptr=0x1000)    # ld 7
+        y = FakeDeviceArray((6, 2), "<f8", (8, 48), ptr=0x9000)    # ld 6
+        S.matvec(x, y=y)
+        assert S._m.calls == [("spmv", 0, 1.0, 0x1000, 6, 0.0, 0x9000, 6, 1),
+                              ("spmv", 0, 1.0, 0x1000 + 56, 6, 0.0, 0x9000 + 48, 6, 1)]
+        with pytest.raises(bsrmv.ArgumentError, match="column-major"):
+            S.matvec(x, y=FakeDeviceArray((6, 2), "<f8", None))
 
 
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")
@@ -209,3 +294,100 @@ def test_torch_streams(torch, rng):
     G.matvec(xd, y=y2, stream=s)
     s.synchronize()
     assert np.allclose(y2.cpu().numpy(), S @ x, rtol=1e-13, atol=1e-13)
+
+
+# ---- k vectors, symmetric storage, mixed precision ------------------------
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bs", [1, 2, 3, 4, 6, 8, 11])
+def test_cupy_spmm_layouts(cupy, rng, bs, dtype):
+    S = random_bsr(rng, 60, 45, bs, dtype=dtype)
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                    cupy.asarray(S.indptr), S.shape)
+    A64 = S.astype(np.float64)
+    for transpose in (False, True):
+        n_in, n_out = S.shape[::-1] if not transpose else S.shape
+        f = G.rmatvec if transpose else G.matvec
+        for k, order in [(1, "C"), (3, "F"), (8, "C"), (17, "F")]:
+            X = np.asarray(rng.uniform(-1, 1, (n_in, k)), dtype=dtype, order=order)
+            Y0 = np.asarray(rng.uniform(-1, 1, (n_out, k)), dtype=dtype, order=order)
+            for alpha, beta in [(1.0, 0.0), (-1.5, 0.5), (0.0, 2.0)]:
+                # y a view with ld > n (F) or ld > k (C), NaN around it
+                if order == "F":
+                    base = cupy.full((n_out + 2, k), cupy.nan, dtype=dtype, order="F")
+                    Yd = base[1:n_out + 1]
+                else:
+                    base = cupy.full((n_out, k + 3), cupy.nan, dtype=dtype)
+                    Yd = base[:, 3:]
+                if beta:
+                    Yd[...] = cupy.asarray(Y0)
+                out = f(cupy.asarray(X), alpha=alpha, beta=beta, y=Yd)
+                assert out is Yd
+                ref = alpha * ((A64.T if transpose else A64) @ X.astype(np.float64)) \
+                    + (beta * Y0 if beta else 0)
+                tol = 1e-4 if dtype == np.float32 else 1e-12
+                assert np.allclose(cupy.asnumpy(Yd), ref, rtol=tol, atol=tol)
+                assert int(cupy.isnan(base).sum()) == base.size - Yd.size
+        Y = G @ cupy.asarray(np.asfortranarray(
+            rng.uniform(-1, 1, (S.shape[1], 4)).astype(dtype)))
+        assert Y.flags.f_contiguous
+
+
+@needs_gpu
+def test_torch_spmm(torch, rng):
+    S = random_bsr(rng, 40, 30, 3, index_dtype=np.int64)
+    dev = torch.device("cuda")
+    G = bg.GpuBSRMatrix.from_arrays(torch.from_numpy(S.data).to(dev),
+                                    torch.from_numpy(S.indices).to(dev),
+                                    torch.from_numpy(S.indptr).to(dev), S.shape)
+    X = rng.uniform(-1, 1, (S.shape[1], 5))
+    Y = G @ torch.from_numpy(X).to(dev)
+    assert isinstance(Y, torch.Tensor) and Y.shape == (S.shape[0], 5)
+    assert np.allclose(Y.cpu().numpy(), S @ X, rtol=1e-12, atol=1e-12)
+    Yf = torch.empty((5, S.shape[0]), dtype=torch.float64, device=dev).t()  # column-major
+    G.matvec(torch.from_numpy(X).to(dev), y=Yf)
+    assert np.allclose(Yf.cpu().numpy(), S @ X, rtol=1e-12, atol=1e-12)
+
+
+@needs_gpu
+def test_cupy_symmetric_and_mixed(cupy, rng):
+    R = random_bsr(rng, 50, 50, 3)
+    S = (R + R.T + 20 * sp.eye_array(150)).tobsr(blocksize=(3, 3))
+    S.sum_duplicates()
+    sym = bsrmv.BSRMatrix.from_scipy(S, symmetric=True)
+    mixed = bsrmv.BSRMatrix.from_scipy(S).astype(np.float32, vector_dtype=np.float64)
+    S32 = S.astype(np.float32).astype(np.float64)
+    x = rng.uniform(-1, 1, 150)
+    X = rng.uniform(-1, 1, (150, 4))
+    for host, ref in ((sym, S), (mixed, S32)):
+        G = bg.GpuBSRMatrix.from_host(host)
+        assert G.symmetric == host.symmetric and G.vector_dtype == np.float64
+        assert np.allclose(cupy.asnumpy(G @ cupy.asarray(x)), ref @ x, rtol=1e-12, atol=1e-12)
+        Y = G @ cupy.asarray(X)  # column by column, column-major
+        assert Y.flags.f_contiguous
+        assert np.allclose(cupy.asnumpy(Y), ref @ X, rtol=1e-12, atol=1e-12)
+        with pytest.raises(bsrmv.ArgumentError, match="column-major"):
+            G.matvec(cupy.asarray(X), y=cupy.zeros((150, 4)))
+        xs, rep = bsrmv.solve(G, cupy.asarray(x), "cg", tol=1e-10)
+        assert rep.converged
+        assert np.linalg.norm(ref @ cupy.asnumpy(xs) - x) <= 1e-9 * np.linalg.norm(x)
+
+
+@needs_gpu
+def test_cupy_refined_solve(cupy, rng):
+    M = random_bsr(rng, 40, 40, 3, density=0.15, empty_rows=False)
+    S = (M + (abs(M).sum(axis=1).max() + 1) * sp.eye_array(120)).tobsr(blocksize=(3, 3))
+    S.sum_duplicates()
+    b = rng.uniform(-1, 1, 120)
+    A = bsrmv.BSRMatrix.from_scipy(S)
+    G = bg.GpuBSRMatrix.from_host(A)
+    x, rep = bsrmv.solve(G, cupy.asarray(b), "bicgstab", tol=1e-11, refine=True)
+    assert rep.converged and rep.refinements >= 1, rep.message
+    assert np.linalg.norm(b - S @ cupy.asnumpy(x)) <= 1.01e-11 * np.linalg.norm(b)
+    Gf = bg.GpuBSRMatrix.from_host(A.astype(np.float32, vector_dtype=np.float64))
+    x2, rep2 = bsrmv.solve(G, cupy.asarray(b), "gmres", tol=1e-11, refine=Gf)
+    assert rep2.converged
+    assert np.linalg.norm(b - S @ cupy.asnumpy(x2)) <= 1.01e-11 * np.linalg.norm(b)
+    with pytest.raises(bsrmv.ArgumentError, match="refine must be"):
+        bsrmv.solve(G, cupy.asarray(b), "gmres", refine=A)

@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from . import _core
-from ._errors import ArgumentError, DimensionError
+from ._errors import ArgumentError, DimensionError, SizeOverflowError
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -22,6 +22,36 @@ def _value_dtype(dt: np.dtype) -> np.dtype:
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a is b or (a.size > 0 and np.shares_memory(a, b))
+
+
+def _real_dtype(dt: Any, name: str) -> np.dtype:
+    d = np.dtype(dt)
+    if d not in (np.float32, np.float64):
+        raise ArgumentError(f"{name} must be float32 or float64, not {d}")
+    return d
+
+
+def _layouts(shape: Tuple[int, ...], strides: Tuple[int, ...], itemsize: int):
+    """(ld of the row layout, ld of the column layout) of a 2-D array, in
+    elements, each None where the array is not in that layout: unit stride
+    along the rows (row) or down the columns (col), and the other stride a
+    positive whole number of elements that keeps rows (columns) apart.  A
+    dimension of one entry has no stride to check."""
+    n, k = shape
+    if n == 0 or k == 0:
+        return max(k, 1), max(n, 1)
+    out = []
+    for inner, unit, outer, step in ((k, strides[1], n, strides[0]),
+                                     (n, strides[0], k, strides[1])):
+        ok = inner == 1 or unit == itemsize
+        if outer == 1:
+            ld = max(inner, 1)
+        elif step % itemsize == 0 and step // itemsize >= inner:
+            ld = step // itemsize
+        else:
+            ok = False
+        out.append(ld if ok else None)
+    return tuple(out)
 
 
 class BSRMatrix:
@@ -41,11 +71,21 @@ class BSRMatrix:
     C-contiguous are copied (``copy=False`` turns any copy of ``data`` or
     ``indices`` into an error).
 
+    Types: ``dtype`` is the type of the stored values, ``vector_dtype`` that
+    of x, y and the sums of every product; they are equal unless a float32
+    matrix computes with float64 vectors (mixed precision, see
+    :meth:`astype`).
+
+    Symmetric storage (``symmetric`` True): only the diagonal and upper
+    blocks are stored (``nnzb`` counts those); products use both
+    triangles and move about half the bytes.
+
     Thread safety: SpMV and solves release the GIL and may run on the same
     matrix from several threads at once.
     """
 
-    __slots__ = ("_m", "_keep", "shape", "dtype", "blocksize", "nnzb", "order", "shared")
+    __slots__ = ("_m", "_keep", "shape", "dtype", "vector_dtype", "blocksize", "nnzb", "order",
+                 "shared")
 
     def __init__(self, core: "_core.Matrix", keep: Optional[tuple] = None,
                  shared: Optional[dict] = None) -> None:
@@ -54,16 +94,23 @@ class BSRMatrix:
         bs = core.bs
         self.shape: Tuple[int, int] = (core.mb * bs, core.nb * bs)
         self.dtype = np.dtype(np.float64 if core.is_double else np.float32)
+        self.vector_dtype = np.dtype(np.float64 if core.vector_double else np.float32)
         self.blocksize: int = bs
         self.nnzb: int = core.nnzb
         self.order: str = "row" if core.row_major else "col"
         self.shared = shared or {"data": False, "indices": False, "indptr": False}
 
+    @property
+    def symmetric(self) -> bool:
+        """True for symmetric storage (diagonal and upper blocks only)."""
+        return self._m.symmetric
+
     # ---- construction ---------------------------------------------------
     @classmethod
     def from_arrays(cls, data: Any, indices: Any, indptr: Any, shape: Tuple[int, int],
                     blocksize: Optional[int] = None, *, order: str = "row",
-                    copy: Optional[bool] = None) -> "BSRMatrix":
+                    copy: Optional[bool] = None, symmetric: bool = False,
+                    vector_dtype: Any = None) -> "BSRMatrix":
         """BSR arrays as scipy stores them.
 
         data: (nnzb, bs, bs) blocks, or nnzb*bs*bs values with ``blocksize``;
@@ -72,6 +119,13 @@ class BSRMatrix:
         each block row.  indptr: mb+1 offsets.  copy: None shares what it
         can, False refuses to copy data or indices, True copies everything
         into library-owned memory.
+
+        symmetric=True: the arrays hold the diagonal and upper blocks of a
+        symmetric matrix (a block below the diagonal is a
+        :class:`bsrmv.StructureError`); the diagonal blocks are used as
+        given.  The library reads this form with an int64 indptr only, so
+        another indptr is copied to int64.  vector_dtype=np.float64 on
+        float32 data: mixed precision (float64 x and y, sums in float64).
         """
         if order not in ("row", "col"):
             raise ArgumentError(f"order must be 'row' or 'col', not {order!r}")
@@ -100,7 +154,9 @@ class BSRMatrix:
             raise ArgumentError("block-column indices must lie in [0, 2**31)")
         col = np.ascontiguousarray(ind_in, dtype=np.int32)
         row = np.ascontiguousarray(
-            ptr_in, dtype=np.int32 if ptr_in.dtype == np.int32 else np.int64)
+            ptr_in, dtype=np.int32 if ptr_in.dtype == np.int32 and not symmetric else np.int64)
+        vector_double = vdt == np.float64 if vector_dtype is None else \
+            _real_dtype(vector_dtype, "vector_dtype") == np.float64
         shared = {"data": _same(val, data_in), "indices": _same(col, ind_in),
                   "indptr": _same(row, ptr_in)}
         if copy is False and not (shared["data"] and shared["indices"]):
@@ -111,13 +167,14 @@ class BSRMatrix:
         keep = (row, col, val)
         make = _core.Matrix.make_i32 if row.dtype == np.int32 else _core.Matrix.make
         core = make(row, col, val.reshape(-1), m // bs, n // bs, bs, order == "row", bool(copy),
-                    keep)
+                    keep, bool(symmetric), vector_double)
         if copy:
             return cls(core)
         return cls(core, keep, shared)
 
     @classmethod
-    def from_scipy(cls, A: Any, *, copy: Optional[bool] = None) -> "BSRMatrix":
+    def from_scipy(cls, A: Any, *, copy: Optional[bool] = None, symmetric: bool = False,
+                   tol: float = 0.0, vector_dtype: Any = None) -> "BSRMatrix":
         """A scipy ``bsr_array``/``bsr_matrix`` with square blocks.
 
         The blocks (row-major in scipy) and int32 column indices are used in
@@ -128,7 +185,19 @@ class BSRMatrix:
         nothing is shared; call ``A.sum_duplicates()`` on yours first to
         share it), with copy=False the library's check raises
         :class:`bsrmv.StructureError` naming the block row.
+
+        symmetric=True: A is the whole symmetric matrix; every entry is
+        checked against its mirror, ``|a_ij - a_ji| <= tol * max(|a_ij|,
+        |a_ji|)`` (:class:`bsrmv.ArgumentError` naming the first entry that
+        differs), and the diagonal and upper blocks are kept in a copy
+        owned by the library (see :meth:`to_symmetric`).  vector_dtype: as
+        for :meth:`from_arrays`.
         """
+        if symmetric:
+            if copy is False:
+                raise ArgumentError("symmetric=True keeps a copy of the upper blocks; it"
+                                    " cannot be combined with copy=False")
+            return cls.from_scipy(A, vector_dtype=vector_dtype).to_symmetric(tol)
         fmt = getattr(A, "format", None)
         if fmt != "bsr":
             raise ArgumentError(f"from_scipy needs a scipy BSR array/matrix, got format {fmt!r}"
@@ -139,17 +208,56 @@ class BSRMatrix:
         if copy is None and not A.has_canonical_format:
             A = A.copy()
             A.sum_duplicates()
-            M = cls.from_arrays(A.data, A.indices, A.indptr, A.shape, r, order="row")
+            M = cls.from_arrays(A.data, A.indices, A.indptr, A.shape, r, order="row",
+                                vector_dtype=vector_dtype)
             M.shared = {k: False for k in M.shared}
             return M
-        return cls.from_arrays(A.data, A.indices, A.indptr, A.shape, r, order="row", copy=copy)
+        return cls.from_arrays(A.data, A.indices, A.indptr, A.shape, r, order="row", copy=copy,
+                               vector_dtype=vector_dtype)
+
+    def to_symmetric(self, tol: float = 0.0) -> "BSRMatrix":
+        """The symmetric storage of this (full, square) matrix, a new
+        library-owned matrix of the same types: every entry checked against
+        its mirror to ``tol`` as in :meth:`from_scipy`, the upper blocks
+        kept."""
+        return BSRMatrix(self._m.to_sym(float(tol)))
+
+    def to_full(self) -> "BSRMatrix":
+        """The full storage of a symmetric matrix (both triangles), a new
+        library-owned matrix; a full matrix is returned as it is."""
+        return BSRMatrix(self._m.from_sym()) if self.symmetric else self
+
+    def astype(self, dtype: Any, vector_dtype: Any = None) -> "BSRMatrix":
+        """A copy with values rounded to ``dtype`` (float32 or float64, round
+        to nearest), the same structure (shared with this matrix, which it
+        keeps alive), block order and storage.  vector_dtype: the type of
+        x, y and the sums, ``dtype`` by default; ``astype(np.float32,
+        vector_dtype=np.float64)`` is the mixed-precision copy, whose
+        products take and return float64 vectors while moving float32
+        values.  A finite value beyond float32:
+        :class:`bsrmv.SizeOverflowError`."""
+        dt = _real_dtype(dtype, "dtype")
+        row, col, val = self._arrays()
+        with np.errstate(over="ignore"):
+            new = val.astype(dt)
+        if dt.itemsize < val.dtype.itemsize:
+            bad = np.isinf(new) & np.isfinite(val)
+            if bad.any():
+                at = int(np.flatnonzero(bad.reshape(-1))[0])
+                raise SizeOverflowError(f"value {val.reshape(-1)[at]!r} (entry {at}) is beyond"
+                                        f" {dt}")
+        M = BSRMatrix.from_arrays(new, col, row, self.shape, self.blocksize, order=self.order,
+                                  symmetric=self.symmetric, vector_dtype=vector_dtype)
+        M.shared["data"] = False  # a new array, not the caller's
+        return M
 
     def to_scipy(self) -> Any:
         """The matrix as a ``scipy.sparse.bsr_array``; values are shared where
-        the blocks are row-major (scipy may re-type the index arrays)."""
+        the blocks are row-major (scipy may re-type the index arrays).  A
+        symmetric matrix gives its full storage (both triangles, a copy)."""
         import scipy.sparse as sp
 
-        row, col, val = self._arrays()
+        row, col, val = self.to_full()._arrays()
         if self.order == "col":
             val = np.ascontiguousarray(val.transpose(0, 2, 1))
         return sp.bsr_array((val, col, row), shape=self.shape, copy=False)
@@ -164,10 +272,10 @@ class BSRMatrix:
     # ---- products -------------------------------------------------------
     def _vec(self, x: Any, n: int, name: str) -> np.ndarray:
         x = np.asarray(x)
-        if x.dtype != self.dtype or not x.flags.c_contiguous:
+        if x.dtype != self.vector_dtype or not x.flags.c_contiguous:
             if np.issubdtype(x.dtype, np.complexfloating):
                 raise ArgumentError(f"{name} is complex; the matrix is {self.dtype}")
-            x = np.ascontiguousarray(x, dtype=self.dtype)
+            x = np.ascontiguousarray(x, dtype=self.vector_dtype)
         if x.shape[0] != n:
             raise DimensionError(f"{name} has {x.shape[0]} rows, expected {n}")
         return x
@@ -176,15 +284,16 @@ class BSRMatrix:
         # Fast path: NumPy vectors as the library takes them; the binding
         # checks contiguity, writability and lengths, and refuses anything
         # else with a TypeError, which sends it down the converting path.
-        if type(x) is np.ndarray and x.dtype is self.dtype:
-            if y is None and beta == 0.0 and x.ndim == 1:
-                y = np.empty(self.shape[op], dtype=self.dtype)
+        vdt = self.vector_dtype
+        if type(x) is np.ndarray and x.dtype is vdt and x.ndim == 1:
+            if y is None and beta == 0.0:
+                y = np.empty(self.shape[op], dtype=vdt)
                 try:
                     self._m.spmv(op, alpha, x, 0.0, y)
                     return y
                 except TypeError:
                     y = None
-            elif type(y) is np.ndarray and y.dtype is self.dtype:
+            elif type(y) is np.ndarray and y.dtype is vdt:
                 try:
                     self._m.spmv(op, alpha, x, beta, y)
                     return y
@@ -194,15 +303,15 @@ class BSRMatrix:
 
     def _apply_slow(self, op: int, x: Any, alpha: float, beta: float, y: Any) -> np.ndarray:
         n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
+        if np.ndim(x) == 2:
+            return self._apply_multi(op, x, alpha, beta, y, n_in, n_out)
         x = self._vec(x, n_in, "x")
-        if x.ndim == 2:
-            return self._apply_columns(op, x, alpha, beta, y, n_out)
         if x.ndim != 1:
             raise DimensionError(f"x must be 1-D or 2-D, got {x.ndim}-D")
         if y is None:
             if beta != 0.0:
                 raise ArgumentError("beta != 0 needs y=")
-            y = np.empty(n_out, dtype=self.dtype)
+            y = np.empty(n_out, dtype=self.vector_dtype)
         else:
             self._check_out(y, (n_out,))
         self._m.spmv(op, alpha, x, beta, y)
@@ -211,30 +320,58 @@ class BSRMatrix:
     def _check_out(self, y: Any, shape: tuple) -> None:
         if not isinstance(y, np.ndarray):
             raise ArgumentError("y must be a NumPy array")
-        if y.dtype != self.dtype:
-            raise ArgumentError(f"y is {y.dtype}, the matrix is {self.dtype} (y is written in"
-                                " place, so it is not converted)")
+        if y.dtype != self.vector_dtype:
+            raise ArgumentError(f"y is {y.dtype}, the matrix's vectors are {self.vector_dtype}"
+                                " (y is written in place, so it is not converted)")
         if y.shape != shape:
             raise DimensionError(f"y has shape {y.shape}, expected {shape}")
         if not y.flags.writeable:
             raise ArgumentError("y is read-only")
 
-    def _apply_columns(self, op, x, alpha, beta, y, n_out):
+    def _apply_multi(self, op, x, alpha, beta, y, n_in, n_out):
+        """k vectors at once: one bsrmv_spmm call on X and Y as they are
+        laid out (row-major, or column-major with a leading dimension), X
+        converted once when its dtype or layout does not fit."""
+        vdt = self.vector_dtype
+        x = np.asarray(x)
+        if x.shape[0] != n_in:
+            raise DimensionError(f"x has {x.shape[0]} rows, expected {n_in}")
+        if x.dtype != vdt and np.issubdtype(x.dtype, np.complexfloating):
+            raise ArgumentError(f"x is complex; the matrix is {self.dtype}")
         k = x.shape[1]
+        lx = _layouts(x.shape, x.strides, x.itemsize)
         if y is None:
             if beta != 0.0:
                 raise ArgumentError("beta != 0 needs y=")
-            y = np.empty((n_out, k), dtype=self.dtype)
+            col = x.dtype == vdt and lx[0] is None and lx[1] is not None
+            y = np.empty((n_out, k), dtype=vdt, order="F" if col else "C")
         else:
             self._check_out(y, (n_out, k))
-        xc = np.empty(x.shape[0], dtype=self.dtype)
-        yc = np.empty(n_out, dtype=self.dtype)
-        for j in range(k):
-            xc[:] = x[:, j]
-            if beta != 0.0:
-                yc[:] = y[:, j]
-            self._m.spmv(op, alpha, xc, beta, yc)
-            y[:, j] = yc
+        ly = _layouts(y.shape, y.strides, y.itemsize)
+        if ly == (None, None):
+            raise ArgumentError("y must be row-major or column-major with unit stride along"
+                                f" one axis (strides {y.strides}; it is written in place)")
+        row = ly[0] is not None
+        if x.dtype != vdt or lx[0 if row else 1] is None:
+            x = np.asarray(x, dtype=vdt, order="C" if row else "F")
+        if self.symmetric or vdt != self.dtype:
+            return self._apply_columns(op, x, alpha, beta, y)
+        self._m.spmm(op, alpha, x, beta, y, row)
+        return y
+
+    def _apply_columns(self, op, x, alpha, beta, y):
+        """The library's SpMM is built for full storage with one type:
+        symmetric and mixed-precision matrices multiply column by column
+        (in place where the columns are contiguous)."""
+        for j in range(x.shape[1]):
+            xc = np.ascontiguousarray(x[:, j])
+            yc = y[:, j]
+            if yc.flags.c_contiguous:
+                self._m.spmv(op, alpha, xc, beta, yc)
+            else:
+                yt = np.empty_like(yc) if beta == 0.0 else np.ascontiguousarray(yc)
+                self._m.spmv(op, alpha, xc, beta, yt)
+                yc[:] = yt
         return y
 
     def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0,
@@ -265,7 +402,8 @@ class BSRMatrix:
         from scipy.sparse.linalg import LinearOperator
 
         return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec,
-                              matmat=self.matvec, rmatmat=self.rmatvec, dtype=self.dtype)
+                              matmat=self.matvec, rmatmat=self.rmatvec,
+                              dtype=self.vector_dtype)
 
     @property
     def nbytes(self) -> float:
@@ -273,8 +411,11 @@ class BSRMatrix:
         return self._m.spmv_bytes
 
     def __repr__(self) -> str:
+        types = str(self.dtype) if self.vector_dtype == self.dtype else \
+            f"{self.dtype} values, {self.vector_dtype} vectors"
+        sym = ", symmetric storage" if self.symmetric else ""
         return (f"<bsrmv.BSRMatrix {self.shape[0]}x{self.shape[1]}, bs={self.blocksize}, "
-                f"nnzb={self.nnzb}, {self.dtype}, {self.order}-major blocks>")
+                f"nnzb={self.nnzb}, {types}, {self.order}-major blocks{sym}>")
 
 
 class TransposedBSRMatrix:
@@ -294,6 +435,10 @@ class TransposedBSRMatrix:
         return self._a.dtype
 
     @property
+    def vector_dtype(self) -> np.dtype:
+        return self._a.vector_dtype
+
+    @property
     def T(self) -> BSRMatrix:
         return self._a
 
@@ -306,20 +451,23 @@ class TransposedBSRMatrix:
 
 
 def read_mtx(path: str, bs: int, blocking: str = "split", *, dtype: Any = np.float64,
-             seed: int = 0) -> BSRMatrix:
+             seed: int = 0, symmetric: bool = False) -> BSRMatrix:
     """Read a Matrix Market file (.mtx or .mtx.gz) into bs x bs blocks.
 
     blocking="split" cuts aligned blocks (zero-filled, padded to a multiple
     of bs); "promote" turns every scalar into a dense block with values
     drawn from ``seed`` (the KSPARSE test-matrix method).  Blocks are
-    row-major, so :meth:`BSRMatrix.to_scipy` shares them."""
+    row-major, so :meth:`BSRMatrix.to_scipy` shares them.  symmetric=True:
+    a file marked "symmetric" gives a matrix in symmetric storage, built
+    from the triangle the file stores without expanding it (other files
+    are read whole; ``A.symmetric`` tells which)."""
     if blocking not in ("split", "promote"):
         raise ArgumentError(f"blocking must be 'split' or 'promote', not {blocking!r}")
     dt = np.dtype(dtype)
     if dt not in (np.float32, np.float64):
         raise ArgumentError(f"dtype must be float32 or float64, not {dt}")
     return BSRMatrix(_core.Matrix.read_mtx(str(path), int(bs), blocking == "promote", int(seed),
-                                           dt == np.float64))
+                                           dt == np.float64, bool(symmetric)))
 
 
 def grid(n: int, bs: int, *, points: int = 27, dtype: Any = np.float64, seed: int = 1,

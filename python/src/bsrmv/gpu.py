@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _core
 from ._errors import ArgumentError, DimensionError, NoDeviceError
-from ._matrix import BSRMatrix, _value_dtype
+from ._matrix import BSRMatrix, _layouts, _value_dtype
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -52,7 +52,7 @@ class _Dev:
     """A device array as the library needs it: pointer, length, dtype and
     device, plus the owner (kept alive by whoever holds this)."""
 
-    __slots__ = ("obj", "fw", "ptr", "shape", "dtype", "device", "contiguous")
+    __slots__ = ("obj", "fw", "ptr", "shape", "strides", "dtype", "device", "contiguous")
 
     def __init__(self, obj: Any, name: str) -> None:
         if _framework(obj) == "torch" and getattr(obj, "requires_grad", False):
@@ -69,7 +69,8 @@ class _Dev:
         self.ptr = int(cai["data"][0])
         self.shape = tuple(int(s) for s in cai["shape"])
         self.dtype = np.dtype(cai["typestr"])
-        self.contiguous = _c_contiguous(self.shape, cai.get("strides"), self.dtype.itemsize)
+        self.strides = cai.get("strides")
+        self.contiguous = _c_contiguous(self.shape, self.strides, self.dtype.itemsize)
         self.device = _device_of(obj, self.fw, self.ptr)
 
 
@@ -82,6 +83,14 @@ def _c_contiguous(shape: Tuple[int, ...], strides: Any, itemsize: int) -> bool:
             return False
         step *= n
     return True
+
+
+def _dev_layouts(d: _Dev):
+    """(row ld, col ld) of a 2-D device array, as :func:`bsrmv._matrix._layouts`."""
+    strides = d.strides
+    if strides is None:
+        strides = (d.shape[1] * d.dtype.itemsize, d.dtype.itemsize)
+    return _layouts(d.shape, tuple(int(s) for s in strides), d.dtype.itemsize)
 
 
 def _device_of(obj: Any, fw: str, ptr: int) -> int:
@@ -97,33 +106,37 @@ def _device_of(obj: Any, fw: str, ptr: int) -> int:
         return 0
 
 
-def _convert(d: _Dev, dtype: np.dtype, name: str) -> _Dev:
-    """d in dtype and C-contiguous, converted by its own framework if needed
-    (a copy on the device)."""
-    if d.contiguous and d.dtype == dtype:
+def _convert(d: _Dev, dtype: np.dtype, name: str, fortran: bool = False) -> _Dev:
+    """d in dtype and C-contiguous (or, 2-D, Fortran-contiguous), converted
+    by its own framework if needed (a copy on the device)."""
+    if d.dtype == dtype and (_dev_layouts(d)[1] is not None if fortran else d.contiguous):
         return d
     if d.fw == "cupy":
         import cupy
 
         with cupy.cuda.Device(d.device):
-            return _Dev(cupy.ascontiguousarray(d.obj, dtype=dtype), name)
+            make = cupy.asfortranarray if fortran else cupy.ascontiguousarray
+            return _Dev(make(d.obj, dtype=dtype), name)
     if d.fw == "torch":
         import torch
 
-        return _Dev(d.obj.to(getattr(torch, dtype.name)).contiguous(), name)
-    raise ArgumentError(f"{name} must be C-contiguous {dtype} (got {d.dtype}"
-                        f"{'' if d.contiguous else ', strided'})")
+        t = d.obj.to(getattr(torch, dtype.name))
+        return _Dev(t.t().contiguous().t() if fortran else t.contiguous(), name)
+    raise ArgumentError(f"{name} must be {'Fortran' if fortran else 'C'}-contiguous {dtype}"
+                        f" (got {d.dtype}{'' if d.contiguous else ', strided'})")
 
 
-def _empty(like: _Dev, n: Tuple[int, ...], dtype: np.dtype) -> Any:
+def _empty(like: _Dev, n: Tuple[int, ...], dtype: np.dtype, fortran: bool = False) -> Any:
     if like.fw == "torch":
         import torch
 
-        return torch.empty(n, dtype=getattr(torch, dtype.name), device=like.obj.device)
+        t = torch.empty(n[::-1] if fortran else n, dtype=getattr(torch, dtype.name),
+                        device=like.obj.device)
+        return t.t() if fortran else t
     import cupy
 
     with cupy.cuda.Device(like.device):
-        return cupy.empty(n, dtype=dtype)
+        return cupy.empty(n, dtype=dtype, order="F" if fortran else "C")
 
 
 def _stream_ptr(stream: Any, like: Optional[_Dev]) -> int:
@@ -181,10 +194,14 @@ class GpuBSRMatrix:
     device handles are not thread-safe), but products of one matrix queued
     on different streams must not run at the same time: the load-balanced
     kernels keep partial sums in the matrix's device memory.  Use one
-    stream per matrix, or one matrix per stream."""
+    stream per matrix, or one matrix per stream.
 
-    __slots__ = ("_m", "_keep", "_host", "shape", "dtype", "blocksize", "nnzb", "order",
-                 "device")
+    ``vector_dtype`` and ``symmetric`` are those of the host matrix an
+    uploaded one came from (mixed precision and symmetric storage reach
+    the device through :meth:`from_host` only)."""
+
+    __slots__ = ("_m", "_keep", "_host", "shape", "dtype", "vector_dtype", "symmetric",
+                 "blocksize", "nnzb", "order", "device")
 
     def __init__(self, core: "_core.GpuMatrix", shape, dtype, bs, nnzb, order, keep=None,
                  host: Optional[BSRMatrix] = None) -> None:
@@ -193,6 +210,8 @@ class GpuBSRMatrix:
         self._host = host
         self.shape: Tuple[int, int] = shape
         self.dtype = np.dtype(dtype)
+        self.vector_dtype = np.dtype(np.float64 if core.vector_double else self.dtype)
+        self.symmetric: bool = host is not None and host.symmetric
         self.blocksize: int = bs
         self.nnzb: int = nnzb
         self.order: str = order
@@ -247,7 +266,11 @@ class GpuBSRMatrix:
 
     def _apply(self, op: int, x: Any, alpha: float, beta: float, y: Any, stream: Any) -> Any:
         n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
-        xd = _convert(_Dev(x, "x"), self.dtype, "x")
+        xd = _Dev(x, "x")
+        if len(xd.shape) == 2:
+            return self._apply_multi(op, xd, alpha, beta, y, stream, n_in, n_out)
+        vdt = self.vector_dtype
+        xd = _convert(xd, vdt, "x")
         if xd.shape != (n_in,):
             raise DimensionError(f"x has shape {xd.shape}, expected ({n_in},)")
         if xd.device != self.device:
@@ -255,15 +278,62 @@ class GpuBSRMatrix:
         if y is None:
             if beta != 0.0:
                 raise ArgumentError("beta != 0 needs y=")
-            y = _empty(xd, (n_out,), self.dtype)
+            y = _empty(xd, (n_out,), vdt)
         yd = _Dev(y, "y")
-        if not yd.contiguous or yd.dtype != self.dtype:
-            raise ArgumentError(f"y must be C-contiguous {self.dtype} (it is written in place)")
+        if not yd.contiguous or yd.dtype != vdt:
+            raise ArgumentError(f"y must be C-contiguous {vdt} (it is written in place)")
         if yd.shape != (n_out,):
             raise DimensionError(f"y has shape {yd.shape}, expected ({n_out},)")
         if yd.device != self.device:
             raise ArgumentError(f"y is on device {yd.device}, the matrix on {self.device}")
         self._m.spmv(op, alpha, xd.ptr, n_in, beta, yd.ptr, n_out, _stream_ptr(stream, xd))
+        return y
+
+    def _apply_multi(self, op, xd, alpha, beta, y, stream, n_in, n_out):
+        """k vectors: one bsrmv_gpu_spmm call in y's layout (row-major, or
+        column-major with a leading dimension), x converted once by its
+        framework when its dtype or layout does not fit.  Symmetric and
+        mixed-precision matrices (SpMV only in the library) multiply the
+        columns one by one, in the column-major layout."""
+        vdt = self.vector_dtype
+        by_column = self.symmetric or vdt != self.dtype
+        if xd.shape[0] != n_in:
+            raise DimensionError(f"x has {xd.shape[0]} rows, expected {n_in}")
+        k = xd.shape[1]
+        lx = _dev_layouts(xd)
+        if y is None:
+            if beta != 0.0:
+                raise ArgumentError("beta != 0 needs y=")
+            col = by_column or (xd.dtype == vdt and lx[0] is None and lx[1] is not None)
+            y = _empty(xd, (n_out, k), vdt, fortran=col)
+        yd = _Dev(y, "y")
+        if yd.dtype != vdt:
+            raise ArgumentError(f"y must be {vdt} (it is written in place)")
+        if yd.shape != (n_out, k):
+            raise DimensionError(f"y has shape {yd.shape}, expected ({n_out}, {k})")
+        ly = _dev_layouts(yd)
+        if ly == (None, None) or (by_column and ly[1] is None):
+            raise ArgumentError(("y must be column-major" if by_column else
+                                 "y must be row-major or column-major") +
+                                f" (strides {yd.strides}; it is written in place)")
+        row = ly[0] is not None and not by_column
+        if xd.dtype != vdt or lx[0 if row else 1] is None:
+            xd = _convert(xd, vdt, "x", fortran=not row)
+            lx = _dev_layouts(xd)
+        for d in (xd, yd):
+            if d.device != self.device:
+                raise ArgumentError(f"x and y must be on device {self.device}, the matrix's")
+        if k == 0:
+            return y
+        s = _stream_ptr(stream, xd)
+        if by_column:
+            es = vdt.itemsize
+            for j in range(k):
+                self._m.spmv(op, alpha, xd.ptr + j * lx[1] * es, n_in, beta,
+                             yd.ptr + j * ly[1] * es, n_out, s)
+            return y
+        i = 0 if row else 1
+        self._m.spmm(op, alpha, k, xd.ptr, lx[i], beta, yd.ptr, ly[i], row, s)
         return y
 
     def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0, y: Any = None,
@@ -287,23 +357,34 @@ class GpuBSRMatrix:
         return BSRMatrix.from_arrays(dv.reshape(-1), ci, rp, self.shape, self.blocksize,
                                      order=self.order)
 
-    def _solve(self, method, precond, b, tol, maxiter, restart, x0, stream):
-        from ._solve import _report
+    def _solve(self, method, precond, b, tol, maxiter, restart, x0, stream, refine=False,
+               inner_tol=None):
+        from ._solve import _report, _refine_on
 
         n = self.shape[0]
-        bd = _convert(_Dev(b, "b"), self.dtype, "b")
+        bd = _convert(_Dev(b, "b"), self.vector_dtype, "b")
         if bd.shape != (n,):
             raise DimensionError(f"b has shape {bd.shape}, expected ({n},)")
         if x0 is None:
-            x = _empty(bd, (n,), self.dtype)
+            x = _empty(bd, (n,), self.vector_dtype)
         else:
-            x0d = _convert(_Dev(x0, "x0"), self.dtype, "x0")
+            x0d = _convert(_Dev(x0, "x0"), self.vector_dtype, "x0")
             x = x0d.obj.copy() if x0d.fw == "cupy" else x0d.obj.clone()
         xd = _Dev(x, "x")
-        host = self._host_copy() if precond else None
-        rep = _report(self._m.solve(method, host._m if host else None, bd.ptr, xd.ptr, n, tol,
-                                    maxiter, restart, x0 is None, _stream_ptr(stream, bd)))
-        return x, rep
+        sp = _stream_ptr(stream, bd)
+        if refine is False or refine is None:
+            host = self._host_copy() if precond else None
+            return x, _report(self._m.solve(method, host._m if host else None, bd.ptr, xd.ptr, n,
+                                            tol, maxiter, restart, x0 is None, sp))
+        Gf = _refine_on(self, refine, GpuBSRMatrix)
+        if Gf is None:
+            Gf = GpuBSRMatrix.from_host(
+                self._host_copy().astype(np.float32, vector_dtype=np.float64), self.device)
+        host = Gf._host_copy() if precond else None
+        t, refinements = self._m.solve_refined(Gf._m, method, host._m if host else None, bd.ptr,
+                                               xd.ptr, n, tol, maxiter, restart, x0 is None,
+                                               float(inner_tol or 0.0), sp)
+        return x, _report(t, refinements)
 
     def __repr__(self) -> str:
         return (f"<bsrmv.gpu.GpuBSRMatrix {self.shape[0]}x{self.shape[1]}, bs={self.blocksize},"
