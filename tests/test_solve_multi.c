@@ -44,8 +44,10 @@ static void set_value(void *v, bsrmv_type t, int64_t i, double x)
 }
 
 /* Solves k columns together and one by one; returns the largest
- * iteration count of a column. */
-static int agree(bsrmv_solver m, const bsrmv_matrix *A, int precond, int k, uint64_t seed)
+ * iteration count of a column.  The residual is checked with `full` (A in
+ * full storage) where given. */
+static int agree_ref(bsrmv_solver m, const bsrmv_matrix *A, const bsrmv_matrix *full, int precond,
+                     int k, uint64_t seed)
 {
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(A, &in));
@@ -82,7 +84,15 @@ static int agree(bsrmv_solver m, const bsrmv_matrix *A, int precond, int k, uint
         bsrmv_solve_report one;
         TU_OK(bsrmv_solve(m, A, P, b, xs, n, &o, &one));
         printf(" %d", rep[j].iterations);
-        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= 1,
+        /* The SpMM rounds otherwise than the SpMV (fused multiply-adds, its
+         * order of sums); unpreconditioned BiCGSTAB turns that into a few
+         * iterations more or fewer (as between the CPU and the GPU, see
+         * tests/gpu/test_gpu_solve.c; float: 28 against 23 at bs 4), the
+         * other cases into at most one. */
+        const int slack = m == BSRMV_SOLVER_BICGSTAB && !precond
+                              ? 2 + one.iterations / (t == BSRMV_DOUBLE ? 10 : 4)
+                              : 1;
+        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= slack,
                  "column %d: %d iterations (converged %d), alone %d", j, rep[j].iterations,
                  rep[j].converged, one.iterations);
         double dd = 0, ss = 0, bb = 0;
@@ -96,10 +106,15 @@ static int agree(bsrmv_solver m, const bsrmv_matrix *A, int precond, int k, uint
             TU_CHECK(rep[j].iterations == 0 && dd == 0 && ss == 0, "zero column %d: x != 0", j);
             continue;
         }
-        /* same recurrence up to the SpMM's rounding */
+        /* Without SpMM (symmetric storage) each column's products are the
+         * single solve's SpMVs: the same bits.  With it, the same
+         * recurrence up to the SpMM's rounding. */
+        TU_CHECK(!in.symmetric || (rep[j].iterations == one.iterations && dd == 0),
+                 "column %d: %d iterations, alone %d, |x - x_alone| = %g (no SpMM: same bits)", j,
+                 rep[j].iterations, one.iterations, sqrt(dd));
         TU_CHECK(sqrt(dd) <= (t == BSRMV_DOUBLE ? 1e-6 : 1e-2) * sqrt(ss),
                  "column %d: |x - x_alone| = %g, |x_alone| = %g", j, sqrt(dd), sqrt(ss));
-        const double rel = tu_rel_residual(A, b, x);
+        const double rel = tu_rel_residual(full ? full : A, b, x);
         TU_CHECK(rel <= 2 * rtol, "column %d: true residual %g > 2*rtol", j, rel);
         if (rep[j].iterations > most)
             most = rep[j].iterations;
@@ -112,6 +127,11 @@ static int agree(bsrmv_solver m, const bsrmv_matrix *A, int precond, int k, uint
     free(X);
     bsrmv_precond_destroy(P);
     return most;
+}
+
+static int agree(bsrmv_solver m, const bsrmv_matrix *A, int precond, int k, uint64_t seed)
+{
+    return agree_ref(m, A, NULL, precond, k, seed);
 }
 
 static void test_agree(void)
@@ -150,7 +170,7 @@ static void test_other_storage(void)
     bsrmv_matrix *A, *S, *F;
     TU_OK(bsrmv_generate_block_laplacian(&A, 5, 5, 4, 2, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     TU_OK(bsrmv_matrix_to_sym(&S, A, 0));
-    agree(BSRMV_SOLVER_CG, S, 1, 3, 12);
+    agree_ref(BSRMV_SOLVER_CG, S, A, 1, 3, 12);
     TU_OK(bsrmv_matrix_convert(&F, A, BSRMV_FLOAT));
     TU_OK(bsrmv_matrix_set_vector_type(F, BSRMV_DOUBLE));
     agree(BSRMV_SOLVER_CG, F, 1, 3, 13);
@@ -217,7 +237,7 @@ static void test_arguments(void)
     bsrmv_matrix *A;
     TU_OK(bsrmv_generate_block_laplacian(&A, 3, 3, 3, 2, 1, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     const int64_t n = 54;
-    double B[3 * 54], X[3 * 54 + 10];
+    double B[3 * 54], X[3 * 54 + 10] = {0};
     for (int i = 0; i < 3 * 54; i++)
         B[i] = 1;
     const bsrmv_solver cg = BSRMV_SOLVER_CG;

@@ -332,7 +332,7 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
     bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
     if (refused)
         return refused;
-    int64_t nx, ny;
+    int64_t nx, ny = 0;
     const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
                                              A->vtype, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);
     if (st)
