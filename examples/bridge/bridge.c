@@ -491,7 +491,7 @@ static int run_cases(const struct options *o, const struct bridge_model *m, cons
     if ((o->gpu ? cases_gpu : cases_cpu)(K, P, F, U, U1, n, k, &opt, rep, rep1, secs))
         goto done;
 
-    printf("case  traffic on x (m)    iterations (alone)  max deflection\n");
+    printf("case  traffic on x (m)          iterations (alone)  max deflection\n");
     int worst = -1, all = 1;
     int64_t worst_mark = 0;
     double agree = 0;
@@ -502,7 +502,7 @@ static int run_cases(const struct options *o, const struct bridge_model *m, cons
         const int64_t mk = max_deflection(m, u);
         char w[96];
         where(m, mk, w, sizeof w);
-        printf("%4d  %7.1f .. %-7.1f %8d (%6d)    ", j + 1, ext[0], ext[1], rep[j].iterations,
+        printf("%4d  %9.1f .. %-9.1f %10d (%6d)    ", j + 1, ext[0], ext[1], rep[j].iterations,
                rep1[j].iterations);
         /* as for one load: a stopped CG's iterate is no displacement field */
         if (rep[j].converged)
