@@ -157,7 +157,10 @@ static void multi(bsrmv_solver m, const bsrmv_matrix *A, int k)
                               &o, &one, NULL));
         TU_OK(bsrmv_gpu_to_host(x1, dx1, (size_t)n * vs));
         printf(" %d", rep[j].iterations);
-        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= 1,
+        /* The SpMM sums otherwise than the plan's SpMV kernel: float
+         * BiCGSTAB gets the 10% slack of compare() */
+        const int slack = 1 + (t == BSRMV_FLOAT && m == BSRMV_SOLVER_BICGSTAB ? one.iterations / 10 : 0);
+        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= slack,
                  "column %d: %d iterations, alone %d", j, rep[j].iterations, one.iterations);
         for (int64_t i = n; i < ldx; i++)
             TU_CHECK(isnan(tu_get(x, t, i)), "column %d: padding written", j);
