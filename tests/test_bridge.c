@@ -315,7 +315,8 @@ static void load_cases(int bs, int64_t segments, int cases)
     bridge_case_extent(&m, width, cases - 1, cases, ext);
     close_to("last case end", ext[1], m.deck_x1, 1e-12);
 
-    double *F = malloc((size_t)(n * cases) * sizeof *F), *U = malloc((size_t)(n * cases) * sizeof *U);
+    double *F = malloc((size_t)(n * cases) * sizeof *F);
+    double *U = malloc((size_t)(n * cases) * sizeof *U);
     TU_CHECK(F && U, "out of memory");
     bridge_load_cases(&m, 3e4, width, cases, F, n);
     struct bridge_matrix km;

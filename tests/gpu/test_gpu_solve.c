@@ -159,7 +159,8 @@ static void multi(bsrmv_solver m, const bsrmv_matrix *A, int k)
         printf(" %d", rep[j].iterations);
         /* The SpMM sums otherwise than the plan's SpMV kernel: float
          * BiCGSTAB gets the 10% slack of compare() */
-        const int slack = 1 + (t == BSRMV_FLOAT && m == BSRMV_SOLVER_BICGSTAB ? one.iterations / 10 : 0);
+        const int slack =
+            1 + (t == BSRMV_FLOAT && m == BSRMV_SOLVER_BICGSTAB ? one.iterations / 10 : 0);
         TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= slack,
                  "column %d: %d iterations, alone %d", j, rep[j].iterations, one.iterations);
         for (int64_t i = n; i < ldx; i++)
