@@ -542,8 +542,9 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
  * columns are done together, one SpMM per product of the method (A read
  * once per 16 columns), and a column drops out when it has converged (a
  * zero column at once, x = 0).  A matrix without SpMM (symmetric storage;
- * on the GPU also mixed precision) multiplies column by column.  Each column's iterates are
- * those of bsrmv_solve up to the rounding of the SpMM.  reports: k entries
+ * on the GPU also mixed precision) multiplies column by column.  Each
+ * column's iterates are those of bsrmv_solve up to the rounding of the
+ * SpMM (without SpMM: the same bits).  reports: k entries
  * (may be NULL), each as bsrmv_solve fills it; their seconds span the
  * joint solve, their bytes count every product as a separate SpMV.
  * opt->monitor is called for every column's iterations (the column is not
