@@ -1,7 +1,8 @@
 /* Several right-hand sides (bsrmv_solve_multi): every column must be what
- * bsrmv_solve gives for it alone (iterations within 1, the same solution
- * within a tolerance far below rtol's effect), checked by an independent
- * long-double residual; columns that converge at different iterations (a
+ * bsrmv_solve gives for it alone (iterations within 1, unpreconditioned
+ * BiCGSTAB within the SpMM's rounding; the same solution within a
+ * tolerance far below rtol's effect; without SpMM the same bits), checked
+ * by an independent long-double residual; columns that converge at different iterations (a
  * tiny one, a zero one, a point source), padding of ld untouched, X
  * poisoned where it is output only; symmetric storage (no SpMM: products
  * column by column) and mixed precision (the float-value SpMM);
