@@ -66,7 +66,7 @@ fuzz: deps
 # ThreadSanitizer (clang, with LLVM's OpenMP runtime and its TSan support,
 # Archer, so OpenMP's own synchronisation is understood): the thread test
 # and the SpMV and solver tests.
-TSAN_TESTS = test_threads test_spmv test_solve
+TSAN_TESTS = test_threads test_spmv test_solve test_solve_multi
 test-tsan: deps
 	@./scripts/deps_clang.sh
 	@archer=$$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -1); \

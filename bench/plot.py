@@ -11,6 +11,9 @@ run (file names start with the run's label):
   _real_bars.png    one bar chart per real matrix (small multiples)
   _scaling.png      GB/s vs CPU threads (Fig. 10 style)
   _small_time.png   time per SpMV for the cache-resident matrices
+  _spmm.png         the spmm set: vectors per second vs k, SpMM against k
+                    SpMVs (and the fastest cusparseSpMM on the GPU), one
+                    panel per layout, a colour per bs
 A gpu-mpi run (bench/suite.sh --gpu-mpi; the newest one without RUN_DIR):
   _mpi_speedup.png  speedup vs GPUs of the distributed SpMV, one line per
                     matrix, and of BiCGSTAB per iteration; the ideal line
@@ -21,6 +24,7 @@ import argparse
 import math
 import os
 import sys
+from collections import defaultdict
 
 import matplotlib
 import matplotlib.ticker
@@ -295,6 +299,56 @@ def plot_mpi_speedup(run, path):
     return True
 
 
+def plot_spmm(run, path):
+    """Vectors per second vs k (the spmm set): per layout, a colour per bs;
+    solid bsrmv SpMM, dashed k separate SpMVs, dotted the fastest
+    cusparseSpMM path (GPU)."""
+    gpu = device_of(run) == "gpu"
+    recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and r.get("rel_err", 1) <= bd.TOL
+            and (r.get("backend") in ("gpu", "cusparse")) == gpu]
+    if not recs:
+        return False
+    layouts = sorted({r.get("layout", "row") for r in recs})
+    fig, axes = plt.subplots(1, len(layouts), figsize=(6 * len(layouts), 4.2), squeeze=False)
+    cmap = plt.get_cmap("viridis")
+    sizes = sorted({r["bs"] for r in recs})
+    for ax, lay in zip(axes[0], layouts):
+        for i, bs in enumerate(sizes):
+            color = cmap(i / max(1, len(sizes) - 1))
+            for kind, style, label in (("spmm", "-", "SpMM"), ("spmvx", "--", "k SpMVs"),
+                                       ("cusparse", ":", "cuSPARSE SpMM")):
+                pts = defaultdict(list)
+                for r in recs:
+                    if r["bs"] != bs or r.get("layout", "row") != lay:
+                        continue
+                    is_cs = r.get("backend") == "cusparse"
+                    if (kind == "cusparse") == is_cs and (is_cs or r["kernel"].startswith(kind)):
+                        pts[r["k"]].append(r["time_ms"])
+                if not pts:
+                    continue
+                ks = sorted(pts)
+                # the fastest cuSPARSE path per k, the median of bsrmv's repeats
+                best = [min(pts[k]) if kind == "cusparse" else bd.median(pts[k]) for k in ks]
+                ax.plot(ks, [k / (t * 1e-3) for k, t in zip(ks, best)], style, color=color,
+                        marker=MARKERS[i % len(MARKERS)], markersize=4,
+                        label=f"bs {bs} {label}" if i == 0 or kind == "spmm" else None)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ks = sorted({r["k"] for r in recs})
+        ax.set_xticks(ks)
+        ax.set_xticklabels([str(k) for k in ks])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel("k (vectors per call)")
+        ax.set_ylabel("vectors per second")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+        ax.set_title(f"{machine(run)}: {lay}-major multivectors", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="*")
@@ -314,7 +368,8 @@ def main():
         run = bd.Run(d)
         label = run.meta.get("label")
         for name, fn in (("gbps_vs_bs", plot_gbps_vs_bs), ("real_bars", plot_real_bars),
-                         ("scaling", plot_scaling), ("small_time", plot_small_time)):
+                         ("scaling", plot_scaling), ("small_time", plot_small_time),
+                         ("spmm", plot_spmm)):
             path = os.path.join(a.out, f"{label}_{name}.png")
             if fn(run, path):
                 print(f"plot: {os.path.relpath(path, ROOT)} ({os.path.getsize(path) // 1024} KB)")

@@ -217,6 +217,8 @@ def cpu_section(run, title, level="##"):
     out.append("")
     scaling_table(run, "cpu", out)
     sym_table(run, "cpu", out, level)
+    spmm_table(run, "cpu", out, level)
+    mixed_table(run, "cpu", out, level)
     out += wrong_lines(run)
     return out, summary
 
@@ -268,6 +270,96 @@ def sym_table(run, device, lines, level):
             f, s = full[0], sym[0]
             lines.append(f"| {case} | {bs} | {threads} | {f['bytes'] / 1e6:.1f} | {s['bytes'] / 1e6:.1f} | "
                          f"{f['time_ms']:.3f} | {s['time_ms']:.3f} | {ratio_cell(f['time_ms'] / s['time_ms'])} |")
+    lines.append("")
+
+
+def spmm_table(run, device, lines, level):
+    """The spmm set (docs/SPMM.md): bsrmv_spmm / bsrmv_gpu_spmm against k
+    separate SpMVs (timed alternately in the same process) and, on the GPU,
+    the fastest cusparseSpMM path in the same layout.  Nothing when the run
+    has no spmm records (an older run, or the set not measured)."""
+    recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and
+            r.get("rel_err", 1) <= bd.TOL]
+    recs = [r for r in recs if (r.get("backend") in ("gpu", "cusparse")) == (device == "gpu")]
+    if not recs:
+        return
+    groups = defaultdict(list)
+    for r in recs:
+        groups[(r["bs"], r.get("layout", "row"), r["k"], r.get("threads", 0))].append(r)
+    gpu = device == "gpu"
+    lines.append(f"{level}# Several vectors at once: SpMM (`bench --k`, docs/SPMM.md)")
+    lines.append("")
+    lines.append("27-point grids; time per call of k vectors in ms (median); `SpMM / k SpMVs`: vectors "
+                 "per second of one SpMM over those of k separate SpMVs timed alternately"
+                 + ("; cuSPARSE: the fastest `cusparseSpMM` path (BSR_ALG1 on either block order, "
+                    "CSR_ALG1..3 on the scalar expansion) in the same layout." if gpu else "."))
+    lines.append("")
+    head = ["bs", "layout", "k", "MB"] + ([] if gpu else ["threads"]) + ["SpMM ms", "k SpMVs ms",
+                                                                         "SpMM / k SpMVs"]
+    if gpu:
+        head += ["cuSPARSE ms", "cuSPARSE path", "bsrmv / cuSPARSE"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    gains, vs_cs = defaultdict(list), defaultdict(list)
+    for (bs, lay, k, threads), rs in sorted(groups.items()):
+        mm = [r["time_ms"] for r in rs if r["kernel"].startswith("spmm-")]
+        pv = [r["time_ms"] for r in rs if r["kernel"].startswith("spmvx")]
+        if not mm or not pv:
+            continue
+        t_mm, t_pv = bd.median(mm), bd.median(pv)
+        mb = next(r["bytes"] for r in rs if r["kernel"].startswith("spmvx")) / k / 1e6
+        row = [str(bs), lay, str(k), fmt(mb)] + ([] if gpu else [str(threads)])
+        row += [f"{t_mm:.3f}", f"{t_pv:.3f}", ratio_cell(t_pv / t_mm)]
+        gains[(lay, k)].append(t_pv / t_mm)
+        if gpu:
+            cs = [r for r in rs if r.get("backend") == "cusparse"]
+            best = min(cs, key=lambda r: r["time_ms"]) if cs else None
+            row += ([f"{best['time_ms']:.3f}", f"`{best['kernel']}`", ratio_cell(best["time_ms"] / t_mm)]
+                    if best else ["n/a", "-", "-"])
+            if best:
+                vs_cs[lay].append(best["time_ms"] / t_mm)
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    for (lay, k), g in sorted(gains.items()):
+        lines.append(f"- {lay}, k = {k}: SpMM / k SpMVs geometric mean **{fmt(bd.geomean(g), 2)}** "
+                     f"over {len(g)} bs (min {fmt(min(g), 2)}, max {fmt(max(g), 2)})")
+    for lay, g in sorted(vs_cs.items()):
+        lines.append(f"- {lay}: bsrmv / best cuSPARSE SpMM geometric mean **{fmt(bd.geomean(g), 2)}** "
+                     f"over {len(g)} (bs, k) cases, {sum(x < 1 for x in g)} below 1")
+    lines.append("")
+
+
+def mixed_table(run, device, lines, level):
+    """The mixed set (docs/MIXED.md): float values with double vectors
+    against double/double, the same grid, bsrmv's pick (GPU) or its auto
+    kernel (CPU).  Nothing when the run has no mixed records."""
+    recs = [r for r in run.records if r.get("set") == "mixed" and not r.get("k") and
+            r.get("backend") == device and r.get("rel_err", 1) <= bd.TOL]
+    if device == "gpu":
+        recs = [r for r in recs if r["kernel"].startswith("auto:")]
+    groups = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        groups[(r["bs"], r.get("threads", 0))][r.get("type")].append(r)
+    keys = [key for key, g in groups.items() if g.get("double") and g.get("mixed")]
+    if not keys:
+        return
+    lines.append(f"{level}# Mixed precision: float values, double vectors (`bench --type double,mixed`)")
+    lines.append("")
+    lines.append("27-point grids, time per SpMV in ms (median); the mixed matrix moves about half the bytes "
+                 "of the double one; speed-up = double / mixed.")
+    lines.append("")
+    lines.append("| bs | threads | double MB | mixed MB | double ms | mixed ms | speed-up | double GB/s | mixed GB/s |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    ups = []
+    for bs, threads in sorted(keys):
+        d, m = groups[(bs, threads)]["double"], groups[(bs, threads)]["mixed"]
+        td, tm = bd.median([r["time_ms"] for r in d]), bd.median([r["time_ms"] for r in m])
+        ups.append(td / tm)
+        lines.append(f"| {bs} | {threads or '-'} | {d[0]['bytes'] / 1e6:.1f} | {m[0]['bytes'] / 1e6:.1f} | "
+                     f"{td:.3f} | {tm:.3f} | {ratio_cell(td / tm)} | "
+                     f"{fmt(bd.median([r['gbps'] for r in d]))} | {fmt(bd.median([r['gbps'] for r in m]))} |")
+    lines.append("")
+    lines.append(f"Geometric mean speed-up of mixed over double: **{fmt(bd.geomean(ups), 2)}** over {len(ups)} rows.")
     lines.append("")
 
 
@@ -350,6 +442,8 @@ def gpu_section(run, title, level="##"):
                        f"{p['time_ms'] * 1e3:.1f} | {name} | {ratio_cell(p['time_ms'] / b['time_ms'])} |")
         out.append("")
     sym_table(run, "gpu", out, level)
+    spmm_table(run, "gpu", out, level)
+    mixed_table(run, "gpu", out, level)
     out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
     out.append("")
     scaling_table(run, "cpu", out)
@@ -550,7 +644,8 @@ def plot_lines(label):
     d = os.path.join(ROOT, "docs", "results", "plots")
     out = []
     for name, title in (("gbps_vs_bs", "GB/s vs block size"), ("real_bars", "per real matrix"),
-                        ("scaling", "thread scaling"), ("small_time", "time per SpMV, small matrices")):
+                        ("scaling", "thread scaling"), ("small_time", "time per SpMV, small matrices"),
+                        ("spmm", "SpMM, vectors per second vs k")):
         f = os.path.join(d, f"{label}_{name}.png")
         if os.path.exists(f):
             out.append(f"![{label}: {title}](results/plots/{label}_{name}.png)")
@@ -594,7 +689,7 @@ def main():
                      "cmake --build build -j`), with the matrices in `../shared/matrices`, `shared/matrices` "
                      "or `build-matrices/`:", "",
                      "```sh", "bench/suite.sh --gpu --out \"$OUT/gpu\"; gzip \"$OUT\"/gpu/*.jsonl"
-                     "   # ~4 min, --budget 390 s", "```",
+                     "   # ~7 min, --budget 470 s", "```",
                      "", "then, here: copy that directory to `bench/results/<label>_<date>/` and run "
                      "`python3 bench/plot.py && python3 bench/report.py`. The tables above for the CPU "
                      "come from this machine; the GPU section (bsrmv kernels vs cusparseDbsrmv col/row, "

@@ -21,6 +21,12 @@
 # sym        symmetric storage against the full storage of the same    --grid N --sym,
 #            matrix (docs/SYMMETRIC.md): SPD 27-point grids of GRID_MB  --mtx F --promote --sym
 #            at SYM_BS and the symmetric SYM_MATRICES promoted to SYM_BS
+# spmm       several vectors at once (docs/SPMM.md): 27-point grids of    --grid N --k LIST
+#            ~SPMM_MB at SPMM_BS, k in SPMM_K, both layouts: bsrmv_spmm  --layout row,col
+#            against k separate SpMVs, on the GPU also cusparseSpMM
+#            (BSR and CSR algorithms); vectors per second
+# mixed      mixed precision (docs/MIXED.md): float values with double  --grid N
+#            vectors against double/double, grids of GRID_MB at MIXED_BS --type double,mixed
 #
 # A (matrix, bs) whose values would exceed MAX_MB is skipped and listed as
 # such in the results (skipped.jsonl, RESULTS.md).
@@ -28,13 +34,18 @@
 if [ "$MODE" = gpu ]; then
     # H100/H200: 50-60 MB of L2; 512 MB of values stream from HBM.  The whole
     # GPU run (one CLI process per matrix, no CPU timing but the scaling
-    # set) is ~3.5-5 min on an H100: the estimate is in suite.sh's header.
+    # set) is ~6.5-8 min on an H100: the estimate is in suite.sh's header.
     : "${GRID_BS:=1,2,3,4,6,8,12,16,24,32}"
     : "${GRID_MB:=512}"
     : "${MAX_MB:=1024}"
     : "${GEN_MB:=512}"
     : "${REPS:=10}"          # CPU calls per measurement; GPU: max(REPS, 50)
     : "${ROUNDS:=1}"
+    # SpMM: 5x the L2; 7 bs x 8 (k, layout) cases x 7 paths, ~15 s per bs
+    # (grid, reference, cuSPARSE's CSR expansion, checks): ~2 min
+    : "${SPMM_BS:=2,3,4,5,6,7,8}"
+    : "${SPMM_MB:=256}"
+    : "${SPMM_K:=2,4,8,16}"
 else
     # 32 MiB L3 here: 320 MB of values is 10x the cache (bsrmv bench --example).
     : "${GRID_BS:=1,2,3,4,6,8,16}"
@@ -43,7 +54,12 @@ else
     : "${GEN_MB:=256}"
     : "${REPS:=10}"
     : "${ROUNDS:=2}"         # peers_cpu and scipy rounds (order rotating)
+    # SpMM on all threads: 4x the L3, ~15 s per bs here
+    : "${SPMM_BS:=2,3,4,6,8}"
+    : "${SPMM_MB:=128}"
+    : "${SPMM_K:=4,8}"
 fi
+: "${MIXED_BS:=2,3,4,6,8}"
 : "${REAL_PROMOTE_BS:=2,3,4,6,8,12,16,24,32}"
 : "${REAL_MATRICES:=}"       # empty: every *.mtx.gz / *.mtx of the directory
 : "${SWEEP_MATRIX:=bcsstk16}"
@@ -74,6 +90,8 @@ if [ "$QUICK" = 1 ]; then
     SCALE_BS=3
     SYM_BS=3
     SYM_MATRICES=bcsstk16
+    SPMM_BS=3
+    MIXED_BS=3
     REPS=5
     ROUNDS=1
 fi
@@ -92,4 +110,4 @@ fi
 # Sets in the order they run: when a time budget is given (--budget, the
 # GPU default), what does not fit is skipped and listed, so the cheap and
 # central ones come first.
-: "${SETS:=grid,scaling,sweep,real,generated,bridge,sym}"
+: "${SETS:=grid,spmm,mixed,scaling,sweep,real,generated,bridge,sym}"

@@ -12,8 +12,8 @@
 #   make bench                  CPU suite here (= bench/suite.sh), 10-20 min on 2 cores
 #   make bench ARGS=--quick     a first look, ~1-2 min
 #   bench/suite.sh --gpu --out "$OUT/gpu"   on the GPU machine (after the CUDA
-#                               build of build/bsrmv); ~3.5-5 min on an H100
-#                               (estimate below), --budget 390 s
+#                               build of build/bsrmv); ~6.5-8 min on an H100
+#                               (estimate below), --budget 470 s
 #   bench/suite.sh --gpu-mpi --out "$OUT/gpu-mpi" --strong-grids 308,196
 #                               on a machine with 2, 4 or 8 GPUs, OpenMPI
 #                               and NCCL: distributed SpMV and BiCGSTAB
@@ -46,9 +46,11 @@
 #                  ~10 s, real ~90 s (22 GB of promoted values at ~1-2.5 s
 #                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
-#                  text): ~210 s, up to ~300 s if start-up or host copies
-#                  are slower.  --budget 390 keeps the worst case (the last
-#                  command may overrun it by 30 s) near 420 s; the per-phase
+#                  text), spmm ~120 s (7 bs x 8 (k, layout) cases), mixed
+#                  ~50 s: ~380 s, up to ~470 s if start-up or host copies
+#                  are slower.  --budget 470 keeps the worst case (the last
+#                  command may overrun it by 30 s) near 500 s, beside a
+#                  ~90 s CUDA build in one 600 s command; the per-phase
 #                  lines in suite.log (bsrmv: phases ...) show the real split.
 #   --gpu-mpi      runs scripts/gpu_mpi.sh with OUT = the results directory:
 #                  its phases (--phases, default "build strong weak solve";
@@ -119,7 +121,7 @@ LOG_TAG=suite
 NPROC=${NPROC:-$(nproc)}
 . bench/sets.sh
 PY=${PYTHON:-python3}
-[ "$MODE" = gpu ] && : "${BUDGET:=390}"
+[ "$MODE" = gpu ] && : "${BUDGET:=470}"
 BUDGET=${BUDGET:-0}
 START=$(date +%s)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -621,6 +623,25 @@ for set in ${SETS//,/ }; do
                     >/dev/null 2>&1; then
                 note "generated: peers_cpu built without the power-law/arrow generators (libbsrmv.a lacks them)"
             fi ;;
+        spmm|mixed)
+            # docs/SPMM.md, docs/MIXED.md: one process per bs (the grid is
+            # sized per bs); on the GPU the dispatcher's pick and cuSPARSE,
+            # on the CPU all threads (spmm) or THREADS (mixed).
+            if [ "$set" = spmm ]; then
+                bslist=$SPMM_BS what=(--k "$SPMM_K" --layout row,col)
+                where=(--threads "$NPROC" --kernels auto)
+            else
+                bslist=$MIXED_BS what=(--type double,mixed)
+                where=(--threads "$THREADS" --kernels auto)
+            fi
+            [ "$MODE" = gpu ] && where=(--gpu --no-cpu --gpu-kernels auto)
+            for bs in ${bslist//,/ }; do
+                n=$(grid_n "$bs" "$([ "$set" = spmm ] && echo "$SPMM_MB" || echo "$GRID_MB")")
+                if over_budget; then skip "$set" grid27 "$bs" "time budget ${BUDGET} s spent"; continue; fi
+                log "$set grid27 bs $bs ($(elapsed) s)"
+                run "$set" grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" "${what[@]}" "${where[@]}" --json \
+                    --no-stream --reps "$(reps_for "$(est_mb grid "$n" "$bs")")"
+            done ;;
         sym)
             # docs/SYMMETRIC.md: on the CPU full and sym at THREADS, on the GPU
             # the full storage's pick, cuSPARSE and the SYM kernels.

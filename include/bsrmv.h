@@ -319,9 +319,9 @@ double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
  * (float, double); (double, float) gives BSRMV_ERR_UNSUPPORTED.  The pair
  * is read by bsrmv_spmv, bsrmv_solve, bsrmv_precond_block_jacobi (the
  * inverse blocks are stored in the vector type) and bsrmv_gpu_matrix_upload
- * (the device handle inherits it); bsrmv_spmm is not built for mixed
- * matrices (BSRMV_ERR_UNSUPPORTED).  Changes the handle: not while other
- * threads use it. */
+ * (the device handle inherits it) and bsrmv_spmm (X and Y in double);
+ * bsrmv_gpu_spmm is not built for mixed matrices (BSRMV_ERR_UNSUPPORTED).
+ * Changes the handle: not while other threads use it. */
 bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type);
 
 /* *B = a new matrix with A's structure and block order and its values
@@ -431,8 +431,9 @@ typedef enum bsrmv_layout {
 /* Y = alpha*op(A)*X + beta*Y for k vectors at once on the host (SpMM): A
  * is read once per 16 vectors (any k <= 16 in one pass).  X has the
  * columns of op(A) as rows, Y its rows, both k columns wide, both in
- * `layout` with leading dimensions ldx and ldy.  Values of the matrix
- * type.  The caller owns X and Y; the call only reads A and X, so several
+ * `layout` with leading dimensions ldx and ldy, of A's vector type (for
+ * a mixed-precision matrix float values times double vectors, summed in
+ * double).  The caller owns X and Y; the call only reads A and X, so several
  * threads may multiply the same A at once (into different Y).
  * beta == 0: Y is only written (NaN/Inf in Y do not propagate).
  * alpha == 0: A and X are not read (X may be NULL); Y = beta*Y.
@@ -532,6 +533,34 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
                                  const bsrmv_matrix *Af, const bsrmv_precond *P, const void *b,
                                  void *x, int64_t n, const bsrmv_solve_options *opt,
                                  bsrmv_solve_report *report);
+
+/* Several right-hand sides (docs/SOLVERS.md): A X = B for the k columns of
+ * B, column-major n x k with leading dimension ldb (column j at B + j*ldb),
+ * into X (ldx), the vector type of A.  Every column runs its own
+ * recurrence of `method` (its own scalars, stopping test, restarts), as
+ * bsrmv_solve would for it alone; the matrix products of all unfinished
+ * columns are done together, one SpMM per product of the method (A read
+ * once per 16 columns), and a column drops out when it has converged (a
+ * zero column at once, x = 0).  A matrix without SpMM (symmetric storage;
+ * on the GPU also mixed precision) multiplies column by column.  Each
+ * column's iterates are those of bsrmv_solve up to the rounding of the
+ * SpMM (without SpMM: the same bits).  reports: k entries
+ * (may be NULL), each as bsrmv_solve fills it; their seconds span the
+ * joint solve, their bytes count every product as a separate SpMV.
+ * opt->monitor is called for every column's iterations (the column is not
+ * passed).  B and X must not overlap (over their spans, ld included); with
+ * x0_zero X is only written.  Returns BSRMV_SUCCESS when every column has
+ * converged; BSRMV_ERR_NOT_CONVERGED when one has not (the others are still
+ * solved; the message names the first such column, the reports say which);
+ * BSRMV_ERR_ARGUMENT for k < 1 or ldb, ldx < max(1, n), BSRMV_ERR_OVERFLOW
+ * for spans beyond the address space; other errors as bsrmv_solve (an
+ * error other than non-convergence stops every column).  Runs on the
+ * calling thread (each column on a stack of its own, 1 MiB reserved);
+ * thread safety as bsrmv_solve. */
+bsrmv_status bsrmv_solve_multi(bsrmv_solver method, const bsrmv_matrix *A,
+                               const bsrmv_precond *P, int64_t n, int k, const void *B,
+                               int64_t ldb, void *X, int64_t ldx, const bsrmv_solve_options *opt,
+                               bsrmv_solve_report *reports);
 
 /* ------------------------------------------------------------------ */
 /* GPU (CUDA) backend.  Declared in every build; without CUDA the       */
@@ -738,6 +767,15 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              const bsrmv_gpu_precond *dP, const void *d_b, void *d_x,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
+/* bsrmv_solve_multi on the device: B and X in device memory, the products
+ * of the unfinished columns one bsrmv_gpu_spmm each (by column for a
+ * matrix without SpMM); errors as bsrmv_solve_multi plus those of
+ * bsrmv_gpu_solve. */
+bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                   const bsrmv_gpu_precond *dP, int64_t n, int k, const void *d_B,
+                                   int64_t ldb, void *d_X, int64_t ldx,
+                                   const bsrmv_solve_options *opt, bsrmv_solve_report *reports,
+                                   void *stream);
 /* bsrmv_solve_refined on the device: dA uploaded from the double A, dAf
  * from its mixed-precision copy (same device), dP from a host P for it. */
 bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix *dA,

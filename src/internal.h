@@ -94,6 +94,13 @@ bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_
                               const void *Y, int64_t ldy, bsrmv_layout layout, int64_t *nx,
                               int64_t *ny);
 
+/* Y = A X for k column-major vectors of A's vector type without the
+ * checks of bsrmv_spmm: the solvers' products of several columns (src/solve/
+ * multi.c), whose X and Y columns lie interleaved in one allocation (their
+ * spans overlap, their entries do not). */
+bsrmv_status bsrmv_spmm_cols(const bsrmv_matrix *A, int k, const void *X, int64_t ldx, void *Y,
+                             int64_t ldy);
+
 /* a*b and a+b for non-negative sizes; false on overflow of int64_t. */
 static inline bool bsrmv_mul64(int64_t a, int64_t b, int64_t *r)
 {

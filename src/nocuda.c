@@ -142,6 +142,15 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                   const bsrmv_gpu_precond *dP, int64_t n, int k, const void *d_B,
+                                   int64_t ldb, void *d_X, int64_t ldx,
+                                   const bsrmv_solve_options *opt, bsrmv_solve_report *reports,
+                                   void *stream)
+{
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_solve_refined(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                                      const bsrmv_gpu_matrix *dAf, const bsrmv_gpu_precond *dP,
                                      const void *d_b, void *d_x, int64_t n,

@@ -2,7 +2,8 @@
  * results (cantilever PL^3/3EI, axial PL/EA, a two-bar truss, a taut
  * string), the assembled K (symmetric, SPD, identity rows at supports), CG
  * with block Jacobi against dense LU on small bridges, gravity sagging the
- * deck, and mirror symmetry of symmetric load cases. */
+ * deck, and mirror symmetry of symmetric load cases; the moving traffic
+ * (--load-cases) solved as several right-hand sides. */
 #include "bridge_model.h"
 #include "testutil.h"
 
@@ -296,6 +297,72 @@ static void small_bridge(int bs, int64_t segments, double traffic)
     free(v);
 }
 
+/* Moving traffic: the cases span the deck end to end, each solved with
+ * the others by bsrmv_solve_multi matches dense LU, and case j is the
+ * mirror image of case cases-1-j. */
+static void load_cases(int bs, int64_t segments, int cases)
+{
+    struct bridge_params p;
+    bridge_default_params(&p, bs);
+    p.segments = segments;
+    struct bridge_model m;
+    TU_CHECK(bridge_generate(&m, &p) == 0, "%s", bridge_last_error());
+    const int64_t n = bridge_unknowns(&m);
+    const double width = 0.25 * (m.deck_x1 - m.deck_x0);
+    double ext[2];
+    bridge_case_extent(&m, width, 0, cases, ext);
+    close_to("first case start", ext[0], m.deck_x0, 1e-12);
+    bridge_case_extent(&m, width, cases - 1, cases, ext);
+    close_to("last case end", ext[1], m.deck_x1, 1e-12);
+
+    double *F = malloc((size_t)(n * cases) * sizeof *F);
+    double *U = malloc((size_t)(n * cases) * sizeof *U);
+    TU_CHECK(F && U, "out of memory");
+    bridge_load_cases(&m, 3e4, width, cases, F, n);
+    struct bridge_matrix km;
+    TU_CHECK(bridge_assemble(&m, &km) == 0, "%s", bridge_last_error());
+    bsrmv_precond *P;
+    TU_OK(bsrmv_precond_block_jacobi(&P, km.K));
+    bsrmv_solve_options opt = {.rtol = 1e-12, .max_iter = 100000, .x0_zero = 1};
+    bsrmv_solve_report *rep = malloc((size_t)cases * sizeof *rep);
+    TU_OK(bsrmv_solve_multi(BSRMV_SOLVER_CG, km.K, P, n, cases, F, n, U, n, &opt, rep));
+    double *ud = malloc((size_t)n * sizeof *ud);
+    for (int j = 0; j < cases; j++) {
+        TU_CHECK(rep[j].converged, "case %d: not converged", j);
+        TU_CHECK(bridge_dense_solve(km.K, F + j * n, ud) == 0, "%s", bridge_last_error());
+        const double d = rel_diff(U + j * n, ud, n);
+        TU_CHECK(d <= 1e-8, "bs %d case %d: CG (with the other cases) vs LU %g", bs, j, d);
+    }
+    /* Mirror: u -> -u, v -> v, rotation -> -rotation. */
+    int64_t *mir = mirror_nodes(&m);
+    double umax = 0;
+    for (int64_t e = 0; e < n * cases; e++)
+        umax = fmax(umax, fabs(U[e]));
+    for (int j = 0; j < cases; j++) {
+        const double *a = U + j * n, *b = U + (cases - 1 - j) * n;
+        for (int64_t i = 0; i < m.n_nodes; i++)
+            for (int d2 = 0; d2 < bs; d2++) {
+                const double sign = d2 == 1 ? 1 : -1;
+                TU_CHECK(fabs(a[i * bs + d2] - sign * b[mir[i] * bs + d2]) <= 1e-8 * umax,
+                         "case %d node %lld dof %d: %g, mirror case %g", j, (long long)i, d2,
+                         a[i * bs + d2], b[mir[i] * bs + d2]);
+            }
+    }
+    printf("  load cases bs %d, %lld segments: %d cases, iterations", bs, (long long)segments,
+           cases);
+    for (int j = 0; j < cases; j++)
+        printf(" %d", rep[j].iterations);
+    printf("\n");
+    free(mir);
+    free(ud);
+    free(rep);
+    free(F);
+    free(U);
+    bsrmv_precond_destroy(P);
+    bridge_matrix_free(&km);
+    bridge_model_free(&m);
+}
+
 /* The traffic load keeps its resultant whatever the panels it covers. */
 static void deck_load_resultant(void)
 {
@@ -354,6 +421,8 @@ int main(void)
     small_bridge(3, 21, 4e4);
     small_bridge(2, 64, 3e4);
     small_bridge(3, 64, 0);
+    load_cases(2, 21, 5);
+    load_cases(3, 24, 4);
     printf("test_bridge: ok\n");
     return 0;
 }

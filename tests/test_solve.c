@@ -14,28 +14,6 @@ static double rtol_for(bsrmv_type t)
     return t == BSRMV_DOUBLE ? 1e-8 : 1e-5;
 }
 
-/* ||b - A x|| / ||b|| in long double. */
-static double ref_residual(const bsrmv_matrix *A, const void *b, const void *x)
-{
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(A, &in));
-    long double *r = malloc((size_t)in.rows * sizeof *r);
-    long double *mag = malloc((size_t)in.rows * sizeof *mag);
-    int64_t *terms = malloc((size_t)in.rows * sizeof *terms);
-    TU_CHECK(r && mag && terms, "out of memory");
-    tu_ref_spmv(A, BSRMV_OP_N, -1.0, x, 1.0, b, r, mag, terms);
-    long double rr = 0, bb = 0;
-    for (int64_t i = 0; i < in.rows; i++) {
-        const long double bi = tu_get(b, in.type, i);
-        rr += r[i] * r[i];
-        bb += bi * bi;
-    }
-    free(r);
-    free(mag);
-    free(terms);
-    return (double)sqrtl(rr / bb);
-}
-
 /* Solves with a random b from x = 0 and checks the residual independently;
  * returns the iterations. */
 static int solve_checked(bsrmv_solver m, const bsrmv_matrix *A, int precond, int restart,
@@ -52,7 +30,7 @@ static int solve_checked(bsrmv_solver m, const bsrmv_matrix *A, int precond, int
     bsrmv_solve_options o = {.rtol = rtol, .max_iter = 3000, .restart = restart, .x0_zero = 1};
     bsrmv_solve_report rep;
     TU_OK(bsrmv_solve(m, A, P, b, x, in.rows, &o, &rep));
-    const double rel = ref_residual(A, b, x);
+    const double rel = tu_rel_residual(A, b, x);
     printf("  %-8s bs %2d %-6s %s: %4d iterations, residual %.2e (solver says %.2e), %.3g MB\n",
            method_name[m], in.bs, in.type == BSRMV_DOUBLE ? "double" : "float",
            precond ? "jacobi" : "none  ", rep.iterations, rel, rep.true_rel_residual,

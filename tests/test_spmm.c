@@ -4,7 +4,9 @@
  * 3, 4, 7, 8, 16, 19, 32, 33} (every chunk width, exact and runtime; the
  * larger shapes a subset),
  * both layouts with leading dimensions larger than needed, both block
- * orders and types, both ops, alpha/beta in {0, 1, other}, Y poisoned with
+ * orders and types (double, float, and float values with double vectors
+ * against the reference of the float-rounded matrix), both ops,
+ * alpha/beta in {0, 1, other}, Y poisoned with
  * NaN where beta == 0 and its padding checked untouched; empty rows, one
  * block row, non-square shapes, a long row cut between threads; and the
  * bad calls (k < 1, ld too small, overlap, NULL, overflow). */
@@ -32,19 +34,20 @@ static void run_one(const char *what, const bsrmv_matrix *A, bsrmv_op op, bsrmv_
     const int64_t ldx = (lay == BSRMV_LAYOUT_COL ? nx : k) + pad;
     const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? ny : k) + pad + 1;
     const int64_t ex = tu_mv_span(lay, nx, k, ldx), ey = tu_mv_span(lay, ny, k, ldy);
-    const size_t vs = bsrmv_type_size(in.type);
-    void *X = tu_random_vector(ex + 1, in.type, seed);
+    const bsrmv_type vt = in.vector_type;
+    const size_t vs = bsrmv_type_size(vt);
+    void *X = tu_random_vector(ex + 1, vt, seed);
     /* beta == 0: Y starts as NaN (padding included) and must not leak. */
-    void *Y0 = beta == 0 ? tu_nan_vector(ey + 1, in.type) : tu_random_vector(ey + 1, in.type, seed + 1);
-    void *Y = tu_copy_vector(Y0, ey + 1, in.type);
+    void *Y0 = beta == 0 ? tu_nan_vector(ey + 1, vt) : tu_random_vector(ey + 1, vt, seed + 1);
+    void *Y = tu_copy_vector(Y0, ey + 1, vt);
     bsrmv_status s = bsrmv_spmm(op, alpha, A, k, X, ldx, beta, Y, ldy, lay);
     TU_CHECK(s == BSRMV_SUCCESS, "%s: k=%d %s: %s", what, k,
              lay == BSRMV_LAYOUT_ROW ? "row layout" : "col layout", bsrmv_last_error());
     char name[200];
     for (int j = 0; j < k; j++) {
-        void *xj = tu_mv_column(X, in.type, lay, nx, j, ldx);
-        void *y0j = tu_mv_column(Y0, in.type, lay, ny, j, ldy);
-        void *yj = tu_mv_column(Y, in.type, lay, ny, j, ldy);
+        void *xj = tu_mv_column(X, vt, lay, nx, j, ldx);
+        void *y0j = tu_mv_column(Y0, vt, lay, ny, j, ldy);
+        void *yj = tu_mv_column(Y, vt, lay, ny, j, ldy);
         snprintf(name, sizeof name, "%s, k=%d, %s layout, vector %d", what, k,
                  lay == BSRMV_LAYOUT_ROW ? "row" : "col", j);
         tu_check_result(name, A, op, alpha, xj, beta, y0j, yj);
@@ -83,15 +86,22 @@ static void run_cases(const char *what, const bsrmv_matrix *A, uint64_t seed, bo
             }
 }
 
-/* Both types and orders; `generic`: the generic-bs kernels as well. */
+/* Every type pair (t 2: float values, double vectors) and both orders;
+ * `generic`: the generic-bs kernels as well. */
 static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool generic,
                     bool few)
 {
-    for (int t = 0; t < 2; t++) {
-        bsrmv_matrix *A = tu_random_bsr(sh, (bsrmv_type)t, BSRMV_COL_MAJOR, seed);
+    for (int t = 0; t < 3; t++) {
+        bsrmv_matrix *A = tu_random_bsr(sh, t == 0 ? BSRMV_DOUBLE : BSRMV_FLOAT, BSRMV_COL_MAJOR,
+                                        seed);
         bsrmv_matrix *B = tu_reorder(A, BSRMV_ROW_MAJOR);
         /* The same matrices with a 32-bit row_ptr. */
         bsrmv_matrix *A32 = tu_narrow(A), *B32 = tu_narrow(B);
+        if (t == 2) {
+            bsrmv_matrix *all[4] = {A, B, A32, B32};
+            for (int i = 0; i < 4; i++)
+                TU_OK(bsrmv_matrix_set_vector_type(all[i], BSRMV_DOUBLE));
+        }
         for (int g = 0; g < (generic ? 2 : 1); g++) {
             TU_OK(bsrmv_matrix_set_cpu_kernel(A, (bsrmv_cpu_kernel)g));
             TU_OK(bsrmv_matrix_set_cpu_kernel(B, (bsrmv_cpu_kernel)g));

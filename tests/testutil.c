@@ -298,6 +298,27 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
     free(rp);
 }
 
+double tu_rel_residual(const bsrmv_matrix *A, const void *b, const void *x)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    long double *r = malloc((size_t)in.rows * sizeof *r);
+    long double *mag = malloc((size_t)in.rows * sizeof *mag);
+    int64_t *terms = malloc((size_t)in.rows * sizeof *terms);
+    TU_CHECK(r && mag && terms, "out of memory");
+    tu_ref_spmv(A, BSRMV_OP_N, -1.0, x, 1.0, b, r, mag, terms);
+    long double rr = 0, bb = 0;
+    for (int64_t i = 0; i < in.rows; i++) {
+        const long double bi = tu_get(b, in.vector_type, i);
+        rr += r[i] * r[i];
+        bb += bi * bi;
+    }
+    free(r);
+    free(mag);
+    free(terms);
+    return (double)sqrtl(rr / bb);
+}
+
 void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
                      const void *x, double beta, const void *y0, const void *y)
 {

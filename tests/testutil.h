@@ -89,6 +89,10 @@ void tu_ref_spmv(const bsrmv_matrix *A, bsrmv_op op, double alpha, const void *x
 void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, double alpha,
                      const void *x, double beta, const void *y0, const void *y);
 
+/* ||b - A x||_2 / ||b||_2 in long double (tu_ref_spmv), b and x of A's
+ * vector type. */
+double tu_rel_residual(const bsrmv_matrix *A, const void *b, const void *x);
+
 /* GPU tests: 1 (after printing why) when no CUDA device can be used; the
  * caller then exits 77, ctest's skip code for the gpu label. */
 int tu_no_gpu(void);

@@ -135,6 +135,8 @@ struct bench_record {
     double rel_err;                 /* ||y - y_ref||_2 / ||y_ref||_2      */
     double stream_gbps;             /* same-thread-count stream, 0 if none */
     int k;                          /* vectors per call; 0: plain SpMV     */
+    const char *layout;             /* SpMM: "row" or "col" (the spmvxK
+                                     * peer: the layout it is compared in) */
     double speedup;                 /* SpMM: vectors/s over k SpMVs'; sym:
                                      * the full storage's time over its; else 0 */
 };

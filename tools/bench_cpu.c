@@ -318,6 +318,7 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
     bench_record_init(&peer, c, "cpu", peer_name, o->threads[ti]);
     bench_record_init(&mm, c, "cpu", row ? "spmm-row" : "spmm-col", o->threads[ti]);
     peer.k = mm.k = k;
+    peer.layout = mm.layout = row ? "row" : "col";
     const double vec_bytes = (double)(nx + ny) * (double)vs;
     peer.bytes = c->bytes * k;
     mm.bytes = c->bytes + (k - 1) * vec_bytes;

@@ -29,6 +29,7 @@ struct rec {
     int k;          /* SpMM: vectors per call (0: SpMV)                 */
     double bytes;   /* 0: the case's SpMV bytes                          */
     double speedup; /* SpMM: over k separate SpMVs (0: none)             */
+    const char *layout; /* SpMM: of the multivectors (the peer's: compared in) */
     /* --sym: the symmetric storage's run, and the full storage's pick's
      * time to compare with (0: a full-storage record) */
     double full_ms;
@@ -226,6 +227,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     bench_record_init(&br, c, r->backend, r->kernel, 0);
     br.k = r->k;
     br.speedup = r->speedup;
+    br.layout = r->layout;
     if (r->bytes > 0)
         br.bytes = r->bytes;
     if (r->full_ms > 0) {
@@ -271,6 +273,8 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
         json_num(&j, "vectors_per_s", r->k / (r->ms * 1e-3));
         if (r->speedup > 0)
             json_num(&j, "speedup_vs_spmv", r->speedup);
+        if (r->layout)
+            json_str(&j, "layout", r->layout);
     } else if (br.speedup > 0) {
         json_num(&j, "speedup_vs_full", br.speedup);
     }
@@ -927,6 +931,7 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
         }
     const double tol = in->type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
     for (int i = 0; i < nrec; i++) {
+        recs[i].layout = col ? "col" : "row";
         emit(o, c, &recs[i], best_cs);
         if (!(recs[i].rel_err <= tol) && strcmp(recs[i].backend, "gpu") == 0) {
             fprintf(stderr, "bsrmv: %s (k = %d): wrong result, rel_err %.3g\n", recs[i].kernel, k, recs[i].rel_err);

@@ -134,6 +134,8 @@ static void print_json_record(const struct bench_record *r)
     if (r->k > 0) {
         json_int(&j, "k", r->k);
         json_num(&j, "vectors_per_s", r->k / (r->time_ms * 1e-3));
+        if (r->layout)
+            json_str(&j, "layout", r->layout);
     }
     if (r->speedup > 0)
         json_num(&j, r->k > 0 ? "speedup_vs_spmv" : "speedup_vs_full", r->speedup);

@@ -3,7 +3,9 @@
  * (bridge_assemble.c), solves K u = f by CG with block Jacobi on the CPU
  * or the GPU, reports size, solve, SpMV bandwidth and the largest deck
  * deflection, optionally checks against a dense LU solve, and draws the
- * deformed structure (bridge_draw.c, bridge_png.c). */
+ * deformed structure (bridge_draw.c, bridge_png.c).  With --load-cases,
+ * the traffic moves along the deck: all placements are solved together
+ * (several right-hand sides) and one by one, and both are timed. */
 #include "args.h"
 #include "bridge.h"
 #include "bridge_draw.h"
@@ -38,6 +40,7 @@ struct options {
     const char *svg, *png;
     const char *mtx; /* --write-mtx: K to Matrix Market, no solve */
     double scale; /* 0: automatic                           */
+    int load_cases; /* 0: one load                            */
 };
 
 static void usage(FILE *f)
@@ -55,6 +58,13 @@ static void usage(FILE *f)
           "  --traffic Q            traffic load in kN/m on the deck (default 0)\n"
           "  --traffic-range A,B    where it acts, as fractions of the deck length\n"
           "                         (default: the main span)\n"
+          "  --load-cases N         N placements of the traffic (--traffic > 0) on a\n"
+          "                         stretch as long as --traffic-range's (default: a\n"
+          "                         quarter of the deck), moved in equal steps from the\n"
+          "                         left end of the deck to the right one; all solved\n"
+          "                         together (CG per case, one SpMM per iteration) and\n"
+          "                         one by one, both timed; the picture shows the case\n"
+          "                         of the largest deflection\n"
           "  --rtol R               CG stops at ||f - K u|| <= R ||f|| (default 1e-10)\n"
           "  --max-iter N           CG iteration limit (default 200000)\n"
           "  --threads T            OpenMP threads (default: OMP_NUM_THREADS)\n"
@@ -116,6 +126,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->scale = args_number(a, v, 1e-12, 1e12);
         } else if (!strcmp(a, "--gpu")) {
             o->gpu = 1;
+        } else if ((v = args_value(argc, argv, &i, "--load-cases"))) {
+            o->load_cases = (int)args_integer(a, v, 1, 4096);
         } else if ((v = args_value(argc, argv, &i, "--write-mtx"))) {
             o->mtx = v;
         } else if (!strcmp(a, "--check-dense")) {
@@ -124,6 +136,10 @@ static void parse(int argc, char **argv, struct options *o)
             args_fail("unknown argument '%s'", a);
         }
     }
+    if (o->load_cases && !(o->traffic > 0))
+        args_fail("--load-cases moves the traffic load: give --traffic Q > 0");
+    if (o->load_cases && o->check_dense)
+        args_fail("--check-dense checks one load; not with --load-cases");
 }
 
 static int failed(const char *what, const char *msg)
@@ -375,6 +391,163 @@ static int write_matrix(const bsrmv_matrix *K, const char *path)
     return 0;
 }
 
+/* ---- load cases ---------------------------------------------------------------- */
+
+/* The k columns of F solved together into U (reports rep) and one by one
+ * into U1 (rep1); secs[] the wall time of each way. */
+static int cases_cpu(const bsrmv_matrix *K, const bsrmv_precond *P, const double *F, double *U,
+                     double *U1, int64_t n, int k, const bsrmv_solve_options *opt,
+                     bsrmv_solve_report *rep, bsrmv_solve_report *rep1, double secs[2])
+{
+    struct solve_result r;
+    double t0 = omp_get_wtime();
+    if (solve_status(bsrmv_solve_multi(BSRMV_SOLVER_CG, K, P, n, k, F, n, U, n, opt, rep), &r))
+        return 1;
+    secs[0] = omp_get_wtime() - t0;
+    t0 = omp_get_wtime();
+    for (int j = 0; j < k; j++)
+        if (solve_status(bsrmv_solve(BSRMV_SOLVER_CG, K, P, F + (size_t)j * (size_t)n,
+                                     U1 + (size_t)j * (size_t)n, n, opt, &rep1[j]),
+                         &r))
+            return 1;
+    secs[1] = omp_get_wtime() - t0;
+    return 0;
+}
+
+/* The same on device 0 (K, P, F uploaded first, the solutions downloaded
+ * after each way, outside the timed spans). */
+static int cases_gpu(const bsrmv_matrix *K, const bsrmv_precond *P, const double *F, double *U,
+                     double *U1, int64_t n, int k, const bsrmv_solve_options *opt,
+                     bsrmv_solve_report *rep, bsrmv_solve_report *rep1, double secs[2])
+{
+    bsrmv_gpu_matrix *dK = NULL;
+    bsrmv_gpu_precond *dP = NULL;
+    double *dF = NULL, *dU = NULL;
+    const size_t bytes = (size_t)n * (size_t)k * sizeof(double);
+    struct solve_result r;
+    int rc = 1;
+    const char *what = "GPU upload";
+    if (bsrmv_gpu_matrix_upload(&dK, K, 0, NULL) || bsrmv_gpu_precond_upload(&dP, P, 0) ||
+        bsrmv_gpu_malloc((void **)&dF, bytes) || bsrmv_gpu_malloc((void **)&dU, bytes) ||
+        bsrmv_gpu_to_device(dF, F, bytes))
+        goto done;
+    double t0 = omp_get_wtime();
+    if (solve_status(bsrmv_gpu_solve_multi(BSRMV_SOLVER_CG, dK, dP, n, k, dF, n, dU, n, opt, rep,
+                                           NULL),
+                     &r))
+        goto out;
+    secs[0] = omp_get_wtime() - t0;
+    what = "GPU download";
+    if (bsrmv_gpu_to_host(U, dU, bytes))
+        goto done;
+    t0 = omp_get_wtime();
+    for (int j = 0; j < k; j++)
+        if (solve_status(bsrmv_gpu_solve(BSRMV_SOLVER_CG, dK, dP, dF + (size_t)j * (size_t)n,
+                                         dU + (size_t)j * (size_t)n, n, opt, &rep1[j], NULL),
+                         &r))
+            goto out;
+    secs[1] = omp_get_wtime() - t0;
+    if (bsrmv_gpu_to_host(U1, dU, bytes))
+        goto done;
+    rc = 0;
+    goto out;
+done:
+    failed(what, bsrmv_last_error());
+out:
+    bsrmv_gpu_free(dF);
+    bsrmv_gpu_free(dU);
+    bsrmv_gpu_precond_destroy(dP);
+    bsrmv_gpu_matrix_destroy(dK);
+    return rc;
+}
+
+/* --load-cases: the table of cases, the two timings, the agreement of the
+ * two ways, and the picture of the case that deflects most. */
+static int run_cases(const struct options *o, const struct bridge_model *m, const bsrmv_matrix *K,
+                     const bsrmv_precond *P, int64_t n, double precond_s)
+{
+    const int k = o->load_cases, bs = m->bs;
+    const double deck = m->deck_x1 - m->deck_x0;
+    const double width = o->range_given ? (o->range[1] - o->range[0]) * deck : 0.25 * deck;
+    const size_t nk = (size_t)n * (size_t)k;
+    double *F = malloc(nk * sizeof *F), *U = malloc(nk * sizeof *U), *U1 = malloc(nk * sizeof *U1);
+    bsrmv_solve_report *rep = malloc(2 * (size_t)k * sizeof *rep);
+    int rc = 1;
+    if (!F || !U || !U1 || !rep) {
+        failed("load cases", "out of memory");
+        goto done;
+    }
+    bridge_load_cases(m, o->traffic, width, k, F, n);
+    double first[2], last[2];
+    bridge_case_extent(m, width, 0, k, first);
+    bridge_case_extent(m, width, k - 1, k, last);
+    printf("loads         self-weight (members and a %g kN/m roadway) + traffic %g kN/m on\n"
+           "              %.1f m of deck, %d placement%s: x = %.1f..%.1f m to %.1f..%.1f m\n",
+           m->roadway / 1e3, o->traffic / 1e3, width, k, k == 1 ? "" : "s", first[0], first[1],
+           last[0], last[1]);
+    bsrmv_solve_options opt = {.rtol = o->rtol, .max_iter = o->max_iter, .x0_zero = 1};
+    double secs[2];
+    bsrmv_solve_report *rep1 = rep + k;
+    if ((o->gpu ? cases_gpu : cases_cpu)(K, P, F, U, U1, n, k, &opt, rep, rep1, secs))
+        goto done;
+
+    printf("case  traffic on x (m)          iterations (alone)  max deflection\n");
+    int worst = -1, all = 1;
+    int64_t worst_mark = 0;
+    double agree = 0;
+    for (int j = 0; j < k; j++) {
+        const double *u = U + (size_t)j * (size_t)n, *u1 = U1 + (size_t)j * (size_t)n;
+        double ext[2], d = 0, s = 0;
+        bridge_case_extent(m, width, j, k, ext);
+        const int64_t mk = max_deflection(m, u);
+        char w[96];
+        where(m, mk, w, sizeof w);
+        printf("%4d  %9.1f .. %-9.1f %10d (%6d)    ", j + 1, ext[0], ext[1], rep[j].iterations,
+               rep1[j].iterations);
+        /* as for one load: a stopped CG's iterate is no displacement field */
+        if (rep[j].converged)
+            printf("%8.1f mm at x = %.1f m (%s)\n", 1e3 * u[mk * bs + 1], m->x[mk], w);
+        else
+            printf("not reported: CG did not converge\n");
+        all &= rep[j].converged && rep1[j].converged;
+        if (worst < 0 || fabs(u[mk * bs + 1]) > fabs(U[(size_t)worst * n + worst_mark * bs + 1])) {
+            worst = j;
+            worst_mark = mk;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            d += (u[i] - u1[i]) * (u[i] - u1[i]);
+            s += u1[i] * u1[i];
+        }
+        agree = fmax(agree, sqrt(d / s));
+    }
+    char dev[32] = "GPU";
+    const int threads = bsrmv_num_threads();
+    if (!o->gpu)
+        snprintf(dev, sizeof dev, "CPU, %d thread%s", threads, threads == 1 ? "" : "s");
+    printf("solve         CG + block Jacobi per case (%s), rtol %.0e; block Jacobi setup "
+           "%.3f s\n",
+           dev, o->rtol, precond_s);
+    printf("together      %.3f s: %d right-hand sides, one SpMM per iteration\n", secs[0], k);
+    printf("one by one    %.3f s: %d solves, one SpMV per iteration each; together is %.2fx "
+           "as fast\n",
+           secs[1], k, secs[1] / secs[0]);
+    printf("agreement     max ||u_together - u_alone|| / ||u_alone|| = %.1e\n", agree);
+    if (!all) {
+        fprintf(stderr, "bsrmv bridge: warning: a load case stopped before rtol %.0e\n", o->rtol);
+        rc = 0;
+        goto done;
+    }
+    double ext[2];
+    bridge_case_extent(m, width, worst, k, ext);
+    rc = draw(o, m, U + (size_t)worst * (size_t)n, worst_mark, ext);
+done:
+    free(F);
+    free(U);
+    free(U1);
+    free(rep);
+    return rc;
+}
+
 /* ---- the command -------------------------------------------------------------- */
 
 int bridge_main(int argc, char **argv)
@@ -415,6 +588,17 @@ int bridge_main(int argc, char **argv)
         goto done;
     }
 
+    t0 = omp_get_wtime();
+    if (bsrmv_precond_block_jacobi(&P, km.K)) {
+        failed("block Jacobi", bsrmv_last_error());
+        goto done;
+    }
+    double t_prec = omp_get_wtime() - t0;
+    if (o.load_cases) {
+        rc = run_cases(&o, &m, km.K, P, n, t_prec);
+        goto done;
+    }
+
     f = calloc((size_t)n, sizeof *f);
     u = calloc((size_t)n, sizeof *u);
     if (!f || !u) {
@@ -423,13 +607,6 @@ int bridge_main(int argc, char **argv)
     }
     double load[2];
     set_loads(&o, &m, f, load);
-
-    t0 = omp_get_wtime();
-    if (bsrmv_precond_block_jacobi(&P, km.K)) {
-        failed("block Jacobi", bsrmv_last_error());
-        goto done;
-    }
-    double t_prec = omp_get_wtime() - t0;
     bsrmv_solve_options opt = {.rtol = o.rtol, .max_iter = o.max_iter, .x0_zero = 1};
     struct solve_result r = {0};
     if ((o.gpu ? solve_gpu : solve_cpu)(km.K, P, f, u, n, &opt, &r))

@@ -207,3 +207,27 @@ void bridge_zero_constrained(const struct bridge_model *m, double *f)
             if (m->cons[i] & (1u << d))
                 f[i * m->bs + d] = 0;
 }
+
+void bridge_case_extent(const struct bridge_model *m, double width, int j, int cases,
+                        double ext[2])
+{
+    const double room = m->deck_x1 - m->deck_x0 - width;
+    ext[0] = m->deck_x0 + (cases > 1 ? room * j / (cases - 1) : 0.5 * room);
+    ext[1] = ext[0] + width;
+}
+
+void bridge_load_cases(const struct bridge_model *m, double q, double width, int cases, double *F,
+                       int64_t ld)
+{
+    const int64_t n = bridge_unknowns(m);
+    for (int j = 0; j < cases; j++) {
+        double *f = F + (size_t)j * (size_t)ld, ext[2];
+        for (int64_t i = 0; i < n; i++)
+            f[i] = 0;
+        bridge_add_gravity(m, BRIDGE_GRAVITY, f);
+        bridge_add_deck_load(m, m->roadway, m->deck_x0, m->deck_x1, f);
+        bridge_case_extent(m, width, j, cases, ext);
+        bridge_add_deck_load(m, q, ext[0], ext[1], f);
+        bridge_zero_constrained(m, f);
+    }
+}

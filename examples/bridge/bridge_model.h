@@ -122,6 +122,18 @@ void bridge_add_deck_load(const struct bridge_model *m, double q, double x0, dou
 /* Zeroes f at the constrained dofs (they are held at zero displacement). */
 void bridge_zero_constrained(const struct bridge_model *m, double *f);
 
+/* Moving traffic: the stretch of deck `width` m long that case j of `cases`
+ * loads, moved in equal steps from the left end of the deck (j = 0) to the
+ * right one (j = cases - 1; one case: the middle).  ext[] gets x0, x1. */
+void bridge_case_extent(const struct bridge_model *m, double width, int j, int cases,
+                        double ext[2]);
+
+/* F (n x cases, column j at F + j*ld, ld >= unknowns) = self-weight
+ * (gravity and the roadway) + traffic q (N/m) on case j's stretch, zeroed
+ * at the constrained dofs: the right-hand sides of the load cases. */
+void bridge_load_cases(const struct bridge_model *m, double q, double width, int cases, double *F,
+                       int64_t ld);
+
 /* ---- bridge_geometry.c ------------------------------------------------- */
 
 struct bridge_params {

@@ -51,14 +51,26 @@ typedef struct mm_vops {
     void (*pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pk);
 } mm_vops;
 
+#define V double
 #define T double
 #define SUF d
 #include "spmm_template.h"
+#undef V
 #undef T
 #undef SUF
+#define V float
 #define T float
 #define SUF s
 #include "spmm_template.h"
+#undef T
+#undef SUF
+/* mixed precision: float values, double vectors and sums */
+#define T double
+#define SUF m
+#define MM_RUNTIME_WIDTH
+#include "spmm_template.h"
+#undef MM_RUNTIME_WIDTH
+#undef V
 #undef T
 #undef SUF
 
@@ -117,7 +129,7 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     const int bs = A->bs;
     const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
     const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     const int64_t nx = A->nb * bs;
     const bool pack = lay == BSRMV_LAYOUT_COL && k > 1;
     /* Per thread: two part slots, and two slots of scratch for the generic
@@ -189,7 +201,7 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     const int bs = A->bs;
     const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
     const int nt = threads_for(A->nnzb * bs * bs * w + A->mb);
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
     int64_t stride, all;
     size_t bytes;
@@ -277,28 +289,18 @@ bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_
     return BSRMV_SUCCESS;
 }
 
-bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
-                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
-                        bsrmv_layout layout)
+/* After the checks: ny rows of Y. */
+static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
+                             const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                             bsrmv_layout layout, int64_t ny)
 {
-    if (!A)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
-    bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
-    if (refused)
-        return refused;
-    if (A->vtype != A->type)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "bsrmv_spmm: not built for float values with double vectors");
-    int64_t nx, ny;
-    const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
-                                             A->type, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);
-    if (st)
-        return st;
     const bool col = layout == BSRMV_LAYOUT_COL;
-    const size_t vs = bsrmv_type_size(A->type);
+    const size_t vs = bsrmv_type_size(A->vtype);
     if (ny == 0)
         return BSRMV_SUCCESS;
-    const mm_vops *ops = A->type == BSRMV_DOUBLE ? &mm_vops_d : &mm_vops_s;
+    /* the (value, vector) type pair: double, float, or float with double */
+    const int pair = A->type == BSRMV_DOUBLE ? 0 : A->vtype == BSRMV_DOUBLE ? 2 : 1;
+    const mm_vops *ops = pair == 0 ? &mm_vops_d : pair == 1 ? &mm_vops_s : &mm_vops_m;
     spmm_chunk g = {A, X, Y, ldx, ldy, 0, layout, layout, alpha, beta};
     if (alpha == 0 || A->nnzb == 0) {
         const int nt = threads_for(ny * k);
@@ -313,9 +315,33 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
         }
         return BSRMV_SUCCESS;
     }
-    const mm_set *ks = A->type == BSRMV_DOUBLE ? mm_table_d[table_row(A)]
-                                               : mm_table_s[table_row(A)];
+    const mm_set *ks = pair == 0   ? mm_table_d[table_row(A)]
+                       : pair == 1 ? mm_table_s[table_row(A)]
+                                   : mm_table_m[table_row(A)];
     if (op == BSRMV_OP_T)
         return spmm_t(ks, ops, A, layout, &g, k, ny);
     return spmm_n(ks, ops, A, layout, &g, k);
+}
+
+bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
+                        const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                        bsrmv_layout layout)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
+    bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
+    if (refused)
+        return refused;
+    int64_t nx, ny = 0;
+    const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
+                                             A->vtype, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);
+    if (st)
+        return st;
+    return spmm_run(op, alpha, A, k, X, ldx, beta, Y, ldy, layout, ny);
+}
+
+bsrmv_status bsrmv_spmm_cols(const bsrmv_matrix *A, int k, const void *X, int64_t ldx, void *Y,
+                             int64_t ldy)
+{
+    return spmm_run(BSRMV_OP_N, 1.0, A, k, X, ldx, 0.0, Y, ldy, BSRMV_LAYOUT_COL, A->mb * A->bs);
 }

@@ -1,5 +1,8 @@
 /* One source for every CPU SpMM kernel variant.  spmm.c includes it once
- * per value type with T (the type) and SUF (a name suffix) defined.  Block
+ * per (value, vector) type pair with V (the matrix values' type), T (the
+ * vectors' and sums' type) and SUF (a name suffix) defined; with
+ * MM_RUNTIME_WIDTH defined every chunk width runs the runtime-width kernel
+ * (the mixed pair: a third of the build time of a full set).  Block
  * size, chunk width (vectors per pass) and block order reach the always_inline bodies as arguments that are compile-time
  * constants in the specialised callers, so -O3 unrolls the block loops and
  * vectorises across the chunk's vectors; the generic callers pass a runtime
@@ -50,7 +53,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
     const int64_t *restrict rp64 = g->A->row_ptr;
     const int32_t *restrict rp32 = g->A->row_ptr32;
     const int32_t *restrict ci = g->A->col_idx;
-    const T *restrict val = g->A->val;
+    const V *restrict val = g->A->val;
     const T *restrict X = g->X;
     T *restrict Y = g->Y;
     const bsrmv_layout lay = g->layout, xlay = g->xlayout;
@@ -65,7 +68,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
         for (int q = 0; q < bs * K; q++)
             acc[q] = 0;
         for (int64_t b = k0; b < k1; b++) {
-            const T *a = val + b * bs2;
+            const V *a = val + b * bs2;
             const int64_t xr = (int64_t)ci[b] * bs;
             /* The block's rows of X, K consecutive values each, xs apart:
              * in place in the row-major layout, gathered into xt in the
@@ -116,7 +119,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
     const int64_t *restrict rp64 = g->A->row_ptr;
     const int32_t *restrict rp32 = g->A->row_ptr32;
     const int32_t *restrict ci = g->A->col_idx;
-    const T *restrict val = g->A->val;
+    const V *restrict val = g->A->val;
     const T *restrict X = g->X;
     const bsrmv_layout lay = g->xlayout;
     const int64_t ldx = g->ldx;
@@ -131,7 +134,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         for (int r = 0; r < bs; r++)
             FN(load_row)(K, lay, X, i * bs + r, ldx, xi + r * K);
         for (int64_t b = k0; b < k1; b++) {
-            const T *a = val + b * bs2;
+            const V *a = val + b * bs2;
             T *yj = yt + (int64_t)ci[b] * bs * K;
             for (int c = 0; c < bs; c++)
                 for (int r = 0; r < bs; r++) {
@@ -172,15 +175,25 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         FN(mm_t)(BS_(B), g->kc, ORD, g, c0, c1, yt, buf);                               \
     }
 #define MM_SPECIALISE(B, K) MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)
+#ifdef MM_RUNTIME_WIDTH
+#define MM_WIDTHS_(X, B) X(B, 0)
+#define MM_WIDTH_(K) 0
+#else
+#define MM_WIDTHS_(X, B) SPMM_WIDTHS(X, B)
+#define MM_WIDTH_(K) K
+#endif
 #define MM_FOR_BS(B)                                                                    \
-    SPMM_WIDTHS(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
+    MM_WIDTHS_(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
 SPMM_BLOCK_SIZES(MM_FOR_BS)
 MM_FOR_BS(0)
 
-/* The table: one row per bs (the generic bs last), one mm_set per width. */
-#define MM_ENTRY(B, K)                                                                  \
-    {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
+/* The table: one row per bs (the generic bs last), one mm_set per width
+ * (the kernel of that width, or the runtime-width one). */
+#define MM_ENTRY__(B, W)                                                                \
+    {{FN(mm_n_##B##_##W##_col), FN(mm_n_##B##_##W##_row)},                              \
      {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
+#define MM_ENTRY_(B, W) MM_ENTRY__(B, W)
+#define MM_ENTRY(B, K) MM_ENTRY_(B, MM_WIDTH_(K))
 #define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
 static const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
 
@@ -265,6 +278,10 @@ static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), F
 
 #undef MM_ROW
 #undef MM_ENTRY
+#undef MM_ENTRY_
+#undef MM_ENTRY__
+#undef MM_WIDTHS_
+#undef MM_WIDTH_
 #undef MM_FOR_BS
 #undef MM_SPECIALISE
 #undef MM_N

@@ -21,6 +21,7 @@ extern "C" {
 #include "solve/solve_internal.h"
 }
 #include "errors.cuh"
+#include "handle.cuh"
 
 #define MAX_BS 1024
 #define FUSED_ROWS_THREADS 256 /* target threads per block: rows = 256 / bs */
@@ -384,6 +385,12 @@ static bsrmv_status g_spmv(sv_backend *be, const void *x, void *y)
                           ctx_of(be)->s);
 }
 
+static bsrmv_status g_spmm(sv_backend *be, int k, const void *X, int64_t ldx, void *Y,
+                           int64_t ldy)
+{
+    return bsrmv_gpu_spmm_cols(ctx_of(be)->A, k, X, ldx, Y, ldy, ctx_of(be)->s);
+}
+
 template <typename T> static bsrmv_status g_zero(sv_backend *be, void *x)
 {
     return fused<T, 0>(be, OpZero<T>{P_<T>(x)}, false, nullptr);
@@ -673,6 +680,8 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     be->release = g_release;
     be->sync = g_sync;
     be->spmv = g_spmv;
+    /* bsrmv_gpu_spmm is built for full storage in one precision */
+    be->spmm = !dA->sym && dA->vtype == dA->type ? g_spmm : nullptr;
     if (pl.vector_type == BSRMV_DOUBLE)
         set_ops<double>(be);
     else
@@ -704,6 +713,27 @@ extern "C" bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_mat
     if (st)
         return st;
     st = bsrmv_sv_solve(method, &be, d_b, d_x, opt, report);
+    bsrmv_sv_gpu_free(&be);
+    return st;
+}
+
+extern "C" bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
+                                              const bsrmv_gpu_precond *dP, int64_t n, int k,
+                                              const void *d_B, int64_t ldb, void *d_X,
+                                              int64_t ldx, const bsrmv_solve_options *opt,
+                                              bsrmv_solve_report *reports, void *stream)
+{
+    DeviceScope sc;
+    bsrmv_gpu_plan_info pl;
+    if (dA && !bsrmv_gpu_matrix_get_plan(dA, &pl))
+        CU_RET(sc.enter(pl.device), "selecting the device");
+    sv_backend be;
+    bsrmv_status st = bsrmv_sv_gpu_init(&be, method, dA, dP, d_B, d_X, n, opt, stream);
+    if (st)
+        return st;
+    if (!(st = bsrmv_sv_check_multi("bsrmv_gpu_solve_multi", n, k, d_B, ldb, d_X, ldx,
+                                    bsrmv_type_size(be.type))))
+        st = bsrmv_sv_solve_multi(method, &be, k, d_B, ldb, d_X, ldx, opt, reports);
     bsrmv_sv_gpu_free(&be);
     return st;
 }

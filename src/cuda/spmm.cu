@@ -196,3 +196,20 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
                ? spmm_t<double>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s)
                : spmm_t<float>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s);
 }
+
+/* Y = A X for the solvers' columns (solve_internal.h), which lie interleaved
+ * in one allocation: no overlap check, the caller has checked the rest. */
+extern "C" bsrmv_status bsrmv_gpu_spmm_cols(const bsrmv_gpu_matrix *dA, int k, const void *d_X,
+                                           int64_t ldx, void *d_Y, int64_t ldy, void *stream)
+{
+    const int64_t nx = dA->nb * dA->bs, ny = dA->mb * dA->bs;
+    if (k == 1)
+        return bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, dA, d_X, nx, 0.0, d_Y, ny, stream);
+    cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
+    cudaStream_t s = (cudaStream_t)stream;
+    bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)dA;
+    const bsrmv_layout col = BSRMV_LAYOUT_COL;
+    return dA->type == BSRMV_DOUBLE
+               ? spmm_t<double>(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s)
+               : spmm_t<float>(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s);
+}

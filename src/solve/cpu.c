@@ -221,6 +221,12 @@ static bsrmv_status cpu_gmres_x(sv_backend *be, int k, const double *c, const vo
     return run(be, K(be)->gmres_x, &o, 0, NULL);
 }
 
+static bsrmv_status cpu_spmm(sv_backend *be, int k, const void *X, int64_t ldx, void *Y,
+                             int64_t ldy)
+{
+    return bsrmv_spmm_cols(((const cpu_ctx *)be->ctx)->A, k, X, ldx, Y, ldy);
+}
+
 bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrmv_precond *P)
 {
     memset(be, 0, sizeof *be);
@@ -255,6 +261,8 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
     be->bicg_x = cpu_bicg_x;
     be->lincomb = cpu_lincomb;
     be->gmres_x = cpu_gmres_x;
+    /* bsrmv_spmm is built for full storage */
+    be->spmm = A && !A->sym ? cpu_spmm : NULL;
     return BSRMV_SUCCESS;
 }
 

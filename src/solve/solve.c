@@ -139,3 +139,24 @@ bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv
     bsrmv_sv_cpu_free(&be);
     return st;
 }
+
+bsrmv_status bsrmv_solve_multi(bsrmv_solver method, const bsrmv_matrix *A,
+                               const bsrmv_precond *P, int64_t n, int k, const void *B,
+                               int64_t ldb, void *X, int64_t ldx, const bsrmv_solve_options *opt,
+                               bsrmv_solve_report *reports)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    bsrmv_status st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->vtype, n, B, X, opt);
+    if (st || (st = bsrmv_sv_check_multi("bsrmv_solve_multi", n, k, B, ldb, X, ldx,
+                                         bsrmv_type_size(A->vtype))))
+        return st;
+    if (P && (st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->vtype)))
+        return st;
+    sv_backend be;
+    if ((st = bsrmv_sv_cpu_init(&be, A, P)))
+        return st;
+    st = bsrmv_sv_solve_multi(method, &be, k, B, ldb, X, ldx, opt, reports);
+    bsrmv_sv_cpu_free(&be);
+    return st;
+}

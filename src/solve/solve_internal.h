@@ -86,6 +86,11 @@ struct sv_backend {
                             double *uu);
     /* GMRES: x += M (sum_i c_i V_i) */
     bsrmv_status (*gmres_x)(sv_backend *be, int k, const double *c, const void *V, void *x);
+    /* Y = A X for k column-major vectors (leading dimensions in values),
+     * whose spans may interleave; NULL where the matrix has no SpMM (then
+     * the products of several right-hand sides are separate spmv calls) */
+    bsrmv_status (*spmm)(sv_backend *be, int k, const void *X, int64_t ldx, void *Y,
+                         int64_t ldy);
 };
 
 /* One solve: the backend, the resolved options, what the report gets. */
@@ -109,6 +114,19 @@ typedef struct sv_run {
  * iterations, recomputes the true residual and fills *rep (may be NULL). */
 bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, void *x,
                             const bsrmv_solve_options *opt, bsrmv_solve_report *rep);
+
+/* Several right-hand sides (multi.c): bsrmv_sv_solve of every column of
+ * B (n x k, leading dimension ldb) into the same column of X, each on the
+ * backend `be` with its products batched into be->spmm calls; reports has
+ * k entries (may be NULL).  The caller has run bsrmv_sv_check on the
+ * first columns and bsrmv_sv_check_multi. */
+bsrmv_status bsrmv_sv_solve_multi(bsrmv_solver method, sv_backend *be, int k, const void *B,
+                                  int64_t ldb, void *X, int64_t ldx,
+                                  const bsrmv_solve_options *opt, bsrmv_solve_report *reports);
+/* k >= 1, ldb and ldx >= max(1, n), the spans of B and X within the
+ * address space and disjoint (messages start with `who`). */
+bsrmv_status bsrmv_sv_check_multi(const char *who, int64_t n, int k, const void *B, int64_t ldb,
+                                  const void *X, int64_t ldx, size_t vs);
 
 /* Iterative refinement (refine.c): true residuals on `hi` (the matrix in
  * working precision), corrections by `method` on `lo` (its float copy with
@@ -192,6 +210,13 @@ bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method, const bsrmv_
                                const bsrmv_gpu_precond *dP, const void *d_b, void *d_x, int64_t n,
                                const bsrmv_solve_options *opt, void *stream);
 void bsrmv_sv_gpu_free(sv_backend *be);
+
+/* bsrmv_spmm_cols on the device (src/cuda/spmm.cu): Y = A X for k
+ * column-major vectors in device memory, past bsrmv_gpu_spmm's overlap
+ * check; dA's device is current, dA has SpMM (full storage, one
+ * precision). */
+bsrmv_status bsrmv_gpu_spmm_cols(const bsrmv_gpu_matrix *dA, int k, const void *d_X, int64_t ldx,
+                                void *d_Y, int64_t ldy, void *stream);
 
 /* GMRES cycle length the options ask for (restart, else the default,
  * capped by max_iter): a backend sizes its reduction buffers by it. */

@@ -2,7 +2,9 @@
  * without block Jacobi, the device solution must pass the independent
  * long-double residual check, agree with the host solution, and take the
  * same iterations and traffic (the same method code runs on both).  Then
- * the failure modes.  Exit 77 (skipped) when there is no CUDA device. */
+ * several right-hand sides (bsrmv_gpu_solve_multi) against single device
+ * solves, and the failure modes.  Exit 77 (skipped) when there is no CUDA
+ * device. */
 #include "testutil.h"
 
 #include <math.h>
@@ -111,6 +113,91 @@ static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
     bsrmv_precond_destroy(P);
 }
 
+/* k columns (ld with padding; column 1 tiny, column 2 zero) solved
+ * together on the device: each as bsrmv_gpu_solve solves it alone
+ * (iterations within 1, solution within rounding), the padding of X
+ * untouched, X poisoned where x0_zero makes it output only. */
+static void multi(bsrmv_solver m, const bsrmv_matrix *A, int k)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const bsrmv_type t = in.vector_type;
+    const size_t vs = bsrmv_type_size(t);
+    const int64_t n = in.rows, ldb = n + 3, ldx = n + 5;
+    bsrmv_precond *P;
+    TU_OK(bsrmv_precond_block_jacobi(&P, A));
+    char *B = tu_nan_vector(ldb * k, t), *X = tu_nan_vector(ldx * k, t);
+    for (int j = 0; j < k; j++) {
+        void *col = tu_random_vector(n, t, 30 + (uint64_t)j);
+        for (int64_t i = 0; i < n; i++) {
+            const double v = j == 2 ? 0 : (j == 1 ? 1e-8 : 1) * tu_get(col, t, i);
+            if (t == BSRMV_DOUBLE)
+                ((double *)B)[j * ldb + i] = v;
+            else
+                ((float *)B)[j * ldb + i] = (float)v;
+        }
+        free(col);
+    }
+    const double rtol = t == BSRMV_DOUBLE ? 1e-8 : 1e-5;
+    bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .x0_zero = 1};
+    bsrmv_solve_report *rep = malloc((size_t)k * sizeof *rep), one;
+    dev d = upload(A, P, B, ldb * k, t);
+    void *dX, *dx1;
+    TU_OK(bsrmv_gpu_malloc(&dX, (size_t)(ldx * k) * vs));
+    TU_OK(bsrmv_gpu_malloc(&dx1, (size_t)n * vs));
+    TU_OK(bsrmv_gpu_to_device(dX, X, (size_t)(ldx * k) * vs));
+    TU_OK(bsrmv_gpu_solve_multi(m, d.A, d.P, n, k, d.b, ldb, dX, ldx, &o, rep, NULL));
+    TU_OK(bsrmv_gpu_to_host(X, dX, (size_t)(ldx * k) * vs));
+    void *x1 = malloc((size_t)n * vs);
+    printf("  %-8s bs %2d %-6s%s k %2d: iterations", method_name[m], in.bs,
+           t == BSRMV_DOUBLE ? "double" : "float", in.type != t ? " (mixed)" : "", k);
+    for (int j = 0; j < k; j++) {
+        const char *b = B + (size_t)(j * ldb) * vs, *x = X + (size_t)(j * ldx) * vs;
+        TU_OK(bsrmv_gpu_solve(m, d.A, d.P, (const char *)d.b + (size_t)(j * ldb) * vs, dx1, n,
+                              &o, &one, NULL));
+        TU_OK(bsrmv_gpu_to_host(x1, dx1, (size_t)n * vs));
+        printf(" %d", rep[j].iterations);
+        /* The SpMM sums otherwise than the plan's SpMV kernel: float
+         * BiCGSTAB gets the 10% slack of compare() */
+        const int slack =
+            1 + (t == BSRMV_FLOAT && m == BSRMV_SOLVER_BICGSTAB ? one.iterations / 10 : 0);
+        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= slack,
+                 "column %d: %d iterations, alone %d", j, rep[j].iterations, one.iterations);
+        for (int64_t i = n; i < ldx; i++)
+            TU_CHECK(isnan(tu_get(x, t, i)), "column %d: padding written", j);
+        double dd = 0, ss = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const double a = tu_get(x, t, i), c = tu_get(x1, t, i);
+            dd += (a - c) * (a - c);
+            ss += c * c;
+        }
+        if (j == 2) {
+            TU_CHECK(rep[j].iterations == 0 && dd == 0 && ss == 0, "zero column: x != 0");
+            continue;
+        }
+        TU_CHECK(sqrt(dd) <= (t == BSRMV_DOUBLE ? 1e-6 : 1e-2) * sqrt(ss),
+                 "column %d: |x - x_alone| %g, |x_alone| %g", j, sqrt(dd), sqrt(ss));
+        const double rel = ref_residual(A, b, x, n, t);
+        TU_CHECK(rel <= 2 * rtol, "column %d: residual %g", j, rel);
+    }
+    printf("\n");
+    /* bad arguments: k, ld, a host pointer */
+    TU_FAILS(bsrmv_gpu_solve_multi(m, d.A, d.P, n, 0, d.b, ldb, dX, ldx, &o, rep, NULL),
+             BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_solve_multi(m, d.A, d.P, n, k, d.b, n - 1, dX, ldx, &o, rep, NULL),
+             BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_solve_multi(m, d.A, d.P, n, k, B, ldb, dX, ldx, &o, rep, NULL),
+             BSRMV_ERR_ARGUMENT);
+    release(&d);
+    bsrmv_gpu_free(dX);
+    bsrmv_gpu_free(dx1);
+    free(x1);
+    free(B);
+    free(X);
+    free(rep);
+    bsrmv_precond_destroy(P);
+}
+
 static int stop_at_3(int iter, double rel, void *ctx)
 {
     ++*(int *)ctx;
@@ -206,6 +293,22 @@ int main(void)
         bsrmv_matrix_destroy(R);
         bsrmv_matrix_destroy(R9);
     }
+    bsrmv_matrix *L, *R, *F;
+    TU_OK(bsrmv_generate_block_laplacian(&L, 12, 10, 9, 3, 2, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_generate_reservoir(&R, 12, 10, 9, 4, 3, BSRMV_FLOAT, BSRMV_ROW_MAJOR));
+    const int ks[4] = {1, 3, 8, 17};
+    for (int i = 0; i < 4; i++) {
+        multi(BSRMV_SOLVER_CG, L, ks[i]);
+        multi(BSRMV_SOLVER_BICGSTAB, R, ks[i]);
+    }
+    multi(BSRMV_SOLVER_GMRES, R, 3);
+    /* mixed precision: no SpMM, the columns' products one by one */
+    TU_OK(bsrmv_matrix_convert(&F, L, BSRMV_FLOAT));
+    TU_OK(bsrmv_matrix_set_vector_type(F, BSRMV_DOUBLE));
+    multi(BSRMV_SOLVER_CG, F, 3);
+    bsrmv_matrix_destroy(F);
+    bsrmv_matrix_destroy(L);
+    bsrmv_matrix_destroy(R);
     failures();
     printf("test_gpu_solve: ok\n");
     return 0;
