@@ -6,12 +6,12 @@
  * of the loops inside a block, CONJ(v) (the conjugate of a value of T: v
  * itself for real types), COMPLEX for complex T (the conjugate-transpose
  * kernels are made; real types use the transpose ones for OP_C) and SYM
- * where the symmetric-storage kernels are made.  The block size, block order, unroll depth
- * and row_ptr width reach the always_inline bodies as arguments that are
- * compile-time constants in every specialised caller, so -O3 unrolls the
- * block loops and vectorises them for that size, and each width gets its
- * own loop (no per-row switch); the generic caller passes a runtime bs and
- * gets the same loops unspecialised. */
+ * where the symmetric-storage kernels are made.  The block size, block
+ * order, unroll depth and row_ptr width reach the always_inline bodies as
+ * arguments that are compile-time constants in every specialised caller,
+ * so -O3 unrolls the block loops and vectorises them for that size, and
+ * each width gets its own loop (no per-row switch); the generic caller
+ * passes a runtime bs and gets the same loops unspecialised. */
 
 #include "template_defs.h"
 
@@ -129,8 +129,7 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
  * its block column, so a partial row needs nothing beyond the reduction
  * of the per-thread yt. */
 INLINE void FN(rows_t)(const int bs, const bsrmv_order order, const int cj, bsrmv_cut c0,
-                       bsrmv_cut c1,
-                       const int W64, const int64_t *restrict rp64,
+                       bsrmv_cut c1, const int W64, const int64_t *restrict rp64,
                        const int32_t *restrict rp32, const int32_t *restrict ci,
                        const T *restrict val, const V *restrict x, V *restrict yt)
 {
@@ -216,7 +215,7 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt
 #define PASS_T(BS, ORDER, CJ, W64)                                                      \
-    FN(rows_t)(BS, ORDER, CJ, c0, c1, W64, A->row_ptr, A->row_ptr32, A->col_idx,            \
+    FN(rows_t)(BS, ORDER, CJ, c0, c1, W64, A->row_ptr, A->row_ptr32, A->col_idx,        \
                (const T *)A->val, (const V *)x, (V *)yt)
 #define ARGS_S                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, scalar alpha,   \
