@@ -461,7 +461,7 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
     for (int64_t i = 0; i < m; i++)
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
             rows[k] = i;
-    bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val};
+    bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val, NULL};
     bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, type, order);
     bsrmv_free(rows);
     return s;
@@ -506,7 +506,7 @@ bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed)
                                               "1.25 overflows %s (block %lld)",
                                               v, dbl ? "double" : "float", (long long)k);
                     } else {
-                        bsrmv_part_set(A->val, A->type, at, w);
+                        bsrmv_part_set((void *)A->val, A->type, at, w);
                     }
                 }
     return BSRMV_SUCCESS;
