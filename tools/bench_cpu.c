@@ -201,7 +201,9 @@ void bench_record_set_time(struct bench_record *r, double time_ms)
     double s = time_ms * 1e-3;
     r->time_ms = time_ms;
     r->gbps = r->bytes / s * 1e-9;
-    r->gflops = 2.0 * (double)r->nnzb * r->bs * r->bs * (r->k > 0 ? r->k : 1) / s * 1e-9;
+    /* a complex multiply-add is 8 real operations, a real one 2 */
+    const double flops = bench_parts(r->type) == 2 ? 8.0 : 2.0;
+    r->gflops = flops * (double)r->nnzb * r->bs * r->bs * (r->k > 0 ? r->k : 1) / s * 1e-9;
 }
 
 double bench_rel_err(const struct bench_case *c, const void *y)

@@ -149,7 +149,12 @@ static void print_table_record(const struct bench_record *r, int wrong)
     if (r->stream_gbps > 0)
         snprintf(frac, sizeof frac, "%.2f", r->gbps / r->stream_gbps);
     printf("%-*s %3d %-6s %3d %-12s %10" PRId64 " %10" PRId64 " %9.1f %9.3f %7.2f %9s %8.2f %9.1e%s\n",
-           out.name_width, r->matrix, r->bs, bench_type_name(r->type, r->vtype), r->threads, r->kernel,
+           out.name_width, r->matrix, r->bs,
+           /* the complex types by their --type letters, to fit the column */
+           r->type == BSRMV_COMPLEX_DOUBLE  ? "z"
+           : r->type == BSRMV_COMPLEX_FLOAT ? "c"
+                                            : bench_type_name(r->type, r->vtype),
+           r->threads, r->kernel,
            r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
            r->rel_err, wrong ? "  WRONG" : "");
     if (r->speedup > 0 && r->k > 0)
