@@ -21,11 +21,12 @@
  *                     (BSRMV_ROW_MAJOR, cuSPARSE's BSR direction "row").
  *    The matrix is (mb*bs) x (nb*bs).  x has nb*bs entries and y mb*bs
  *    (swapped for the transpose).
- *  - Types: the values of A are float or double, and x, y, alpha, beta and
- *    the sums are of the matrix's vector type: its value type, or double
- *    for a float matrix set to mixed precision (bsrmv_matrix_set_vector_type,
- *    docs/MIXED.md).  alpha and beta are passed as double and rounded to the
- *    vector type.
+ *  - Types: the values of A are float, double, or their complex forms
+ *    (docs/COMPLEX.md), and x, y, alpha, beta and the sums are of the
+ *    matrix's vector type: its value type, or double for a float matrix set
+ *    to mixed precision (bsrmv_matrix_set_vector_type, docs/MIXED.md).
+ *    alpha and beta are passed as double and rounded to the vector type, or
+ *    as pointers to values of the vector type (bsrmv_spmv_scalars).
  *  - Threads.  Calls on different handles may run in different threads at
  *    once.  A bsrmv_matrix, bsrmv_precond or bsrmv_coo may be read by
  *    several threads at once (bsrmv_spmv, bsrmv_solve and
@@ -96,9 +97,15 @@ const char *bsrmv_last_error(void);
 /* Enums                                                               */
 /* ------------------------------------------------------------------ */
 
+/* The complex types are interleaved (re, im) pairs: the layout of C11
+ * float _Complex / double _Complex, C++ std::complex and CUDA's
+ * cuFloatComplex / cuDoubleComplex (docs/COMPLEX.md says which entry points
+ * take them). */
 typedef enum bsrmv_type {
     BSRMV_FLOAT = 0,
-    BSRMV_DOUBLE = 1
+    BSRMV_DOUBLE = 1,
+    BSRMV_COMPLEX_FLOAT = 2,
+    BSRMV_COMPLEX_DOUBLE = 3
 } bsrmv_type;
 
 typedef enum bsrmv_order {
@@ -108,10 +115,13 @@ typedef enum bsrmv_order {
 
 typedef enum bsrmv_op {
     BSRMV_OP_N = 0, /* y = alpha*A*x   + beta*y */
-    BSRMV_OP_T = 1  /* y = alpha*A^T*x + beta*y */
+    BSRMV_OP_T = 1, /* y = alpha*A^T*x + beta*y */
+    BSRMV_OP_C = 2  /* y = alpha*A^H*x + beta*y (conjugate transpose); for a
+                     * real matrix OP_T, in every entry point with an op */
 } bsrmv_op;
 
-/* Size in bytes of one value of type t (0 for an unknown type). */
+/* Size in bytes of one value of type t (0 for an unknown type): 4, 8, and
+ * 8, 16 for the complex types. */
 size_t bsrmv_type_size(bsrmv_type t);
 
 /* ------------------------------------------------------------------ */
@@ -160,11 +170,16 @@ typedef struct bsrmv_coo {
     int64_t nnz;    /* entries in use                               */
     int64_t *row;   /* 0-based row of each entry                    */
     int64_t *col;   /* 0-based column of each entry                 */
-    double *val;    /* value of each entry                          */
+    double *val;    /* value of each entry (its real part)           */
+    double *imag;   /* imaginary part of each entry; NULL: a real matrix
+                     * (zero-initialise a COO built by hand)            */
 } bsrmv_coo;
 
-/* Allocate a COO with room for nnz entries (nnz entries in use). */
+/* Allocate a COO with room for nnz entries (nnz entries in use); imag is
+ * NULL. */
 bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz);
+/* The same with imag allocated too (a complex matrix). */
+bsrmv_status bsrmv_coo_create_complex(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz);
 void bsrmv_coo_destroy(bsrmv_coo *coo);
 
 /* Number of aligned bs x bs blocks that hold at least one entry of coo, as
@@ -176,14 +191,16 @@ bsrmv_status bsrmv_coo_count_blocks(const bsrmv_coo *coo, int bs, int64_t *nnzb)
 /* ------------------------------------------------------------------ */
 
 /* Read a coordinate Matrix Market file (.mtx or gzip-compressed .mtx.gz,
- * detected from the content).  Fields real, integer and pattern (pattern
- * entries get the value 1); symmetric and skew-symmetric files store one
- * triangle and are expanded to both.  Values are finite decimal numbers
- * (no nan, inf or hexadecimal), integers at most 2^53 in magnitude.
+ * detected from the content).  Fields real, integer, pattern (pattern
+ * entries get the value 1) and complex (the COO gets imag); symmetric,
+ * skew-symmetric and (complex only) hermitian files store one triangle
+ * and are expanded to both (hermitian: A(j,i) = conj(A(i,j)), diagonal
+ * entries real).  Values are finite decimal numbers (no nan, inf or
+ * hexadecimal), integers at most 2^53 in magnitude.
  * Errors: BSRMV_ERR_IO (cannot open/read, damaged gzip data),
  * BSRMV_ERR_FORMAT (the message names the line and what is wrong),
- * BSRMV_ERR_UNSUPPORTED (array or complex files); docs/ERRORS.md lists
- * them all.  Prints nothing. */
+ * BSRMV_ERR_UNSUPPORTED (array files); docs/ERRORS.md lists them all.
+ * Prints nothing. */
 bsrmv_status bsrmv_mm_read(const char *path, bsrmv_coo **coo);
 
 /* Options of bsrmv_mm_read_opts; a zeroed struct is the default. */
@@ -195,9 +212,10 @@ typedef struct bsrmv_mm_options {
 /* bsrmv_mm_read with options (opt NULL: the defaults). */
 bsrmv_status bsrmv_mm_read_opts(const char *path, bsrmv_coo **coo, const bsrmv_mm_options *opt);
 
-/* Write coo as "coordinate real general", 1-based, 17 significant digits;
- * a path ending in ".gz" is written gzip-compressed.  NaN or infinite
- * values: BSRMV_ERR_ARGUMENT (the reader would refuse them). */
+/* Write coo as "coordinate real general" ("complex general" when coo->imag
+ * is set), 1-based, 17 significant digits; a path ending in ".gz" is
+ * written gzip-compressed.  NaN or infinite values: BSRMV_ERR_ARGUMENT
+ * (the reader would refuse them). */
 bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo);
 
 /* ------------------------------------------------------------------ */
@@ -257,8 +275,10 @@ typedef enum bsrmv_blocking {
 
 /* Build a BSR matrix from COO (any order; duplicates are summed).  A finite
  * value or sum the type cannot hold: BSRMV_ERR_OVERFLOW (NaN and infinities
- * in the COO pass through).  Scratch memory scales with the entries, not
- * with m and n. */
+ * in the COO pass through).  A complex type takes coo->imag (NULL: zero
+ * imaginary parts); a real type refuses a COO with a non-zero imaginary
+ * part (BSRMV_ERR_UNSUPPORTED).  Scratch memory scales with the entries,
+ * not with m and n. */
 bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
                                    bsrmv_blocking how, bsrmv_type type, bsrmv_order order);
 
@@ -269,7 +289,8 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
                                    const double *val, int bs, bsrmv_blocking how,
                                    bsrmv_type type, bsrmv_order order);
 
-/* Scalar entries of A (explicit zeros inside blocks included) as COO. */
+/* Scalar entries of A (explicit zeros inside blocks included) as COO; a
+ * complex A gives a COO with imag. */
 bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo);
 
 void bsrmv_matrix_destroy(bsrmv_matrix *A);
@@ -321,6 +342,7 @@ double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
  * inverse blocks are stored in the vector type) and bsrmv_gpu_matrix_upload
  * (the device handle inherits it) and bsrmv_spmm (X and Y in double);
  * bsrmv_gpu_spmm is not built for mixed matrices (BSRMV_ERR_UNSUPPORTED).
+ * A complex matrix keeps its own type (another: BSRMV_ERR_UNSUPPORTED).
  * Changes the handle: not while other threads use it. */
 bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type);
 
@@ -328,7 +350,9 @@ bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_typ
  * rounded to `type` (round to nearest); B owns its arrays, its vector type
  * is `type`.  A finite value beyond the range of `type`: BSRMV_ERR_OVERFLOW
  * (NaN and infinities pass through).  With bsrmv_matrix_set_vector_type
- * it makes the float copy of a double matrix for mixed precision. */
+ * it makes the float copy of a double matrix for mixed precision.  Real
+ * to complex gives zero imaginary parts; complex to real:
+ * BSRMV_ERR_UNSUPPORTED. */
 bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv_type type);
 
 /* ------------------------------------------------------------------ */
@@ -344,7 +368,8 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
  * checks it, create/wrap do not look at values).  The solvers take such
  * a matrix.  Entry points that read the arrays as a full matrix refuse it
  * with BSRMV_ERR_UNSUPPORTED: bsrmv_spmm and the MPI distribution;
- * bsrmv_matrix_to_coo expands both triangles. */
+ * bsrmv_matrix_to_coo expands both triangles.  Real types only: the
+ * functions below refuse complex ones (BSRMV_ERR_UNSUPPORTED). */
 
 /* Create (copy) or wrap nb x nb blocks in symmetric storage from the
  * diagonal and upper blocks.  Checked as bsrmv_matrix_create, and a block
@@ -407,7 +432,8 @@ bsrmv_status bsrmv_matrix_set_cpu_kernel(bsrmv_matrix *A, bsrmv_cpu_kernel k);
 int bsrmv_cpu_has_kernel(int bs);
 
 /* y = alpha*op(A)*x + beta*y on the host, with OpenMP threads; x and y of
- * A's vector type
+ * A's vector type (complex ones included: OP_C is A^H; alpha and beta are
+ * real here, complex through bsrmv_spmv_scalars)
  * (omp_get_max_threads(), i.e. OMP_NUM_THREADS or omp_set_num_threads).
  * nx and ny are the lengths of x and y (checked against op(A)).
  * beta == 0: y is only written (NaN/Inf in y do not propagate).
@@ -415,6 +441,14 @@ int bsrmv_cpu_has_kernel(int bs);
  * x and y must not overlap (BSRMV_ERR_ARGUMENT when they do and alpha != 0). */
 bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A,
                         const void *x, int64_t nx, double beta, void *y, int64_t ny);
+
+/* bsrmv_spmv with alpha and beta given as pointers to one value each of
+ * A's vector type (float, double, float _Complex or double _Complex; the
+ * cuSPARSE convention), the way to pass complex scalars.  NULL alpha or
+ * beta: BSRMV_ERR_ARGUMENT.  Otherwise as bsrmv_spmv. */
+bsrmv_status bsrmv_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_matrix *A,
+                                const void *x, int64_t nx, const void *beta, void *y,
+                                int64_t ny);
 
 /* Threads bsrmv_spmv will use (for reports). */
 int bsrmv_num_threads(void);
@@ -429,7 +463,8 @@ typedef enum bsrmv_layout {
 } bsrmv_layout;
 
 /* Y = alpha*op(A)*X + beta*Y for k vectors at once on the host (SpMM): A
- * is read once per 16 vectors (any k <= 16 in one pass).  X has the
+ * is read once per 16 vectors (any k <= 16 in one pass).  Real types only
+ * (complex: BSRMV_ERR_UNSUPPORTED).  X has the
  * columns of op(A) as rows, Y its rows, both k columns wide, both in
  * `layout` with leading dimensions ldx and ldy, of A's vector type (for
  * a mixed-precision matrix float values times double vectors, summed in
@@ -507,7 +542,8 @@ typedef struct bsrmv_solve_report {
  * Returns BSRMV_ERR_NOT_CONVERGED when the limit is hit, the method breaks
  * down or stagnates, or the monitor stops it (x holds the last iterate,
  * report is filled, the message says which); BSRMV_ERR_DIMENSION for a
- * non-square A, n != mb*bs or a P built for another shape or type.
+ * non-square A, n != mb*bs or a P built for another shape or type;
+ * BSRMV_ERR_UNSUPPORTED for a complex A (as bsrmv_precond_block_jacobi).
  * Deterministic for a given thread count. */
 bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
                          const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
@@ -672,7 +708,8 @@ bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
  * matrix keeps A's vector type: a mixed-precision A (float values, double
  * vectors; bs <= 32) multiplies double x and y with the by-column kernels,
  * chosen from the float rows of the plan's table; op T and symmetric
- * storage are not built for it (BSRMV_ERR_UNSUPPORTED). */
+ * storage are not built for it (BSRMV_ERR_UNSUPPORTED).  Complex matrices
+ * are not built for the device (BSRMV_ERR_UNSUPPORTED). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 

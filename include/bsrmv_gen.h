@@ -32,14 +32,16 @@ bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed);
  * its neighbours by a 7-point (faces) or 27-point (faces, edges, corners)
  * stencil: block row = node, one dense bs x bs block per neighbour.
  * Off-diagonal entries are uniform in [-1, 0); the diagonal block is made
- * strictly diagonally dominant by rows, so the matrix is nonsingular. */
+ * strictly diagonally dominant by rows, so the matrix is nonsingular.
+ * Complex types: off-diagonal a*(1 + i*f), f uniform in [-1/2, 1/2), and
+ * the diagonal 1 + 1.125*(the row's sum of |a|) + i/2 (still dominant). */
 bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
                                  int bs, int stencil_points, uint64_t seed,
                                  bsrmv_type type, bsrmv_order order);
 
 /* Irregular block patterns (circuit/power-network/graph-like), for the
- * load-balancing kernels.  Block values uniform in [-1, 1), entry (r, c)
- * the same in both orders.  The matrix depends on the seed only, not on
+ * load-balancing kernels.  Block values uniform in [-1, 1) (complex types:
+ * both parts), entry (r, c) the same in both orders.  The matrix depends on the seed only, not on
  * the number of OpenMP threads that build it (they build it in parallel).
  *
  * Power law: mb x nb blocks; block-row lengths follow a Pareto
@@ -72,7 +74,8 @@ bsrmv_status bsrmv_generate_arrow(bsrmv_matrix **A, int64_t n, int64_t dense, in
  * diagonal block sums the face couplings plus an accumulation term large
  * enough that every scalar column is strictly diagonally dominant
  * (conservation makes the flux part weakly so): A is nonsingular and block
- * Jacobi is a convergent splitting, BiCGSTAB with it converges. */
+ * Jacobi is a convergent splitting, BiCGSTAB with it converges.  Real
+ * types only (complex: BSRMV_ERR_UNSUPPORTED), as the block Laplacian. */
 bsrmv_status bsrmv_generate_reservoir(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
                                       int nc, uint64_t seed, bsrmv_type type,
                                       bsrmv_order order);
@@ -87,7 +90,8 @@ bsrmv_status bsrmv_generate_block_laplacian(bsrmv_matrix **A, int64_t nx, int64_
                                             int64_t nz, int bs, uint64_t seed,
                                             bsrmv_type type, bsrmv_order order);
 
-/* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t). */
+/* Fill v[0..n) with uniform values in [-1, 1) from seed (v of type t; a
+ * complex value gets two, its real and imaginary parts). */
 bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed);
 
 #if defined(__GNUC__)

@@ -174,12 +174,45 @@ static inline int64_t in_block(bsrmv_order order, int64_t bs, int64_t r, int64_t
     return order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c;
 }
 
-static inline void add_value(void *val, bsrmv_type t, int64_t at, double v)
+static inline void add_part(void *val, bsrmv_type t, int64_t i, double v)
 {
-    if (t == BSRMV_DOUBLE)
-        ((double *)val)[at] += v;
+    if (bsrmv_type_is_double(t))
+        ((double *)val)[i] += v;
     else
-        ((float *)val)[at] += (float)v;
+        ((float *)val)[i] += (float)v;
+}
+
+/* Value `at` (in values, not components) += re + i*im; a real type takes
+ * re (check_values refused a non-zero im for it). */
+static inline void add_value(void *val, bsrmv_type t, int64_t at, double re, double im)
+{
+    if (bsrmv_type_is_complex(t)) {
+        add_part(val, t, 2 * at, re);
+        add_part(val, t, 2 * at + 1, im);
+    } else {
+        add_part(val, t, at, re);
+    }
+}
+
+/* Imaginary part of COO entry k. */
+static inline double coo_imag(const bsrmv_coo *coo, int64_t k)
+{
+    return coo->imag ? coo->imag[k] : 0.0;
+}
+
+/* A real type cannot take a COO entry with an imaginary part. */
+static bsrmv_status check_real(const bsrmv_coo *coo, bsrmv_type type, const char *who)
+{
+    if (bsrmv_type_is_complex(type) || !coo->imag)
+        return BSRMV_SUCCESS;
+    for (int64_t k = 0; k < coo->nnz; k++)
+        if (coo->imag[k] != 0)
+            return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                              "%s: COO entry %lld at (%lld, %lld) has the imaginary part %g; a %s "
+                              "matrix cannot hold it (build a complex one)",
+                              who, (long long)k, (long long)coo->row[k], (long long)coo->col[k],
+                              coo->imag[k], bsrmv_type_name(type));
+    return BSRMV_SUCCESS;
 }
 
 /* Moves the pattern's arrays into a new owned matrix with zeroed values. */
@@ -211,17 +244,19 @@ static bsrmv_status adopt_pattern(bsrmv_matrix **A, pattern *p, int bs, bsrmv_ty
  * infinity; NaN and infinities in the COO pass through as they are. */
 static bsrmv_status check_values(const bsrmv_coo *coo, bsrmv_type type, bool *all_finite)
 {
-    const double max = type == BSRMV_FLOAT ? FLT_MAX : DBL_MAX;
+    const double max = bsrmv_type_is_double(type) ? DBL_MAX : FLT_MAX;
     *all_finite = true;
-    for (int64_t k = 0; k < coo->nnz; k++) {
-        double v = coo->val[k];
-        if (!isfinite(v))
-            *all_finite = false;
-        else if (fabs(v) > max)
-            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
-                              "COO entry %lld at (%lld, %lld): value %g exceeds the float range",
-                              (long long)k, (long long)coo->row[k], (long long)coo->col[k], v);
-    }
+    for (int64_t k = 0; k < coo->nnz; k++)
+        for (int part = 0; part < 2; part++) {
+            const double v = part ? coo_imag(coo, k) : coo->val[k];
+            if (!isfinite(v))
+                *all_finite = false;
+            else if (fabs(v) > max)
+                return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                                  "COO entry %lld at (%lld, %lld): value %g exceeds the float "
+                                  "range",
+                                  (long long)k, (long long)coo->row[k], (long long)coo->col[k], v);
+        }
     return BSRMV_SUCCESS;
 }
 
@@ -230,18 +265,16 @@ static bsrmv_status check_sums(const bsrmv_matrix *A, bool all_finite)
 {
     if (!all_finite)
         return BSRMV_SUCCESS;
+    const int parts = bsrmv_type_parts(A->type);
     const int64_t n = A->nnzb * A->bs * A->bs;
-    for (int64_t k = 0; k < n; k++) {
-        double v = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[k]
-                                           : ((const float *)A->val)[k];
-        if (!isfinite(v))
+    for (int64_t k = 0; k < n * parts; k++)
+        if (!isfinite(bsrmv_part_get(A->val, A->type, k)))
             return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                               "value %lld of block %lld overflows %s when the entries are "
                               "summed into blocks",
-                              (long long)(k % ((int64_t)A->bs * A->bs)),
-                              (long long)(k / ((int64_t)A->bs * A->bs)),
-                              A->type == BSRMV_DOUBLE ? "double" : "float");
-    }
+                              (long long)(k / parts % ((int64_t)A->bs * A->bs)),
+                              (long long)(k / parts / ((int64_t)A->bs * A->bs)),
+                              bsrmv_type_name(A->type));
     return BSRMV_SUCCESS;
 }
 
@@ -259,7 +292,7 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
         for (int64_t k = 0; k < coo->nnz; k++)
             add_value(val, type,
                       p.block_of[k] * bs2 + in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs),
-                      coo->val[k]);
+                      coo->val[k], coo_imag(coo, k));
     }
     pattern_free(&p);
     return s;
@@ -275,21 +308,24 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrm
     bsrmv_status s = pattern_build(coo, 1, &p);
     if (s)
         return s;
-    double *scalar = bsrmv_calloc((size_t)(p.nnzb > 0 ? p.nnzb : 1), sizeof *scalar);
+    /* (re, im) of every scalar entry, duplicates summed */
+    double *scalar = bsrmv_calloc(2 * (size_t)(p.nnzb > 0 ? p.nnzb : 1), sizeof *scalar);
     void *val = NULL;
     if (!scalar) {
         pattern_free(&p);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory promoting %lld entries",
                           (long long)coo->nnz);
     }
-    for (int64_t k = 0; k < coo->nnz; k++)
-        scalar[p.block_of[k]] += coo->val[k];
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        scalar[2 * p.block_of[k]] += coo->val[k];
+        scalar[2 * p.block_of[k] + 1] += coo_imag(coo, k);
+    }
     s = adopt_pattern(A, &p, bs, type, order, &val);
     if (!s) {
         const int64_t bs2 = (int64_t)bs * bs;
         for (int64_t k = 0; k < p.nnzb; k++)
             for (int64_t e = 0; e < bs2; e++)
-                add_value(val, type, k * bs2 + e, scalar[k]);
+                add_value(val, type, k * bs2 + e, scalar[2 * k], scalar[2 * k + 1]);
     }
     bsrmv_free(scalar);
     pattern_free(&p);
@@ -316,7 +352,9 @@ static bsrmv_status build(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
                           bsrmv_type type, bsrmv_order order, bool sym)
 {
     bool all_finite;
-    bsrmv_status s = check_values(coo, type, &all_finite);
+    bsrmv_status s = check_real(coo, type, "bsrmv_matrix_from_coo");
+    if (!s)
+        s = check_values(coo, type, &all_finite);
     if (s)
         return s;
     s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
@@ -347,6 +385,10 @@ bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, i
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo_sym: NULL argument");
     *A = NULL;
     bsrmv_status s = check_coo_args(coo, bs, how, type, order);
+    if (!s && bsrmv_type_is_complex(type))
+        s = bsrmv_refuse_complex(type, "bsrmv_matrix_from_coo_sym (symmetric storage)");
+    if (!s)
+        s = check_real(coo, type, "bsrmv_matrix_from_coo_sym");
     if (s)
         return s;
     if (coo->m != coo->n)
@@ -419,7 +461,7 @@ bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
     for (int64_t i = 0; i < m; i++)
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
             rows[k] = i;
-    bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val};
+    bsrmv_coo view = {m, n, nnz, rows, (int64_t *)col_idx, (double *)val, NULL};
     bsrmv_status s = bsrmv_matrix_from_coo(A, &view, bs, how, type, order);
     bsrmv_free(rows);
     return s;
@@ -441,33 +483,32 @@ bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_matrix_perturb_promoted: the matrix "
                           "wraps the caller's arrays; it changes only library-owned values");
     const int64_t bs = A->bs, bs2 = bs * bs;
-    const bool dbl = A->type == BSRMV_DOUBLE;
+    const bool dbl = bsrmv_type_is_double(A->type);
+    const int parts = bsrmv_type_parts(A->type);
     /* First every new value is checked, so a failure changes nothing.  In
      * symmetric storage a diagonal block stays symmetric: (r, c) and
-     * (c, r) get the same factor. */
+     * (c, r) get the same factor.  Both parts of a complex value get the
+     * same factor. */
     for (int pass = 0; pass < 2; pass++)
         for (int64_t i = 0; i < A->mb; i++)
             for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
-                for (int64_t r = 0; r < bs; r++)
-                    for (int64_t c = 0; c < bs; c++) {
-                        const bool mirror = A->sym && A->col_idx[k] == i && r > c;
-                        const int64_t at = k * bs2 + in_block(A->order, bs, r, c);
-                        const double v = dbl ? ((const double *)A->val)[at]
-                                             : ((const float *)A->val)[at];
-                        const double w =
-                            v * perturbation(seed, k, bs, mirror ? c : r, mirror ? r : c);
-                        if (pass == 0) {
-                            if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w))
-                                return bsrmv_fail(BSRMV_ERR_OVERFLOW,
-                                                  "bsrmv_matrix_perturb_promoted: %g times up to "
-                                                  "1.25 overflows %s (block %lld)",
-                                                  v, dbl ? "double" : "float", (long long)k);
-                        } else if (dbl) {
-                            ((double *)A->val)[at] = w;
-                        } else {
-                            ((float *)A->val)[at] = (float)w;
-                        }
+                for (int64_t e = 0; e < bs2 * parts; e++) {
+                    const int64_t r = e / parts / bs, c = e / parts % bs;
+                    const bool mirror = A->sym && A->col_idx[k] == i && r > c;
+                    const int64_t at =
+                        (k * bs2 + in_block(A->order, bs, r, c)) * parts + e % parts;
+                    const double v = bsrmv_part_get(A->val, A->type, at);
+                    const double w = v * perturbation(seed, k, bs, mirror ? c : r, mirror ? r : c);
+                    if (pass == 0) {
+                        if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w))
+                            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                                              "bsrmv_matrix_perturb_promoted: %g times up to "
+                                              "1.25 overflows %s (block %lld)",
+                                              v, dbl ? "double" : "float", (long long)k);
+                    } else {
+                        bsrmv_part_set((void *)A->val, A->type, at, w);
                     }
+                }
     return BSRMV_SUCCESS;
 }
 
@@ -481,7 +522,9 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
     for (int64_t i = 0; A->sym && i < A->mb; i++)
         for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
             blocks += A->col_idx[k] != i;
-    bsrmv_status s = bsrmv_coo_create(coo, A->mb * bs, A->nb * bs, blocks * bs2);
+    const bool cplx = bsrmv_type_is_complex(A->type);
+    bsrmv_status s = cplx ? bsrmv_coo_create_complex(coo, A->mb * bs, A->nb * bs, blocks * bs2)
+                          : bsrmv_coo_create(coo, A->mb * bs, A->nb * bs, blocks * bs2);
     if (s)
         return s;
     bsrmv_coo *C = *coo;
@@ -492,15 +535,19 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
             const bool mirror = A->sym && j != i;
             for (int64_t r = 0; r < bs; r++)
                 for (int64_t c = 0; c < bs; c++) {
-                    int64_t at = k * bs2 + in_block(A->order, bs, r, c);
-                    double v = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[at]
-                                                       : ((const float *)A->val)[at];
+                    const int64_t at = (k * bs2 + in_block(A->order, bs, r, c)) * (cplx ? 2 : 1);
+                    const double v = bsrmv_part_get(A->val, A->type, at);
+                    const double im = cplx ? bsrmv_part_get(A->val, A->type, at + 1) : 0.0;
                     C->row[e] = i * bs + r;
                     C->col[e] = j * bs + c;
+                    if (cplx)
+                        C->imag[e] = im;
                     C->val[e++] = v;
                     if (mirror) {
                         C->row[e] = j * bs + c;
                         C->col[e] = i * bs + r;
+                        if (cplx)
+                            C->imag[e] = im;
                         C->val[e++] = v;
                     }
                 }

@@ -5,7 +5,7 @@
 
 /* The arrays come from malloc and are released with free, so code that
  * builds a COO incrementally (the Matrix Market reader) may realloc them. */
-bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz)
+static bsrmv_status create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz, bool complex)
 {
     if (!coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_coo_create: coo is NULL");
@@ -26,7 +26,9 @@ bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz
     c->row = bsrmv_malloc(ibytes ? ibytes : 1);
     c->col = bsrmv_malloc(ibytes ? ibytes : 1);
     c->val = bsrmv_malloc(vbytes ? vbytes : 1);
-    if (!c->row || !c->col || !c->val) {
+    if (complex)
+        c->imag = bsrmv_malloc(vbytes ? vbytes : 1);
+    if (!c->row || !c->col || !c->val || (complex && !c->imag)) {
         bsrmv_coo_destroy(c);
         return bsrmv_fail(BSRMV_ERR_NOMEM,
                           "bsrmv_coo_create: out of memory for %lld entries", (long long)nnz);
@@ -38,6 +40,16 @@ bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz
     return BSRMV_SUCCESS;
 }
 
+bsrmv_status bsrmv_coo_create(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz)
+{
+    return create(coo, m, n, nnz, false);
+}
+
+bsrmv_status bsrmv_coo_create_complex(bsrmv_coo **coo, int64_t m, int64_t n, int64_t nnz)
+{
+    return create(coo, m, n, nnz, true);
+}
+
 void bsrmv_coo_destroy(bsrmv_coo *coo)
 {
     if (!coo)
@@ -45,6 +57,7 @@ void bsrmv_coo_destroy(bsrmv_coo *coo)
     bsrmv_free(coo->row);
     bsrmv_free(coo->col);
     bsrmv_free(coo->val);
+    bsrmv_free(coo->imag);
     bsrmv_free(coo);
 }
 

@@ -51,6 +51,29 @@ size_t bsrmv_type_size(bsrmv_type t)
     switch (t) {
     case BSRMV_FLOAT: return sizeof(float);
     case BSRMV_DOUBLE: return sizeof(double);
+    case BSRMV_COMPLEX_FLOAT: return 2 * sizeof(float);
+    case BSRMV_COMPLEX_DOUBLE: return 2 * sizeof(double);
     }
     return 0;
+}
+
+const char *bsrmv_type_name(bsrmv_type t)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return "float";
+    case BSRMV_DOUBLE: return "double";
+    case BSRMV_COMPLEX_FLOAT: return "complex float";
+    case BSRMV_COMPLEX_DOUBLE: return "complex double";
+    }
+    return "unknown type";
+}
+
+bsrmv_status bsrmv_refuse_complex(bsrmv_type t, const char *who)
+{
+    if (bsrmv_type_is_complex(t))
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "%s: %s values are not supported here (docs/COMPLEX.md lists the "
+                          "entry points that take complex matrices)",
+                          who, bsrmv_type_name(t));
+    return BSRMV_SUCCESS;
 }

@@ -7,16 +7,16 @@ bsrmv_status bsrmv_fill_random(void *v, int64_t n, bsrmv_type t, uint64_t seed)
 {
     if (n < 0 || (n > 0 && !v) || bsrmv_type_size(t) == 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_fill_random: bad argument");
-#pragma omp parallel for schedule(static) if (n > 100000)
-    for (int64_t i = 0; i < n; i++) {
-        double u = 2.0 * bsrmv_hash01(seed, (uint64_t)i) - 1.0;
-        if (t == BSRMV_DOUBLE)
-            ((double *)v)[i] = u;
-        else
-            ((float *)v)[i] = (float)u;
-    }
+    /* Complex values: both parts drawn, one position each. */
+    const int64_t parts = n * bsrmv_type_parts(t);
+#pragma omp parallel for schedule(static) if (parts > 100000)
+    for (int64_t i = 0; i < parts; i++)
+        bsrmv_part_set(v, t, i, 2.0 * bsrmv_hash01(seed, (uint64_t)i) - 1.0);
     return BSRMV_SUCCESS;
 }
+
+/* The stream of the imaginary parts of generated complex matrices. */
+#define IMAG_SEED 0x5DEECE66Dull
 
 static int neighbours(int64_t ix, int64_t iy, int64_t iz, int64_t nx, int64_t ny, int64_t nz,
                       int points, int64_t *cols)
@@ -38,13 +38,6 @@ static int neighbours(int64_t ix, int64_t iy, int64_t iz, int64_t nx, int64_t ny
     return n;
 }
 
-static inline void set_value(void *val, bsrmv_type t, int64_t at, double v)
-{
-    if (t == BSRMV_DOUBLE)
-        ((double *)val)[at] = v;
-    else
-        ((float *)val)[at] = (float)v;
-}
 
 bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64_t nz,
                                  int bs, int points, uint64_t seed, bsrmv_type type,
@@ -97,6 +90,10 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
         rp[i + 1] = rp[i] + counts[i];
     bsrmv_free(counts);
 
+    /* Complex: off-diagonal a + i*a*f with |f| <= 1/2, so |entry| <= 1.12|a|,
+     * and the diagonal 1 + 1.125 sum |a| + i/2 keeps the dominance. */
+    const bool cplx = bsrmv_type_is_complex(type);
+    const double dom = cplx ? 1.125 : 1.0, diag_im = 0.5;
     const int64_t bs2 = (int64_t)bs * bs;
     int failed = 0;
 #pragma omp parallel
@@ -122,17 +119,20 @@ bsrmv_status bsrmv_generate_grid(bsrmv_matrix **A, int64_t nx, int64_t ny, int64
                 for (int r = 0; r < bs; r++)
                     for (int c = 0; c < bs; c++) {
                         /* Drawn by (block, r, c) so both orders hold one matrix. */
-                        double v = -bsrmv_hash01(seed, (uint64_t)(k * bs2 + r * bs + c));
+                        const uint64_t at = (uint64_t)(k * bs2 + r * bs + c);
+                        double v = -bsrmv_hash01(seed, at);
+                        double f = cplx ? bsrmv_hash01(seed ^ IMAG_SEED, at) - 0.5 : 0.0;
                         rowsum[r] += v;
-                        set_value(val, type,
-                                  k * bs2 + (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c),
-                                  v);
+                        bsrmv_value_set(val, type,
+                                        k * bs2 +
+                                            (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c),
+                                        v, v * f);
                     }
             }
             for (int r = 0; r < bs; r++) {
                 double self = -bsrmv_hash01(seed, (uint64_t)(diag * bs2 + r * bs + r));
-                set_value(val, type, diag * bs2 + (int64_t)r * bs + r,
-                          1.0 - (rowsum[r] - self));
+                bsrmv_value_set(val, type, diag * bs2 + (int64_t)r * bs + r,
+                                1.0 - dom * (rowsum[r] - self), diag_im);
             }
         }
         bsrmv_free(rowsum);

@@ -150,12 +150,13 @@ static void fill_values(void *val, int64_t nnzb, int bs, uint64_t val_seed, bsrm
     for (int64_t k = 0; k < nnzb; k++)
         for (int r = 0; r < bs; r++)
             for (int c = 0; c < bs; c++) {
-                double v = 2.0 * bsrmv_hash01(val_seed, (uint64_t)(k * bs2 + r * bs + c)) - 1.0;
+                const uint64_t pos = (uint64_t)(k * bs2 + r * bs + c);
+                const double v = 2.0 * bsrmv_hash01(val_seed, pos) - 1.0;
+                /* a complex value's imaginary part: a second stream */
+                const double vi =
+                    bsrmv_type_is_complex(type) ? 2.0 * bsrmv_hash01(~val_seed, pos) - 1.0 : 0.0;
                 int64_t at = k * bs2 + (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
-                if (type == BSRMV_DOUBLE)
-                    ((double *)val)[at] = v;
-                else
-                    ((float *)val)[at] = (float)v;
+                bsrmv_value_set(val, type, at, v, vi);
             }
 }
 

@@ -192,6 +192,8 @@ static bsrmv_status generate(bsrmv_matrix **A, const grid *g, bsrmv_type type,
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL handle pointer", what);
     *A = NULL;
+    if (bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, what);
     if (g->nx < 1 || g->ny < 1 || g->nz < 1 || g->nc < 1)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: grid %lld x %lld x %lld with %d components",
                           what, (long long)g->nx, (long long)g->ny, (long long)g->nz, g->nc);

@@ -38,6 +38,49 @@ struct bsrmv_matrix {
     bsrmv_cpu_kernel cpu_kernel;
 };
 
+/* Complex value types: (re, im) pairs of their real type's components. */
+static inline bool bsrmv_type_is_complex(bsrmv_type t)
+{
+    return t == BSRMV_COMPLEX_FLOAT || t == BSRMV_COMPLEX_DOUBLE;
+}
+/* Real components per value: 2 for the complex types, else 1. */
+static inline int bsrmv_type_parts(bsrmv_type t)
+{
+    return bsrmv_type_is_complex(t) ? 2 : 1;
+}
+/* Whether the components are doubles (else floats). */
+static inline bool bsrmv_type_is_double(bsrmv_type t)
+{
+    return t == BSRMV_DOUBLE || t == BSRMV_COMPLEX_DOUBLE;
+}
+/* "float", "double", "complex float", "complex double". */
+const char *bsrmv_type_name(bsrmv_type t);
+/* Component i of an array of type t seen as its real components (value
+ * k's real part at k*parts, imaginary part at k*parts + 1). */
+static inline double bsrmv_part_get(const void *v, bsrmv_type t, int64_t i)
+{
+    return bsrmv_type_is_double(t) ? ((const double *)v)[i] : (double)((const float *)v)[i];
+}
+static inline void bsrmv_part_set(void *v, bsrmv_type t, int64_t i, double x)
+{
+    if (bsrmv_type_is_double(t))
+        ((double *)v)[i] = x;
+    else
+        ((float *)v)[i] = (float)x;
+}
+/* Value k of an array of type t = re + i*im (im dropped for a real t). */
+static inline void bsrmv_value_set(void *v, bsrmv_type t, int64_t k, double re, double im)
+{
+    const int parts = bsrmv_type_parts(t);
+    bsrmv_part_set(v, t, k * parts, re);
+    if (parts == 2)
+        bsrmv_part_set(v, t, k * parts + 1, im);
+}
+
+/* BSRMV_ERR_UNSUPPORTED naming `who` for a complex matrix, for the entry
+ * points built for real values only. */
+bsrmv_status bsrmv_refuse_complex(bsrmv_type t, const char *who);
+
 /* BSRMV_ERR_UNSUPPORTED naming `who` for a matrix in symmetric storage,
  * for the entry points that read the arrays as a full matrix. */
 bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who);

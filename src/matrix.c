@@ -85,6 +85,11 @@ static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int
     bsrmv_status s = bsrmv_matrix_shell(A, mb, nb, bs, nnzb, type, order);
     if (s)
         return s;
+    if (sym && bsrmv_type_is_complex(type)) {
+        bsrmv_matrix_destroy(*A);
+        *A = NULL;
+        return bsrmv_refuse_complex(type, "symmetric storage");
+    }
     if ((!rp64 && !rp32) || (nnzb > 0 && (!col_idx || !val))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
@@ -282,6 +287,12 @@ bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_typ
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_set_vector_type: NULL matrix");
     if (bsrmv_type_size(vector_type) == 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown vector type %d", (int)vector_type);
+    if ((bsrmv_type_is_complex(A->type) || bsrmv_type_is_complex(vector_type)) &&
+        vector_type != A->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "mixed precision is built for real types only (%s values with %s "
+                          "vectors)",
+                          bsrmv_type_name(A->type), bsrmv_type_name(vector_type));
     if (A->type == BSRMV_DOUBLE && vector_type == BSRMV_FLOAT)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
                           "double values with float vectors are not built (the pairs are "
@@ -297,14 +308,25 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
     *B = NULL;
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: NULL matrix");
+    if (bsrmv_type_size(type) == 0)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: unknown type %d", (int)type);
+    if (A->sym && bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, "symmetric storage");
+    if (bsrmv_type_is_complex(A->type) && !bsrmv_type_is_complex(type))
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_matrix_convert: %s to %s would drop the imaginary parts",
+                          bsrmv_type_name(A->type), bsrmv_type_name(type));
+    /* Converted component by component: a real source gives zero
+     * imaginary parts. */
+    const int pa = bsrmv_type_parts(A->type), pb = bsrmv_type_parts(type);
     const int64_t n = A->nnzb * A->bs * A->bs;
-    if (A->type == BSRMV_DOUBLE && type == BSRMV_FLOAT)
-        for (int64_t k = 0; k < n; k++) {
+    if (bsrmv_type_is_double(A->type) && !bsrmv_type_is_double(type))
+        for (int64_t k = 0; k < n * pa; k++) {
             const double v = ((const double *)A->val)[k];
             if (isfinite(v) && isinf((float)v))
                 return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                                   "bsrmv_matrix_convert: value %g (entry %lld) is beyond float",
-                                  v, (long long)k);
+                                  v, (long long)(k / pa));
         }
     bsrmv_matrix *M;
     bsrmv_status s = bsrmv_matrix_shell(&M, A->mb, A->nb, A->bs, A->nnzb, type, A->order);
@@ -317,18 +339,23 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
         bsrmv_matrix_destroy(M);
         return s;
     }
-    memcpy(rp, A->row_ptr, (size_t)(A->mb + 1) * sizeof *rp);
+    /* The same row_ptr width (a 32-bit one at the front of the int64
+     * array, as create() keeps it) and the same storage. */
+    if (A->row_ptr) {
+        memcpy(rp, A->row_ptr, (size_t)(A->mb + 1) * sizeof *rp);
+    } else {
+        memcpy(rp, A->row_ptr32, (size_t)(A->mb + 1) * sizeof *A->row_ptr32);
+        M->row_ptr32 = (const int32_t *)rp;
+        M->row_ptr = NULL;
+    }
+    M->sym = A->sym;
     if (A->nnzb > 0)
         memcpy(ci, A->col_idx, (size_t)A->nnzb * sizeof *ci);
 #pragma omp parallel for schedule(static) if (n > 1000000)
-    for (int64_t k = 0; k < n; k++) {
-        const double x = A->type == BSRMV_DOUBLE ? ((const double *)A->val)[k]
-                                                 : ((const float *)A->val)[k];
-        if (type == BSRMV_DOUBLE)
-            ((double *)v)[k] = x;
-        else
-            ((float *)v)[k] = (float)x;
-    }
+    for (int64_t k = 0; k < n; k++)
+        for (int c = 0; c < pb; c++)
+            bsrmv_part_set(v, type, k * pb + c,
+                           c < pa ? bsrmv_part_get(A->val, A->type, k * pa + c) : 0.0);
     M->cpu_kernel = A->cpu_kernel;
     *B = M;
     return BSRMV_SUCCESS;

@@ -402,8 +402,13 @@ bool bsrmv_parse_real(const char *s, double *v)
 /* Header                                                              */
 /* ------------------------------------------------------------------ */
 
-typedef enum field { FIELD_REAL, FIELD_INTEGER, FIELD_PATTERN } field;
-typedef enum symmetry { SYM_GENERAL, SYM_SYMMETRIC, SYM_SKEW } symmetry;
+typedef enum field { FIELD_REAL, FIELD_INTEGER, FIELD_PATTERN, FIELD_COMPLEX } field;
+typedef enum symmetry { SYM_GENERAL, SYM_SYMMETRIC, SYM_SKEW, SYM_HERMITIAN } symmetry;
+
+static const char *symmetry_name(symmetry s)
+{
+    return s == SYM_SYMMETRIC ? "symmetric" : s == SYM_SKEW ? "skew-symmetric" : "hermitian";
+}
 
 typedef struct header {
     field field;
@@ -412,12 +417,13 @@ typedef struct header {
     /* Symmetric files: first line with an entry below and above the
      * diagonal (0: none yet); one file may use only one triangle. */
     int64_t lower_line, upper_line;
-    /* bsrmv_mm_read_sym: a symmetric file's triangle is kept, as the upper. */
+    /* bsrmv_mm_read_sym: a real symmetric file's triangle is kept, as the
+     * upper (symmetric storage is real only). */
     bool keep_triangle;
 } header;
 
-#define BANNER_FORM "%%%%MatrixMarket matrix coordinate <real|integer|pattern> " \
-                    "<general|symmetric|skew-symmetric>"
+#define BANNER_FORM "%%%%MatrixMarket matrix coordinate <real|integer|pattern|complex> " \
+                    "<general|symmetric|skew-symmetric|hermitian>"
 
 static bsrmv_status parse_banner(reader *r, char *line, header *h)
 {
@@ -445,8 +451,7 @@ static bsrmv_status parse_banner(reader *r, char *line, header *h)
     else if (strcasecmp(tok[3], "pattern") == 0)
         h->field = FIELD_PATTERN;
     else if (strcasecmp(tok[3], "complex") == 0)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "%s:1: 'complex' matrices are not supported",
-                          r->path);
+        h->field = FIELD_COMPLEX;
     else
         return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:1: unknown field '%s'", r->path, tok[3]);
     if (strcasecmp(tok[4], "general") == 0)
@@ -456,14 +461,19 @@ static bsrmv_status parse_banner(reader *r, char *line, header *h)
     else if (strcasecmp(tok[4], "skew-symmetric") == 0)
         h->sym = SYM_SKEW;
     else if (strcasecmp(tok[4], "hermitian") == 0)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "%s:1: 'hermitian' matrices are not supported",
-                          r->path);
+        h->sym = SYM_HERMITIAN;
     else
         return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:1: unknown symmetry '%s'", r->path, tok[4]);
     /* The specification defines no pattern skew-symmetric files. */
     if (h->field == FIELD_PATTERN && h->sym == SYM_SKEW)
         return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:1: a pattern matrix cannot be skew-symmetric",
                           r->path);
+    /* Hermitian is a property of complex matrices (the specification's). */
+    if (h->sym == SYM_HERMITIAN && h->field != FIELD_COMPLEX)
+        return bsrmv_fail(BSRMV_ERR_FORMAT,
+                          "%s:1: a hermitian matrix must have the 'complex' field", r->path);
+    if (h->field == FIELD_COMPLEX)
+        h->keep_triangle = false;
     return BSRMV_SUCCESS;
 }
 
@@ -481,7 +491,7 @@ static bsrmv_status parse_size(reader *r, char *line, header *h)
                           r->path, ln, (long long)h->m, (long long)h->n, (long long)h->stored);
     if (h->sym != SYM_GENERAL && h->m != h->n)
         return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:%lld: a %s matrix must be square, not %lld x %lld",
-                          r->path, ln, h->sym == SYM_SYMMETRIC ? "symmetric" : "skew-symmetric",
+                          r->path, ln, symmetry_name(h->sym),
                           (long long)h->m, (long long)h->n);
     return BSRMV_SUCCESS;
 }
@@ -514,15 +524,20 @@ static bsrmv_status grow(reader *r, sink *s)
     if (col)
         s->coo->col = col;
     double *val = col ? bsrmv_realloc(s->coo->val, vb) : NULL;
-    if (!val)
+    if (val)
+        s->coo->val = val;
+    double *imag = val && s->coo->imag ? bsrmv_realloc(s->coo->imag, vb) : NULL;
+    if (imag)
+        s->coo->imag = imag;
+    if (!val || (s->coo->imag && !imag))
         return bsrmv_fail(BSRMV_ERR_NOMEM, "%s:%lld: out of memory for %lld entries", r->path,
                           (long long)r->line, (long long)cap);
-    s->coo->val = val;
     s->cap = cap;
     return BSRMV_SUCCESS;
 }
 
-static bsrmv_status add(reader *r, sink *s, int64_t i, int64_t j, double v)
+/* Entry (i, j) = v + i*vi (vi is dropped for a real file). */
+static bsrmv_status add(reader *r, sink *s, int64_t i, int64_t j, double v, double vi)
 {
     if (s->coo->nnz == s->cap) {
         bsrmv_status st = grow(r, s);
@@ -533,6 +548,8 @@ static bsrmv_status add(reader *r, sink *s, int64_t i, int64_t j, double v)
     s->coo->row[k] = i;
     s->coo->col[k] = j;
     s->coo->val[k] = v;
+    if (s->coo->imag)
+        s->coo->imag[k] = vi;
     return BSRMV_SUCCESS;
 }
 
@@ -551,10 +568,12 @@ static bsrmv_status parse_index(reader *r, const char *tok, const char *what, in
 
 static bsrmv_status parse_entry(reader *r, header *h, char *line, sink *s)
 {
-    char *tok[3];
-    int want = h->field == FIELD_PATTERN ? 2 : 3;
+    char *tok[4];
+    int want = h->field == FIELD_PATTERN ? 2 : h->field == FIELD_COMPLEX ? 4 : 3;
     int got = split(line, tok, want);
-    const char *form = want == 2 ? "row column" : "row column value";
+    const char *form = want == 2   ? "row column"
+                       : want == 3 ? "row column value"
+                                   : "row column real imaginary";
     if (got > want)
         return bsrmv_fail(BSRMV_ERR_FORMAT, "%s:%lld: more than %d fields, expected '%s'",
                           r->path, (long long)r->line, want, form);
@@ -567,11 +586,17 @@ static bsrmv_status parse_entry(reader *r, header *h, char *line, sink *s)
         st = parse_index(r, tok[1], "column", h->n, &j);
     if (st != BSRMV_SUCCESS)
         return st;
-    double v = 1.0;
-    if (h->field == FIELD_REAL && !bsrmv_parse_real(tok[2], &v))
+    double v = 1.0, vi = 0.0;
+    for (int t = 2; t < want && (h->field == FIELD_REAL || h->field == FIELD_COMPLEX); t++)
+        if (!bsrmv_parse_real(tok[t], t == 2 ? &v : &vi))
+            return bsrmv_fail(BSRMV_ERR_FORMAT,
+                              "%s:%lld: value '%s' is not a finite decimal number in double range",
+                              r->path, (long long)r->line, tok[t]);
+    if (h->sym == SYM_HERMITIAN && i == j && vi != 0)
         return bsrmv_fail(BSRMV_ERR_FORMAT,
-                          "%s:%lld: value '%s' is not a finite decimal number in double range",
-                          r->path, (long long)r->line, tok[2]);
+                          "%s:%lld: diagonal entry (%lld, %lld) of a hermitian matrix has the "
+                          "imaginary part %s; it must be real",
+                          r->path, (long long)r->line, (long long)i + 1, (long long)j + 1, tok[3]);
     if (h->field == FIELD_INTEGER) {
         int64_t x;
         if (!bsrmv_parse_int(tok[2], &x))
@@ -603,10 +628,12 @@ static bsrmv_status parse_entry(reader *r, header *h, char *line, sink *s)
                               i > j ? "above" : "below");
     }
     if (h->keep_triangle && h->sym == SYM_SYMMETRIC)
-        return i < j ? add(r, s, i, j, v) : add(r, s, j, i, v);
-    st = add(r, s, i, j, v);
+        return i < j ? add(r, s, i, j, v, vi) : add(r, s, j, i, v, vi);
+    st = add(r, s, i, j, v, vi);
+    /* The mirror: a_ji = a_ij, -a_ij or conj(a_ij). */
     if (st == BSRMV_SUCCESS && h->sym != SYM_GENERAL && i != j)
-        st = add(r, s, j, i, h->sym == SYM_SKEW ? -v : v);
+        st = add(r, s, j, i, h->sym == SYM_SKEW ? -v : v,
+                 h->sym == SYM_SYMMETRIC ? vi : -vi);
     return st;
 }
 
@@ -648,7 +675,8 @@ static bsrmv_status read_all(reader *r, bsrmv_coo **out, int *symmetric)
         !bsrmv_bytes(s.bound, sizeof(int64_t), &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%s:%lld: %lld entries do not fit in memory sizes",
                           r->path, (long long)r->line, (long long)h.stored);
-    if ((st = bsrmv_coo_create(&s.coo, h.m, h.n, 0)) != BSRMV_SUCCESS)
+    if ((st = h.field == FIELD_COMPLEX ? bsrmv_coo_create_complex(&s.coo, h.m, h.n, 0)
+                                       : bsrmv_coo_create(&s.coo, h.m, h.n, 0)) != BSRMV_SUCCESS)
         return st;
     for (int64_t k = 0; k < h.stored; k++) {
         if ((st = next_content(r, &line)) != BSRMV_SUCCESS)
@@ -682,10 +710,13 @@ static bsrmv_status read_all(reader *r, bsrmv_coo **out, int *symmetric)
         double *q = bsrmv_realloc(s.coo->val, vb);
         if (q)
             s.coo->val = q;
+        q = s.coo->imag ? bsrmv_realloc(s.coo->imag, vb) : NULL;
+        if (q)
+            s.coo->imag = q;
     }
     *out = s.coo;
     if (symmetric)
-        *symmetric = h.sym == SYM_SYMMETRIC;
+        *symmetric = h.keep_triangle && h.sym == SYM_SYMMETRIC;
     return BSRMV_SUCCESS;
 fail:
     bsrmv_coo_destroy(s.coo);
@@ -772,7 +803,7 @@ bsrmv_status bsrmv_mm_read_sym(const char *path, bsrmv_coo **coo, int *symmetric
 /* ------------------------------------------------------------------ */
 
 #define WRITE_BUFFER ((size_t)1 << 20)
-#define MAX_LINE 128 /* two int64 and a %.17g double fit with room to spare */
+#define MAX_LINE 128 /* two int64 and two %.17g doubles fit with room to spare */
 
 typedef struct writer {
     const char *path;
@@ -814,17 +845,20 @@ static bsrmv_status reserve(writer *w)
 static bsrmv_status write_all(writer *w, const bsrmv_coo *coo)
 {
     w->len += (size_t)snprintf(w->buf, WRITE_BUFFER,
-                               "%%%%MatrixMarket matrix coordinate real general\n"
+                               "%%%%MatrixMarket matrix coordinate %s general\n"
                                "%% written by bsrmv\n"
                                "%lld %lld %lld\n",
-                               (long long)coo->m, (long long)coo->n, (long long)coo->nnz);
+                               coo->imag ? "complex" : "real", (long long)coo->m,
+                               (long long)coo->n, (long long)coo->nnz);
     for (int64_t k = 0; k < coo->nnz; k++) {
         bsrmv_status st = reserve(w);
         if (st != BSRMV_SUCCESS)
             return st;
-        w->len += (size_t)snprintf(w->buf + w->len, MAX_LINE, "%lld %lld %.17g\n",
-                                   (long long)coo->row[k] + 1, (long long)coo->col[k] + 1,
-                                   coo->val[k]);
+        const long long i = (long long)coo->row[k] + 1, j = (long long)coo->col[k] + 1;
+        w->len += (size_t)(coo->imag ? snprintf(w->buf + w->len, MAX_LINE, "%lld %lld %.17g %.17g\n",
+                                                i, j, coo->val[k], coo->imag[k])
+                                     : snprintf(w->buf + w->len, MAX_LINE, "%lld %lld %.17g\n", i,
+                                                j, coo->val[k]));
     }
     return flush(w);
 }
@@ -852,12 +886,12 @@ bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo)
                               (long long)coo->m, (long long)coo->n);
     /* The reader refuses them (docs/ERRORS.md), so they are not written. */
     for (int64_t k = 0; k < coo->nnz; k++)
-        if (!isfinite(coo->val[k]))
+        if (!isfinite(coo->val[k]) || (coo->imag && !isfinite(coo->imag[k])))
             return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                              "bsrmv_mm_write: entry %lld at (%lld, %lld) is %g; Matrix Market "
-                              "files hold finite values only",
+                              "bsrmv_mm_write: entry %lld at (%lld, %lld) is %g%+gi; Matrix "
+                              "Market files hold finite values only",
                               (long long)k, (long long)coo->row[k], (long long)coo->col[k],
-                              coo->val[k]);
+                              coo->val[k], coo->imag ? coo->imag[k] : 0.0);
     writer w = {.path = path};
     w.buf = bsrmv_malloc(WRITE_BUFFER);
     if (!w.buf)

@@ -62,6 +62,8 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
                           "bsrmv_matrix_to_sym: the matrix is already in symmetric storage");
     if (!(tol >= 0))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_to_sym: tolerance %g", tol);
+    if (bsrmv_type_is_complex(A->type))
+        return bsrmv_refuse_complex(A->type, "bsrmv_matrix_to_sym (symmetric storage)");
     if (A->mb != A->nb)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
                           "bsrmv_matrix_to_sym: %lld x %lld blocks, not square",

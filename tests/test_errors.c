@@ -251,6 +251,33 @@ static bsrmv_status run(const char *id)
         return spmv(BSRMV_OP_N, 4, 4, 1, 8);
     if (IS("spmv-overlap"))
         return spmv(BSRMV_OP_T, 4, 4, 0, 2);
+    if (IS("spmv-scalars-null"))
+        return bsrmv_spmv_scalars(BSRMV_OP_N, &(double){1}, NULL, val_ok, 4, NULL,
+                                  (double[4]){0}, 4);
+    /* ---- complex values */
+    if (IS("complex-refused")) {
+        bsrmv_matrix *Z = NULL;
+        TU_OK(bsrmv_matrix_wrap(&Z, 2, 2, 1, 2, rp_ok, ci_ok, val_ok, BSRMV_COMPLEX_DOUBLE,
+                                BSRMV_COL_MAJOR));
+        double X[4] = {0}, Y[4];
+        bsrmv_status s = bsrmv_spmm(BSRMV_OP_N, 1, Z, 1, X, 2, 0, Y, 2, BSRMV_LAYOUT_COL);
+        bsrmv_matrix_destroy(Z);
+        return s;
+    }
+    if (IS("conv-imaginary")) {
+        bsrmv_coo *c;
+        TU_OK(bsrmv_coo_create_complex(&c, 2, 2, 1));
+        c->row[0] = 1;
+        c->col[0] = 0;
+        c->val[0] = 1;
+        c->imag[0] = 0.5;
+        bsrmv_matrix *A = NULL;
+        bsrmv_status s =
+            bsrmv_matrix_from_coo(&A, c, 1, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        bsrmv_coo_destroy(c);
+        bsrmv_matrix_destroy(A);
+        return s;
+    }
     /* ---- symmetric storage */
     if (IS("sym-lower-block")) {
         bsrmv_matrix *S = NULL;
@@ -309,8 +336,9 @@ static bsrmv_status run(const char *id)
         return read_text("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n");
     if (IS("mm-format"))
         return read_text("fmt.mtx", "%%MatrixMarket matrix sparse real general\n");
-    if (IS("mm-complex"))
-        return read_text("complex.mtx", "%%MatrixMarket matrix coordinate complex general\n");
+    if (IS("mm-hermitian-diagonal"))
+        return read_text("hdiag.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n"
+                                      "2 2 1\n1 1 1 0.5\n");
     if (IS("mm-field"))
         return read_text("field.mtx", "%%MatrixMarket matrix coordinate float general\n");
     if (IS("mm-hermitian"))
@@ -500,6 +528,9 @@ static const char *const case_ids[] = {
     "spmv-dimension",
     "spmv-null-vector",
     "spmv-overlap",
+    "spmv-scalars-null",
+    "complex-refused",
+    "conv-imaginary",
     "sym-lower-block",
     "sym-not-symmetric",
     "sym-not-square",
@@ -513,7 +544,7 @@ static const char *const case_ids[] = {
     "mm-object",
     "mm-array",
     "mm-format",
-    "mm-complex",
+    "mm-hermitian-diagonal",
     "mm-field",
     "mm-hermitian",
     "mm-symmetry",

@@ -334,8 +334,50 @@ static void test_refined(void)
     }
 }
 
+/* bsrmv_matrix_convert keeps what the values do not decide: a 32-bit
+ * row_ptr stays 32-bit and read correctly, symmetric storage stays
+ * symmetric (its product uses both triangles). */
+static void test_convert_keeps(void)
+{
+    tu_shape sh = {60, 60, 3, 4.0, 0.1, -1, 0};
+    bsrmv_matrix *A = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 77);
+    bsrmv_matrix *N = tu_narrow(A), *C;
+    TU_OK(bsrmv_matrix_convert(&C, N, BSRMV_FLOAT));
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(C, &in));
+    TU_CHECK(in.index == BSRMV_INDEX_32 && in.type == BSRMV_FLOAT, "convert of an int32 row_ptr");
+    int64_t n = in.rows;
+    void *x = tu_random_vector(n, BSRMV_FLOAT, 78), *y = tu_nan_vector(n, BSRMV_FLOAT);
+    TU_OK(bsrmv_spmv(BSRMV_OP_N, 1.0, C, x, n, 0.0, y, n));
+    tu_check_result("convert int32 row_ptr", C, BSRMV_OP_N, 1.0, x, 0.0, NULL, y);
+    free(x);
+    free(y);
+    bsrmv_matrix_destroy(C);
+    bsrmv_matrix_destroy(N);
+    bsrmv_matrix *F, *S, *SF, *FF;
+    TU_OK(bsrmv_generate_block_laplacian(&F, 6, 5, 4, 3, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_to_sym(&S, F, 1e-14));
+    TU_OK(bsrmv_matrix_convert(&SF, S, BSRMV_FLOAT));
+    TU_OK(bsrmv_matrix_get_info(SF, &in));
+    TU_CHECK(in.symmetric == 1, "convert dropped symmetric storage");
+    TU_OK(bsrmv_matrix_convert(&FF, F, BSRMV_FLOAT));
+    n = in.rows;
+    x = tu_random_vector(n, BSRMV_FLOAT, 79);
+    y = tu_nan_vector(n, BSRMV_FLOAT);
+    TU_OK(bsrmv_spmv(BSRMV_OP_N, 1.0, SF, x, n, 0.0, y, n));
+    tu_check_result("convert of symmetric storage", FF, BSRMV_OP_N, 1.0, x, 0.0, NULL, y);
+    free(x);
+    free(y);
+    bsrmv_matrix_destroy(FF);
+    bsrmv_matrix_destroy(SF);
+    bsrmv_matrix_destroy(S);
+    bsrmv_matrix_destroy(F);
+    bsrmv_matrix_destroy(A);
+}
+
 int main(void)
 {
+    test_convert_keeps();
     test_handle();
     test_solve_on_mixed();
     test_refined();

@@ -151,12 +151,18 @@ double tu_get(const void *v, bsrmv_type t, int64_t i)
     return t == BSRMV_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i];
 }
 
+/* Component i of v (a complex value has two). */
 static void set(void *v, bsrmv_type t, int64_t i, double x)
 {
-    if (t == BSRMV_DOUBLE)
+    if (t == BSRMV_DOUBLE || t == BSRMV_COMPLEX_DOUBLE)
         ((double *)v)[i] = x;
     else
         ((float *)v)[i] = (float)x;
+}
+
+int tu_parts(bsrmv_type t)
+{
+    return t == BSRMV_COMPLEX_FLOAT || t == BSRMV_COMPLEX_DOUBLE ? 2 : 1;
 }
 
 void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed)
@@ -164,7 +170,7 @@ void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed)
     void *v = malloc((size_t)(n > 0 ? n : 1) * bsrmv_type_size(t));
     TU_CHECK(v, "out of memory");
     uint64_t rng = seed ^ 0xA5A5A5A5ull;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n * tu_parts(t); i++) {
         double u = 0.25 + 0.75 * unif(&rng);
         set(v, t, i, unif(&rng) < 0.5 ? -u : u);
     }
@@ -175,7 +181,7 @@ void *tu_nan_vector(int64_t n, bsrmv_type t)
 {
     void *v = malloc((size_t)(n > 0 ? n : 1) * bsrmv_type_size(t));
     TU_CHECK(v, "out of memory");
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n * tu_parts(t); i++)
         set(v, t, i, NAN);
     return v;
 }

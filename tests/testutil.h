@@ -47,7 +47,8 @@ typedef struct tu_shape {
     int64_t long_len;
 } tu_shape;
 
-/* Random BSR matrix of the given shape; values uniform in [-1, 1). */
+/* Random BSR matrix of the given shape; values (parts of complex values)
+ * in [-1, -0.25] and [0.25, 1]. */
 bsrmv_matrix *tu_random_bsr(const tu_shape *sh, bsrmv_type type, bsrmv_order order,
                             uint64_t seed);
 
@@ -61,7 +62,11 @@ int64_t *tu_row_ptr64(const bsrmv_matrix *A, const int32_t **ci, const void **va
 /* A copy of A with a 32-bit row_ptr (bsrmv_matrix_create_i32). */
 bsrmv_matrix *tu_narrow(const bsrmv_matrix *A);
 
-/* Random vector of n values of type t (never zero: |v| in [0.25, 1]). */
+/* Real components per value of t: 2 for the complex types, else 1. */
+int tu_parts(bsrmv_type t);
+
+/* Random vector of n values of type t (never zero: |v| in [0.25, 1]; a
+ * complex value gets two such parts). */
 void *tu_random_vector(int64_t n, bsrmv_type t, uint64_t seed);
 /* Vector of n NaNs of type t. */
 void *tu_nan_vector(int64_t n, bsrmv_type t);

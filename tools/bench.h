@@ -160,6 +160,11 @@ void bench_record_set_time(struct bench_record *r, double time_ms);
 /* rel_err of y (info.rows values of info.type, on the host) against y_ref;
  * ||y|| where y_ref is zero. */
 double bench_rel_err(const struct bench_case *c, const void *y);
+/* "float", "double", "complex-float", "complex-double", or "mixed" for
+ * float values with double vectors. */
+const char *bench_type_name(bsrmv_type t, bsrmv_type vt);
+/* Real components per value: 2 for the complex types, else 1. */
+int bench_parts(bsrmv_type t);
 
 /* "bsrmv: phases NAME bs B TYPE: build .. ms, ..." on stderr: c->ms. */
 void bench_phases_print(const struct bench_case *c);

@@ -30,18 +30,43 @@ static void *alloc_values(int64_t n, bsrmv_type t)
     return p;
 }
 
+int bench_parts(bsrmv_type t)
+{
+    return t == BSRMV_COMPLEX_FLOAT || t == BSRMV_COMPLEX_DOUBLE ? 2 : 1;
+}
+
+static int is_float(bsrmv_type t)
+{
+    return t == BSRMV_FLOAT || t == BSRMV_COMPLEX_FLOAT;
+}
+
+const char *bench_type_name(bsrmv_type t, bsrmv_type vt)
+{
+    if (t != vt)
+        return "mixed";
+    switch (t) {
+    case BSRMV_FLOAT: return "float";
+    case BSRMV_DOUBLE: return "double";
+    case BSRMV_COMPLEX_FLOAT: return "complex-float";
+    case BSRMV_COMPLEX_DOUBLE: return "complex-double";
+    }
+    return "unknown";
+}
+
+/* Real component i of v (a complex value is two). */
 static long double value(const void *v, bsrmv_type t, int64_t i)
 {
-    return t == BSRMV_FLOAT ? ((const float *)v)[i] : ((const double *)v)[i];
+    return is_float(t) ? ((const float *)v)[i] : ((const double *)v)[i];
 }
 
 /* alpha and beta as the library sees them: rounded to the matrix type. */
 static double as_type(double a, bsrmv_type t)
 {
-    return t == BSRMV_FLOAT ? (double)(float)a : a;
+    return is_float(t) ? (double)(float)a : a;
 }
 
-/* y_ref = alpha*A*x + beta*y0, block by block in long double.  Written
+/* y_ref = alpha*A*x + beta*y0, block by block in long double (complex:
+ * y_ref holds (re, im) pairs).  Written
  * from the BSR definition alone, so it checks the library rather than
  * repeating it.  Block rows are independent: OpenMP over them, dynamic
  * because block-row lengths vary (power-law, arrow). */
@@ -61,28 +86,40 @@ static int reference_spmv(struct bench_case *c)
     const int64_t cstride = in->order == BSRMV_COL_MAJOR ? bs : 1;
     const long double alpha = as_type(c->alpha, in->vector_type);
     const long double beta = as_type(c->beta, in->vector_type);
+    const int p = bench_parts(in->type);
     int failed = 0;
 
 #pragma omp parallel reduction(| : failed)
     {
-        long double *acc = malloc((size_t)bs * sizeof *acc);
+        long double *acc = malloc((size_t)(p * bs) * sizeof *acc);
         failed = acc == NULL;
 #pragma omp for schedule(dynamic, 64)
         for (int64_t ib = 0; ib < in->mb; ib++) {
             if (!acc)
                 continue;
-            for (int r = 0; r < bs; r++)
+            for (int r = 0; r < p * bs; r++)
                 acc[r] = 0;
             for (int64_t k = row_ptr[ib]; k < row_ptr[ib + 1]; k++) {
                 const int64_t xoff = (int64_t)col_idx[k] * bs;
                 for (int col = 0; col < bs; col++) {
-                    long double xv = value(c->x, in->vector_type, xoff + col);
-                    for (int r = 0; r < bs; r++)
-                        acc[r] += value(val, in->type, k * bs2 + r * rstride + col * cstride) * xv;
+                    const long double xv = value(c->x, in->vector_type, p * (xoff + col));
+                    for (int r = 0; r < bs; r++) {
+                        const int64_t at = p * (k * bs2 + r * rstride + col * cstride);
+                        const long double a = value(val, in->type, at);
+                        if (p == 1) {
+                            acc[r] += a * xv;
+                        } else {
+                            const long double ai = value(val, in->type, at + 1);
+                            const long double xi =
+                                value(c->x, in->vector_type, p * (xoff + col) + 1);
+                            acc[2 * r] += a * xv - ai * xi;
+                            acc[2 * r + 1] += a * xi + ai * xv;
+                        }
+                    }
                 }
             }
-            for (int r = 0; r < bs; r++) {
-                int64_t i = ib * bs + r;
+            for (int r = 0; r < p * bs; r++) {
+                int64_t i = ib * bs * p + r;
                 /* beta == 0 means y is not read, as in bsrmv_spmv. */
                 long double y = alpha * acc[r];
                 if (beta != 0)
@@ -110,7 +147,8 @@ int bench_case_init(struct bench_case *c, bsrmv_matrix *A, const char *matrix,
     const bsrmv_type t = c->info.vector_type;
     c->x = alloc_values(c->info.cols, t);
     c->y0 = alloc_values(c->info.rows, t);
-    c->y_ref = malloc((size_t)(c->info.rows > 0 ? c->info.rows : 1) * sizeof(double));
+    c->y_ref = malloc((size_t)(c->info.rows > 0 ? c->info.rows * bench_parts(t) : 1) *
+                      sizeof(double));
     if (!c->x || !c->y0 || !c->y_ref) {
         bench_case_free(c);
         fprintf(stderr, "bsrmv: cannot allocate the vectors of %s\n", matrix);
@@ -163,13 +201,16 @@ void bench_record_set_time(struct bench_record *r, double time_ms)
     double s = time_ms * 1e-3;
     r->time_ms = time_ms;
     r->gbps = r->bytes / s * 1e-9;
-    r->gflops = 2.0 * (double)r->nnzb * r->bs * r->bs * (r->k > 0 ? r->k : 1) / s * 1e-9;
+    /* a complex multiply-add is 8 real operations, a real one 2 */
+    const double flops = bench_parts(r->type) == 2 ? 8.0 : 2.0;
+    r->gflops = flops * (double)r->nnzb * r->bs * r->bs * (r->k > 0 ? r->k : 1) / s * 1e-9;
 }
 
 double bench_rel_err(const struct bench_case *c, const void *y)
 {
     long double diff = 0, ref = 0;
-    for (int64_t i = 0; i < c->info.rows; i++) {
+    /* the 2-norm of a complex vector is that of its components */
+    for (int64_t i = 0; i < c->info.rows * bench_parts(c->info.vector_type); i++) {
         long double d = value(y, c->info.vector_type, i) - c->y_ref[i];
         diff += d * d;
         ref += (long double)c->y_ref[i] * c->y_ref[i];
@@ -186,7 +227,7 @@ void bench_phases_print(const struct bench_case *c)
             "bsrmv: phases %s bs %d %s: build %.0f ms, reference %.0f ms, cpu %.0f ms, "
             "gpu setup %.0f ms, cusparse host %.0f ms, cusparse %.0f ms, gpu kernels %.0f ms, "
             "total %.0f ms\n",
-            c->matrix, c->info.bs, c->info.type != c->info.vector_type ? "mixed" : c->info.type == BSRMV_FLOAT ? "float" : "double", p->build,
+            c->matrix, c->info.bs, bench_type_name(c->info.type, c->info.vector_type), p->build,
             p->reference, p->cpu, p->gpu_setup, p->cusparse_host, p->cusparse, p->gpu_kernels, total);
 }
 
@@ -453,8 +494,9 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");
-        /* SpMM is not built for mixed precision */
-        for (int li = 0; li < o->n_layouts && rc == 0 && c->info.type == c->info.vector_type; li++)
+        /* SpMM is not built for mixed precision nor complex values */
+        const int spmm = c->info.type == c->info.vector_type && bench_parts(c->info.type) == 1;
+        for (int li = 0; li < o->n_layouts && rc == 0 && spmm; li++)
             for (int q = 0; q < o->n_k && rc == 0; q++)
                 rc = measure_spmm(o, c, ti, o->k[q], o->layouts[li], times);
     }

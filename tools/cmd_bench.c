@@ -41,7 +41,8 @@ void bench_help(FILE *f)
         "                      all, 20 reps\n"
         "options:\n"
         "  --bs LIST           block sizes (default 1,2,3,4,6,8,16)\n"
-        "  --type LIST         double, float, mixed (float values, double vectors;\n"
+        "  --type LIST         double, float, mixed (float values, double vectors),\n"
+        "                      z or c (complex double, complex float; CPU only;\n"
         "                      default double)\n"
         "  --order col|row     entry order inside a block (default col)\n"
         "  --reps R            timed calls per measurement (default 50)\n"
@@ -99,15 +100,10 @@ static struct {
     int wrong; /* measurements whose rel_err is above the tolerance */
 } out;
 
-static const char *type_name(bsrmv_type t, bsrmv_type vt)
-{
-    return t != vt ? "mixed" : t == BSRMV_FLOAT ? "float" : "double";
-}
-
 /* sqrt(eps) of the type: far above rounding, far below a wrong kernel. */
 static double tolerance(bsrmv_type t)
 {
-    return t == BSRMV_FLOAT ? sqrt(FLT_EPSILON) : sqrt(DBL_EPSILON);
+    return t == BSRMV_FLOAT || t == BSRMV_COMPLEX_FLOAT ? sqrt(FLT_EPSILON) : sqrt(DBL_EPSILON);
 }
 
 static void print_json_record(const struct bench_record *r)
@@ -127,7 +123,7 @@ static void print_json_record(const struct bench_record *r)
     json_num(&j, "gbps", r->gbps);
     json_num(&j, "gflops", r->gflops);
     json_num(&j, "rel_err", r->rel_err);
-    json_str(&j, "type", type_name(r->type, r->vtype));
+    json_str(&j, "type", bench_type_name(r->type, r->vtype));
     json_str(&j, "order", r->order == BSRMV_COL_MAJOR ? "col" : "row");
     if (r->stream_gbps > 0)
         json_num(&j, "stream_frac", r->gbps / r->stream_gbps);
@@ -155,7 +151,12 @@ static void print_table_record(const struct bench_record *r, int wrong)
     if (r->stream_gbps > 0)
         snprintf(frac, sizeof frac, "%.2f", r->gbps / r->stream_gbps);
     printf("%-*s %3d %-6s %3d %-12s %10" PRId64 " %10" PRId64 " %9.1f %9.3f %7.2f %9s %8.2f %9.1e%s\n",
-           out.name_width, r->matrix, r->bs, type_name(r->type, r->vtype), r->threads, r->kernel,
+           out.name_width, r->matrix, r->bs,
+           /* the complex types by their --type letters, to fit the column */
+           r->type == BSRMV_COMPLEX_DOUBLE  ? "z"
+           : r->type == BSRMV_COMPLEX_FLOAT ? "c"
+                                            : bench_type_name(r->type, r->vtype),
+           r->threads, r->kernel,
            r->rows, r->nnzb, r->bytes * 1e-6, r->time_ms, r->gbps, frac, r->gflops,
            r->rel_err, wrong ? "  WRONG" : "");
     if (r->speedup > 0 && r->k > 0)
@@ -218,6 +219,10 @@ static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
         return cli_lib_failed("reading the matrix");
     if (in.mb != in.nb) {
         fprintf(stderr, "bsrmv: --sym needs a square matrix\n");
+        return 1;
+    }
+    if (bench_parts(in.type) != 1) {
+        fprintf(stderr, "bsrmv: --sym needs real values (symmetric storage is real only)\n");
         return 1;
     }
     const int bs = in.bs;

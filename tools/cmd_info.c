@@ -27,7 +27,7 @@ void info_help(FILE *f)
 
 struct entry {
     int64_t row, col;
-    double val;
+    double val, imag; /* imag: 0 for a real file */
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -37,7 +37,9 @@ static int cmp_entry(const void *a, const void *b)
         return (x->row > y->row) - (x->row < y->row);
     if (x->col != y->col)
         return (x->col > y->col) - (x->col < y->col);
-    return (x->val > y->val) - (x->val < y->val);
+    if (x->val != y->val)
+        return (x->val > y->val) - (x->val < y->val);
+    return (x->imag > y->imag) - (x->imag < y->imag);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -52,9 +54,11 @@ static struct entry *sorted_entries(const bsrmv_coo *coo, int transpose)
     struct entry *e = malloc((size_t)(coo->nnz > 0 ? coo->nnz : 1) * sizeof *e);
     if (!e)
         return NULL;
-    for (int64_t k = 0; k < coo->nnz; k++)
-        e[k] = transpose ? (struct entry){coo->col[k], coo->row[k], coo->val[k]}
-                         : (struct entry){coo->row[k], coo->col[k], coo->val[k]};
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        const double im = coo->imag ? coo->imag[k] : 0.0;
+        e[k] = transpose ? (struct entry){coo->col[k], coo->row[k], coo->val[k], im}
+                         : (struct entry){coo->row[k], coo->col[k], coo->val[k], im};
+    }
     qsort(e, (size_t)coo->nnz, sizeof *e, cmp_entry);
     return e;
 }
@@ -68,16 +72,20 @@ static const char *symmetry(const bsrmv_coo *coo, const struct entry *e)
     struct entry *et = sorted_entries(coo, 1);
     if (!et)
         return "unknown (out of memory)";
-    int pattern = 1, sym = 1, skew = 1;
+    int pattern = 1, sym = 1, skew = 1, herm = coo->imag != NULL;
     for (int64_t k = 0; k < coo->nnz && pattern; k++) {
         pattern = e[k].row == et[k].row && e[k].col == et[k].col;
-        sym &= e[k].val == et[k].val;
-        skew &= e[k].val == -et[k].val;
+        sym &= e[k].val == et[k].val && e[k].imag == et[k].imag;
+        skew &= e[k].val == -et[k].val && e[k].imag == -et[k].imag;
+        herm &= e[k].val == et[k].val && e[k].imag == -et[k].imag;
     }
     free(et);
     if (!pattern)
         return "unsymmetric";
-    return sym ? "symmetric" : skew ? "skew-symmetric" : "structurally symmetric";
+    return sym    ? "symmetric"
+           : skew ? "skew-symmetric"
+           : herm ? "hermitian"
+                  : "structurally symmetric";
 }
 
 struct row_stats {

@@ -127,8 +127,14 @@ static int parse_types(const char *s, bsrmv_type *out, bsrmv_type *vout)
         else if (strcmp(items[i], "mixed") == 0) {
             out[i] = BSRMV_FLOAT;
             vout[i] = BSRMV_DOUBLE;
-        } else
-            args_fail("--type: expected double, float or mixed, got '%s'", items[i]);
+        } else if (strcmp(items[i], "z") == 0 || strcmp(items[i], "complex-double") == 0)
+            out[i] = vout[i] = BSRMV_COMPLEX_DOUBLE;
+        else if (strcmp(items[i], "c") == 0 || strcmp(items[i], "complex-float") == 0)
+            out[i] = vout[i] = BSRMV_COMPLEX_FLOAT;
+        else
+            args_fail("--type: expected double, float, mixed, z (complex double) or c (complex "
+                      "float), got '%s'",
+                      items[i]);
     }
     return n;
 }

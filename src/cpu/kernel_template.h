@@ -2,13 +2,16 @@
  * per type pair with T (the matrix value type), V (the type of x, y and
  * the accumulators: T itself, or double for float values) and SUF (a name
  * suffix) defined, VOPS where the vector operations for V are still to
- * be made (they depend on V alone), and BLOCK_SIMD(clauses), the pragma
- * of the loops inside a block.  The block size, block order, unroll depth
- * and row_ptr width reach the always_inline bodies as arguments that are
- * compile-time constants in every specialised caller, so -O3 unrolls the
- * block loops and vectorises them for that size, and each width gets its
- * own loop (no per-row switch); the generic caller passes a runtime bs and
- * gets the same loops unspecialised. */
+ * be made (they depend on V alone), BLOCK_SIMD(clauses), the pragma
+ * of the loops inside a block, CONJ(v) (the conjugate of a value of T: v
+ * itself for real types), COMPLEX for complex T (the conjugate-transpose
+ * kernels are made; real types use the transpose ones for OP_C) and SYM
+ * where the symmetric-storage kernels are made.  The block size, block
+ * order, unroll depth and row_ptr width reach the always_inline bodies as
+ * arguments that are compile-time constants in every specialised caller,
+ * so -O3 unrolls the block loops and vectorises them for that size, and
+ * each width gets its own loop (no per-row switch); the generic caller
+ * passes a runtime bs and gets the same loops unspecialised. */
 
 #include "template_defs.h"
 
@@ -38,16 +41,18 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, V *restrict acc,
     }
 }
 
-/* yj[c] += sum_r A(r,c) * xi[r]: one block transposed times xi. */
-INLINE void FN(block_t)(const int bs, const bsrmv_order order, V *restrict yj,
+/* yj[c] += sum_r A(r,c) * xi[r]: one block transposed (conjugated when
+ * cj) times xi. */
+INLINE void FN(block_t)(const int bs, const bsrmv_order order, const int cj, V *restrict yj,
                         const T *restrict a, const V *restrict xi)
 {
+#define A_(at) ((V)(cj ? CONJ(a[at]) : a[at]))
     if (order == BSRMV_COL_MAJOR) {
         for (int c = 0; c < bs; c++) {
             V s = 0;
             BLOCK_SIMD(reduction(+ : s))
             for (int r = 0; r < bs; r++)
-                s += (V)a[c * bs + r] * xi[r];
+                s += A_(c * bs + r) * xi[r];
             yj[c] += s;
         }
     } else {
@@ -55,9 +60,10 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, V *restrict yj,
             const V xr = xi[r];
             BLOCK_SIMD()
             for (int c = 0; c < bs; c++)
-                yj[c] += (V)a[r * bs + c] * xr;
+                yj[c] += A_(r * bs + c) * xr;
         }
     }
+#undef A_
 }
 
 /* acc[0..bs) = the blocks [k, k1) of one row times x.  U independent
@@ -122,8 +128,8 @@ INLINE void FN(rows_n)(const int bs, const int U, const bsrmv_order order, int64
 /* yt += (the blocks from cut c0 to cut c1)^T x: each block scatters into
  * its block column, so a partial row needs nothing beyond the reduction
  * of the per-thread yt. */
-INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrmv_cut c1,
-                       const int W64, const int64_t *restrict rp64,
+INLINE void FN(rows_t)(const int bs, const bsrmv_order order, const int cj, bsrmv_cut c0,
+                       bsrmv_cut c1, const int W64, const int64_t *restrict rp64,
                        const int32_t *restrict rp32, const int32_t *restrict ci,
                        const T *restrict val, const V *restrict x, V *restrict yt)
 {
@@ -134,12 +140,13 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, bsrmv_cut c0, bsrm
         const int64_t k0 = RP_(i) > c0.blk ? RP_(i) : c0.blk;
         const int64_t k1 = RP_(i + 1) < c1.blk ? RP_(i + 1) : c1.blk;
         for (int64_t k = k0; k < k1; k++)
-            FN(block_t)(bs, order, yt + (int64_t)ci[k] * bs, val + k * bs2, xi);
+            FN(block_t)(bs, order, cj, yt + (int64_t)ci[k] * bs, val + k * bs2, xi);
     }
 }
 
 #undef RP_
 
+#ifdef SYM
 /* Symmetric storage (a 64-bit row_ptr only), block rows [r0, r1) of one
  * thread: y_i += alpha *
  * (row i's blocks times x), and every block (i, j) above the diagonal is
@@ -173,13 +180,13 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
                 const int64_t j = ci[k + u];
                 const T *a = val + (k + u) * bs2;
                 FN(block_n)(bs, order, acc + u * bs, a, x + j * bs);
-                FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+                FN(block_t)(bs, order, 0, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
             }
         for (; k < k1; k++) {
             const int64_t j = ci[k];
             const T *a = val + k * bs2;
             FN(block_n)(bs, order, acc, a, x + j * bs);
-            FN(block_t)(bs, order, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+            FN(block_t)(bs, order, 0, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
         }
         for (int u = 1; u < U; u++)
             for (int r = 0; r < bs; r++)
@@ -189,11 +196,15 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
             yi[r] += alpha * acc[r];
     }
 }
+#endif
 
-/* Entry points with a uniform signature for the dispatch tables. */
+/* Entry points with a uniform signature for the dispatch tables; alpha and
+ * beta come as double complex (spmv.c's `scalar`), which holds the scalars
+ * of every vector type exactly and converts to a real V by its real
+ * part. */
 #define ARGS_N                                                                          \
-    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha, \
-        double beta, void *y
+    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, scalar alpha, \
+        scalar beta, void *y
 #define PASS_N(BS, U, ORDER, W64, ACC)                                                  \
     FN(rows_n)(BS, U, ORDER, r0, r1, W64, A->row_ptr, A->row_ptr32, A->col_idx,         \
                (const T *)A->val, (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
@@ -203,15 +214,27 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
     memcpy(out, ACC, (size_t)(BS) * sizeof(V))
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt
-#define PASS_T(BS, ORDER, W64)                                                          \
-    FN(rows_t)(BS, ORDER, c0, c1, W64, A->row_ptr, A->row_ptr32, A->col_idx,            \
+#define PASS_T(BS, ORDER, CJ, W64)                                                      \
+    FN(rows_t)(BS, ORDER, CJ, c0, c1, W64, A->row_ptr, A->row_ptr32, A->col_idx,        \
                (const T *)A->val, (const V *)x, (V *)yt)
 #define ARGS_S                                                                          \
-    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, double alpha,   \
+    int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, scalar alpha,   \
         void *y, void *buf
 #define PASS_S(BS, U, ORDER, ACC, AX)                                                   \
     FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
                  (const V *)x, (V)alpha, (V *)y, (V *)buf, ACC, AX)
+
+/* The conjugate-transpose kernels (complex types only; ENTRY_ gives real
+ * types their transpose kernels in their place). */
+#ifdef COMPLEX
+#define CONJ_KERNELS(NAME, B, W64, RW)                                                  \
+    KERNEL void FN(c_col_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR, 1, W64); } \
+    KERNEL void FN(c_row_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR, 1, W64); }
+#define CONJ_NAME(NAME) c_##NAME
+#else
+#define CONJ_KERNELS(NAME, B, W64, RW)
+#define CONJ_NAME(NAME) t_##NAME
+#endif
 
 /* The kernels that walk row_ptr, for one width: W64 1 (64-bit), 0 (32-bit);
  * RW names it.  NAME is the block size's name, B the block size (constant,
@@ -228,8 +251,9 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         AL V acc[(U) * (B)];                                                            \
         PASS_N(B, U, BSRMV_ROW_MAJOR, W64, acc);                                        \
     }                                                                                   \
-    KERNEL void FN(t_col_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR, W64); }    \
-    KERNEL void FN(t_row_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR, W64); }
+    KERNEL void FN(t_col_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR, 0, W64); } \
+    KERNEL void FN(t_row_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR, 0, W64); } \
+    CONJ_KERNELS(NAME, B, W64, RW)
 #define KERNELS(NAME, B, U, AL)                                                         \
     KERNELS_RP(NAME, B, U, AL, 1, 64)                                                   \
     KERNELS_RP(NAME, B, U, AL, 0, 32)                                                   \
@@ -248,6 +272,10 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
 #define SPECIALISE(B) KERNELS(B, B, UNROLL_FOR(B), _Alignas(64))
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
+/* Generic: any bs, one accumulator set (the plain triple loop). */
+KERNELS(any, bs, 1, )
+
+#ifdef SYM
 #define SPECIALISE_SYM(B)                                                               \
     KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
     {                                                                                   \
@@ -261,9 +289,6 @@ BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
     }
 BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
 #undef SPECIALISE_SYM
-
-/* Generic: any bs, one accumulator set (the plain triple loop). */
-KERNELS(any, bs, 1, )
 KERNEL void FN(s_col_any)(ARGS_S)
 {
     V acc[bs], ax[bs];
@@ -274,6 +299,11 @@ KERNEL void FN(s_row_any)(ARGS_S)
     V acc[bs], ax[bs];
     PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
 }
+#define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
+static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
+#undef SYM_ENTRY
+static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
+#endif
 
 #define ENTRY_(NAME, B)                                                                 \
     {B,                                                                                 \
@@ -281,7 +311,9 @@ KERNEL void FN(s_row_any)(ARGS_S)
       {FN(n_col_##NAME##_32), FN(n_row_##NAME##_32)}},                                  \
      {FN(p_col_##NAME), FN(p_row_##NAME)},                                              \
      {{FN(t_col_##NAME##_64), FN(t_row_##NAME##_64)},                                   \
-      {FN(t_col_##NAME##_32), FN(t_row_##NAME##_32)}}}
+      {FN(t_col_##NAME##_32), FN(t_row_##NAME##_32)}},                                  \
+     {{FN(CONJ_NAME(col_##NAME##_64)), FN(CONJ_NAME(row_##NAME##_64))},                 \
+      {FN(CONJ_NAME(col_##NAME##_32)), FN(CONJ_NAME(row_##NAME##_32))}}}
 #define ENTRY(B) ENTRY_(B, B),
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
 static const kernel_set FN(generic) = ENTRY_(any, 0);
@@ -289,14 +321,12 @@ static const kernel_set FN(generic) = ENTRY_(any, 0);
 #undef ENTRY_
 #undef KERNELS
 #undef KERNELS_RP
-#define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
-static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
-#undef SYM_ENTRY
-static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
+#undef CONJ_KERNELS
+#undef CONJ_NAME
 
 #ifdef VOPS
 /* y = beta * y over [j0, j1), never reading y when beta == 0. */
-static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
+static void FN(scale)(int64_t j0, int64_t j1, scalar beta, void *yv)
 {
     V *y = yv;
     const V b = (V)beta;
@@ -310,7 +340,7 @@ static void FN(scale)(int64_t j0, int64_t j1, double beta, void *yv)
 
 /* y[j] = alpha * sum_q bufs[q][j] + beta * y[j] over [j0, j1). */
 static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufv,
-                       double alpha, double beta, void *yv)
+                       scalar alpha, scalar beta, void *yv)
 {
     const V *buf = bufv;
     V *y = yv;
@@ -328,8 +358,8 @@ static void FN(reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const v
  * order (row < 0: unused slot).  The slots of one row are consecutive
  * apart from unused ones, and the sum runs in slot order, so the result
  * does not depend on timing. */
-static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, double alpha,
-                      double beta, void *yv)
+static void FN(fixup)(int n, const int64_t *row, const void *partv, int bs, scalar alpha,
+                      scalar beta, void *yv)
 {
     const V *part = partv;
     V *y = yv;

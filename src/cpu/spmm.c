@@ -330,8 +330,13 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
     bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
+    if (!refused)
+        refused = bsrmv_refuse_complex(A->type, "bsrmv_spmm");
     if (refused)
         return refused;
+    /* Real values: the conjugate transpose is the transpose. */
+    if (op == BSRMV_OP_C)
+        op = BSRMV_OP_T;
     int64_t nx, ny = 0;
     const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
                                              A->vtype, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);

@@ -3,9 +3,14 @@
  * kernels themselves are generated from kernel_template.h. */
 #include "internal.h"
 
+#include <complex.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* alpha and beta inside: a double complex holds a value of every vector
+ * type exactly. */
+typedef double _Complex scalar;
 
 /* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
  * solvers use, then powers and multiples common in multi-component PDEs). */
@@ -20,7 +25,7 @@
 #define UNROLL_FOR(B) ((B) == 1 ? 1 : (B) <= 2 ? 4 : (B) <= 6 ? 2 : 1)
 
 typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
-                         const void *x, double alpha, double beta, void *y);
+                         const void *x, scalar alpha, scalar beta, void *y);
 /* out[0..bs) = blocks [k0, k1) of one block row times x (a cut row's share). */
 typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
                          const void *x, void *out);
@@ -28,12 +33,13 @@ typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix 
                          const void *x, void *yt);
 /* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
 typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
-                         const void *x, double alpha, void *y, void *buf);
+                         const void *x, scalar alpha, void *y, void *buf);
 typedef struct kernel_set {
     int bs;
     kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
     kernel_p p[2];    /* by bsrmv_order */
     kernel_t t[2][2];
+    kernel_t c[2][2]; /* conjugate transpose (t for real values) */
 } kernel_set;
 typedef struct sym_set {
     int bs;
@@ -43,16 +49,18 @@ typedef struct sym_set {
  * a 32-bit one. */
 #define RP_WIDTH(A) ((A)->row_ptr ? 0 : 1)
 typedef struct vector_ops {
-    void (*scale)(int64_t j0, int64_t j1, double beta, void *y);
+    void (*scale)(int64_t j0, int64_t j1, scalar beta, void *y);
     void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
-                   double alpha, double beta, void *y);
-    void (*fixup)(int n, const int64_t *row, const void *part, int bs, double alpha,
-                  double beta, void *y);
+                   scalar alpha, scalar beta, void *y);
+    void (*fixup)(int n, const int64_t *row, const void *part, int bs, scalar alpha,
+                  scalar beta, void *y);
     void (*add)(int64_t n, const void *src, void *y);
 } vector_ops;
 
 #define PRAGMA_(x) _Pragma(#x)
 #define VOPS
+#define SYM
+#define CONJ(v) (v)
 #define BLOCK_SIMD(clauses) PRAGMA_(omp simd clauses)
 #define T double
 #define V double
@@ -83,6 +91,34 @@ typedef struct vector_ops {
 #undef V
 #undef SUF
 #undef BLOCK_SIMD
+#undef SYM
+#undef CONJ
+/* Complex values (symmetric storage is real only): the generic C complex
+ * arithmetic, blocks unrolled as for the mixed pair. */
+#define COMPLEX
+#define VOPS
+#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#define T double _Complex
+#define V double _Complex
+#define CONJ(v) conj(v)
+#define SUF z
+#include "kernel_template.h"
+#undef T
+#undef V
+#undef CONJ
+#undef SUF
+#define T float _Complex
+#define V float _Complex
+#define CONJ(v) conjf(v)
+#define SUF c
+#include "kernel_template.h"
+#undef T
+#undef V
+#undef CONJ
+#undef SUF
+#undef BLOCK_SIMD
+#undef COMPLEX
+#undef VOPS
 
 /* Position of bs in the specialised tables, -1 if it has none. */
 static int specialised_index(int bs)
@@ -115,6 +151,10 @@ static const sym_set *pick_sym(const bsrmv_matrix *A)
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
 {
     const int i = A->cpu_kernel == BSRMV_CPU_AUTO ? specialised_index(A->bs) : -1;
+    if (A->type == BSRMV_COMPLEX_DOUBLE)
+        return i >= 0 ? &specialised_z[i] : &generic_z;
+    if (A->type == BSRMV_COMPLEX_FLOAT)
+        return i >= 0 ? &specialised_c[i] : &generic_c;
     if (A->type == BSRMV_DOUBLE)
         return i >= 0 ? &specialised_d[i] : &generic_d;
     if (A->vtype == BSRMV_DOUBLE)
@@ -127,7 +167,7 @@ int bsrmv_num_threads(void)
     return omp_get_max_threads();
 }
 
-static void scale_parallel(const vector_ops *ops, int64_t n, double beta, void *y)
+static void scale_parallel(const vector_ops *ops, int64_t n, scalar beta, void *y)
 {
 #pragma omp parallel num_threads(threads_for(n))
     {
@@ -143,7 +183,7 @@ static void scale_parallel(const vector_ops *ops, int64_t n, double beta, void *
  * threads are done.  Regular matrices pay two short partial rows per
  * thread and one small allocation per call. */
 static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
-                           const void *x, double alpha, double beta, void *y)
+                           const void *x, scalar alpha, scalar beta, void *y)
 {
     const int bs = A->bs;
     const int nt = threads_for(A->nnzb * bs * bs + A->mb);
@@ -191,7 +231,8 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
  * cut rows included) into a private copy of y; the copies are then summed.
  * Costs threads*ny extra memory. */
 static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
-                           const void *x, double alpha, double beta, void *y, int64_t ny)
+                           bsrmv_op op, const void *x, scalar alpha, scalar beta, void *y,
+                           int64_t ny)
 {
     const int64_t work = A->nnzb * A->bs * A->bs + A->mb;
     const int nt = threads_for(work);
@@ -212,7 +253,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
             bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, A->bs, p, np);
         const bsrmv_cut c1 =
             bsrmv_partition_cut(A->row_ptr, A->row_ptr32, A->mb, A->bs, p + 1, np);
-        ks->t[RP_WIDTH(A)][A->order](A->bs, c0, c1, A, x, mine);
+        (op == BSRMV_OP_C ? ks->c : ks->t)[RP_WIDTH(A)][A->order](A->bs, c0, c1, A, x, mine);
 #pragma omp barrier
         ops->reduce(ny * p / np, ny * (p + 1) / np, np, ny, bufs, alpha, beta, y);
     }
@@ -232,7 +273,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
  * that it needs no other synchronisation: only the touched part of each
  * becomes memory. */
 static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
-                             const void *x, double alpha, double beta, void *y)
+                             const void *x, scalar alpha, scalar beta, void *y)
 {
     const int64_t *rp = A->row_ptr; /* symmetric storage: always 64-bit */
     const int bs = A->bs;
@@ -296,38 +337,78 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
     return BSRMV_SUCCESS;
 }
 
-bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const void *x,
-                        int64_t nx, double beta, void *y, int64_t ny)
+static const vector_ops *pick_vops(bsrmv_type vtype)
 {
-    if (!A)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv: NULL matrix");
-    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv: unknown op %d", (int)op);
+    switch (vtype) {
+    case BSRMV_FLOAT: return &vops_s;
+    case BSRMV_DOUBLE: return &vops_d;
+    case BSRMV_COMPLEX_FLOAT: return &vops_c;
+    case BSRMV_COMPLEX_DOUBLE: return &vops_z;
+    }
+    return NULL;
+}
+
+static bsrmv_status spmv(const char *who, bsrmv_op op, scalar alpha, const bsrmv_matrix *A,
+                         const void *x, int64_t nx, scalar beta, void *y, int64_t ny)
+{
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T && op != BSRMV_OP_C)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown op %d", who, (int)op);
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
     const int64_t want_x = op == BSRMV_OP_N ? cols : rows;
     const int64_t want_y = op == BSRMV_OP_N ? rows : cols;
     if (nx != want_x || ny != want_y)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
-                          "bsrmv_spmv: op(A) is %lld x %lld but x has %lld and y %lld entries",
+                          "%s: op(A) is %lld x %lld but x has %lld and y %lld entries", who,
                           (long long)want_y, (long long)want_x, (long long)nx, (long long)ny);
     if ((ny > 0 && !y) || (nx > 0 && !x && alpha != 0))
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv: NULL vector");
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL vector", who);
     if (ny == 0)
         return BSRMV_SUCCESS;
     bsrmv_status st;
-    if (alpha != 0 && (st = bsrmv_check_disjoint("bsrmv_spmv", x, nx, y, ny,
-                                                 bsrmv_type_size(A->vtype))))
+    if (alpha != 0 &&
+        (st = bsrmv_check_disjoint(who, x, nx, y, ny, bsrmv_type_size(A->vtype))))
         return st;
-    const vector_ops *ops = A->vtype == BSRMV_DOUBLE ? &vops_d : &vops_s;
+    const vector_ops *ops = pick_vops(A->vtype);
     if (alpha == 0 || A->nnzb == 0) {
         scale_parallel(ops, ny, beta, y);
         return BSRMV_SUCCESS;
     }
-    /* A symmetric matrix is its own transpose. */
+    /* A symmetric matrix is its own transpose (symmetric storage is real
+     * only, so also its conjugate transpose). */
     if (A->sym)
         return spmv_sym(pick_sym(A), ops, A, x, alpha, beta, y);
     const kernel_set *ks = pick_kernels(A);
-    if (op == BSRMV_OP_T)
-        return spmv_t(ks, ops, A, x, alpha, beta, y, ny);
+    if (op != BSRMV_OP_N)
+        return spmv_t(ks, ops, A, op, x, alpha, beta, y, ny);
     return spmv_n(ks, ops, A, x, alpha, beta, y);
+}
+
+bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const void *x,
+                        int64_t nx, double beta, void *y, int64_t ny)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv: NULL matrix");
+    return spmv("bsrmv_spmv", op, alpha, A, x, nx, beta, y, ny);
+}
+
+/* A scalar of the vector type t at p. */
+static scalar load_scalar(bsrmv_type t, const void *p)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return *(const float *)p;
+    case BSRMV_DOUBLE: return *(const double *)p;
+    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)p;
+    case BSRMV_COMPLEX_DOUBLE: return *(const double _Complex *)p;
+    }
+    return 0;
+}
+
+bsrmv_status bsrmv_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_matrix *A,
+                                const void *x, int64_t nx, const void *beta, void *y,
+                                int64_t ny)
+{
+    if (!A || !alpha || !beta)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmv_scalars: NULL matrix or scalar");
+    return spmv("bsrmv_spmv_scalars", op, load_scalar(A->vtype, alpha), A, x, nx,
+                load_scalar(A->vtype, beta), y, ny);
 }

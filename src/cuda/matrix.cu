@@ -17,6 +17,8 @@ static bsrmv_status check_shape(int64_t mb, int64_t nb, int bs, int64_t nnzb, bs
     if (mb < 0 || nb < 0 || bs < 1 || nnzb < 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bad sizes mb=%lld nb=%lld bs=%d nnzb=%lld", (long long)mb,
                           (long long)nb, bs, (long long)nnzb);
+    if (bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, "the GPU backend");
     if (type != BSRMV_FLOAT && type != BSRMV_DOUBLE)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d", (int)type);
     if (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR)
@@ -356,6 +358,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gp
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
+    /* Device matrices are real: the conjugate transpose is the transpose. */
+    if (op == BSRMV_OP_C)
+        op = BSRMV_OP_T;
     if (op != BSRMV_OP_N && op != BSRMV_OP_T)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown op %d", (int)op);
     const int64_t rows = dA->mb * dA->bs, cols = dA->nb * dA->bs;

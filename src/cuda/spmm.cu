@@ -167,6 +167,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
+    /* Device matrices are real: the conjugate transpose is the transpose. */
+    if (op == BSRMV_OP_C)
+        op = BSRMV_OP_T;
     if (dA->sym || dA->vtype != dA->type)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmm: %s is not supported (SpMV only)",
                           dA->sym ? "symmetric storage" : "float values with double vectors");

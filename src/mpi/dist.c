@@ -96,6 +96,8 @@ static bsrmv_status check_own(bsrmv_dist_matrix **A, int64_t mb_global, int64_t 
     if (bsrmv_type_size(type) == 0 || (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d or order %d", (int)type,
                           (int)order);
+    if (bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, "the MPI distribution");
     if (!row_ptr || (nnzb > 0 && (!col_idx || !val)))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL BSR array");
     if (nb > INT32_MAX)

@@ -356,6 +356,9 @@ extern "C" bsrmv_status bsrmv_dist_gpu_spmv(bsrmv_op op, double alpha, bsrmv_dis
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_spmv: NULL matrix");
+    /* distributed matrices are real: the conjugate transpose is the transpose */
+    if (op == BSRMV_OP_C)
+        op = BSRMV_OP_T;
     const bsrmv_dist_matrix *A = dA->A;
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
     bsrmv_status st = BSRMV_SUCCESS;

@@ -209,6 +209,9 @@ bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, co
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
+    /* distributed matrices are real: the conjugate transpose is the transpose */
+    if (op == BSRMV_OP_C)
+        op = BSRMV_OP_T;
     /* a rank with bad arguments still takes part in the exchange (an
      * unknown op runs as OP_N's exchange) and its status travels with it */
     const bsrmv_status st = check_args(op, A, x, nx, alpha, y, ny);

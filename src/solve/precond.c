@@ -91,6 +91,8 @@ bsrmv_status bsrmv_precond_block_jacobi(bsrmv_precond **P, const bsrmv_matrix *A
     *P = NULL;
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "A is NULL");
+    if (bsrmv_type_is_complex(A->type))
+        return bsrmv_refuse_complex(A->type, "bsrmv_precond_block_jacobi");
     if (A->mb != A->nb)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
                           "block Jacobi needs a square matrix; A has %lld x %lld blocks",

@@ -13,6 +13,8 @@ bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
     if (method != BSRMV_SOLVER_CG && method != BSRMV_SOLVER_BICGSTAB &&
         method != BSRMV_SOLVER_GMRES)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown solver %d", (int)method);
+    if (bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, "the solvers");
     if (mb != nb)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
                           "the solvers need a square matrix; A has %lld x %lld blocks",
@@ -47,8 +49,8 @@ bsrmv_status bsrmv_sv_check_precond(int64_t pmb, int pbs, bsrmv_type ptype, int6
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
                           "the preconditioner was built for %lld block rows of bs %d (%s), "
                           "A has %lld of bs %d (%s)",
-                          (long long)pmb, pbs, ptype == BSRMV_DOUBLE ? "double" : "float",
-                          (long long)mb, bs, type == BSRMV_DOUBLE ? "double" : "float");
+                          (long long)pmb, pbs, bsrmv_type_name(ptype), (long long)mb, bs,
+                          bsrmv_type_name(type));
     return BSRMV_SUCCESS;
 }
 
