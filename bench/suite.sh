@@ -578,7 +578,9 @@ else
         log "stream measurement failed"
 fi
 
-have_cli_source() { "$BSRMV" bench --help 2>/dev/null | grep -q -- "$1"; }
+# the whole help first: grep -q stops reading at the match, and under
+# pipefail the CLI's SIGPIPE would count as "no such flag"
+have_cli_source() { local h; h=$("$BSRMV" bench --help 2>/dev/null); grep -q -- "$1" <<<"$h"; }
 
 for set in ${SETS//,/ }; do
     log "== set $set ($(elapsed) s)"
@@ -645,7 +647,7 @@ for set in ${SETS//,/ }; do
         sym)
             # docs/SYMMETRIC.md: on the CPU full and sym at THREADS, on the GPU
             # the full storage's pick, cuSPARSE and the SYM kernels.
-            if ! "$BSRMV" bench --help 2>/dev/null | grep -q -- --sym; then
+            if ! have_cli_source --sym; then
                 note "sym: this bsrmv has no 'bench --sym': symmetric storage skipped"
             else
                 where=(--threads "$THREADS")
