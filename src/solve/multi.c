@@ -337,35 +337,45 @@ static void release_all(mrun *m)
     bsrmv_free(m->cols);
 }
 
+/* Column c's backend, stack and context.  A function of its own: GCC
+ * counts a loop variable live across getcontext as clobbered. */
+static bsrmv_status start_column(mrun *m, int c, const char *B, int64_t ldb, size_t page)
+{
+    const size_t vs = m->vs;
+    mcol *col = &m->cols[c];
+    col->be = *m->inner;
+    col->be.alloc = col_alloc;
+    col->be.release = col_release;
+    col->be.spmv = col_spmv;
+    col->m = m;
+    col->c = c;
+    col->b = B + (size_t)c * (size_t)ldb * vs;
+    col->x = m->X + (size_t)c * (size_t)m->ldx * vs;
+    col->state = COL_NEW;
+    void *map = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the stacks of %d columns", m->k);
+    col->map = map;
+    if (mprotect(map, page, PROT_NONE) || getcontext(&col->uc))
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "cannot set up the stack of column %d", c);
+    col->uc.uc_stack.ss_sp = col->map + page;
+    col->uc.uc_stack.ss_size = STACK_BYTES;
+    col->uc.uc_link = NULL;
+    makecontext(&col->uc, column_main, 0);
+#ifdef MULTI_TSAN
+    col->fiber = __tsan_create_fiber(0);
+#endif
+    return BSRMV_SUCCESS;
+}
+
 static bsrmv_status start_columns(mrun *m, const char *B, int64_t ldb)
 {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE), vs = m->vs;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     for (int c = 0; c < m->k; c++) {
-        mcol *col = &m->cols[c];
-        col->be = *m->inner;
-        col->be.alloc = col_alloc;
-        col->be.release = col_release;
-        col->be.spmv = col_spmv;
-        col->m = m;
-        col->c = c;
-        col->b = B + (size_t)c * (size_t)ldb * vs;
-        col->x = m->X + (size_t)c * (size_t)m->ldx * vs;
-        col->state = COL_NEW;
-        void *map = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (map == MAP_FAILED)
-            return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the stacks of %d columns",
-                              m->k);
-        col->map = map;
-        if (mprotect(map, page, PROT_NONE) || getcontext(&col->uc))
-            return bsrmv_fail(BSRMV_ERR_NOMEM, "cannot set up the stack of column %d", c);
-        col->uc.uc_stack.ss_sp = col->map + page;
-        col->uc.uc_stack.ss_size = STACK_BYTES;
-        col->uc.uc_link = NULL;
-        makecontext(&col->uc, column_main, 0);
-#ifdef MULTI_TSAN
-        col->fiber = __tsan_create_fiber(0);
-#endif
+        const bsrmv_status st = start_column(m, c, B, ldb, page);
+        if (st)
+            return st;
     }
     return BSRMV_SUCCESS;
 }
