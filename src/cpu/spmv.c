@@ -1,131 +1,23 @@
 /* CPU SpMV driver: argument checks, alpha/beta special cases, the thread
  * split, and the choice between compile-time-bs and generic kernels.  The
- * kernels themselves are generated from kernel_template.h. */
-#include "internal.h"
+ * kernels themselves are generated from kernel_template.h, one translation
+ * unit per type (spmv_kernels.h). */
+#include "spmv_kernels.h"
+#include "template_defs.h"
 
-#include <complex.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* alpha and beta inside: a double complex holds a value of every vector
- * type exactly. */
-typedef double _Complex scalar;
-
-/* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
- * solvers use, then powers and multiples common in multi-component PDEs). */
-#define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(12) X(16) X(24) X(32)
-/* The symmetric-storage kernel (two uses of every block) costs twice the
- * compile time of the others per size: the sizes of structural and FE
- * matrices only; larger blocks run its runtime-bs version. */
-#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
-
-/* Independent accumulator sets per block size: enough blocks in flight to
- * hide FMA latency, few enough to stay in registers. */
-#define UNROLL_FOR(B) ((B) == 1 ? 1 : (B) <= 2 ? 4 : (B) <= 6 ? 2 : 1)
-
-typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
-                         const void *x, scalar alpha, scalar beta, void *y);
-/* out[0..bs) = blocks [k0, k1) of one block row times x (a cut row's share). */
-typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
-                         const void *x, void *out);
-typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
-                         const void *x, void *yt);
-/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
-typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
-                         const void *x, scalar alpha, void *y, void *buf);
-typedef struct kernel_set {
-    int bs;
-    kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
-    kernel_p p[2];    /* by bsrmv_order */
-    kernel_t t[2][2];
-    kernel_t c[2][2]; /* conjugate transpose (t for real values) */
-} kernel_set;
-typedef struct sym_set {
-    int bs;
-    kernel_s s[2]; /* by bsrmv_order */
-} sym_set;
-/* The first index of kernel_set's n and t: 0 for a 64-bit row_ptr, 1 for
- * a 32-bit one. */
-#define RP_WIDTH(A) ((A)->row_ptr ? 0 : 1)
-typedef struct vector_ops {
-    void (*scale)(int64_t j0, int64_t j1, scalar beta, void *y);
-    void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
-                   scalar alpha, scalar beta, void *y);
-    void (*fixup)(int n, const int64_t *row, const void *part, int bs, scalar alpha,
-                  scalar beta, void *y);
-    void (*add)(int64_t n, const void *src, void *y);
-} vector_ops;
-
-#define PRAGMA_(x) _Pragma(#x)
-#define VOPS
-#define SYM
-#define CONJ(v) (v)
-#define BLOCK_SIMD(clauses) PRAGMA_(omp simd clauses)
-#define T double
-#define V double
-#define SUF d
-#include "kernel_template.h"
-#undef T
-#undef V
-#undef SUF
-#define T float
-#define V float
-#define SUF s
-#include "kernel_template.h"
-#undef T
-#undef V
-#undef SUF
-#undef VOPS
-#undef BLOCK_SIMD
-/* Float values, double x, y and sums: y's operations are the double ones.
- * GCC does not vectorise the small block loops that widen float to double,
- * and the simd loops it then leaves rolled keep the sums in memory (2x
- * slower than double at bs 3); unrolled, they stay in registers. */
-#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
-#define T float
-#define V double
-#define SUF sd
-#include "kernel_template.h"
-#undef T
-#undef V
-#undef SUF
-#undef BLOCK_SIMD
-#undef SYM
-#undef CONJ
-/* Complex values (symmetric storage is real only): the generic C complex
- * arithmetic, blocks unrolled as for the mixed pair. */
-#define COMPLEX
-#define VOPS
-#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
-#define T double _Complex
-#define V double _Complex
-#define CONJ(v) conj(v)
-#define SUF z
-#include "kernel_template.h"
-#undef T
-#undef V
-#undef CONJ
-#undef SUF
-#define T float _Complex
-#define V float _Complex
-#define CONJ(v) conjf(v)
-#define SUF c
-#include "kernel_template.h"
-#undef T
-#undef V
-#undef CONJ
-#undef SUF
-#undef BLOCK_SIMD
-#undef COMPLEX
-#undef VOPS
-
 /* Position of bs in the specialised tables, -1 if it has none. */
+#define COUNT_(B) +1
+static const int nspecialised = 0 BSRMV_CPU_BLOCK_SIZES(COUNT_);
+static const int nsym_specialised = 0 BSRMV_CPU_SYM_BLOCK_SIZES(COUNT_);
+#undef COUNT_
 static int specialised_index(int bs)
 {
-    const int n = (int)(sizeof specialised_d / sizeof specialised_d[0]);
-    for (int i = 0; i < n; i++)
-        if (specialised_d[i].bs == bs)
+    for (int i = 0; i < nspecialised; i++)
+        if (bsrmv_cpu_kernels_d.specialised[i].bs == bs)
             return i;
     return -1;
 }
@@ -135,31 +27,33 @@ int bsrmv_cpu_has_kernel(int bs)
     return specialised_index(bs) >= 0;
 }
 
+static const cpu_kernels *type_kernels(const bsrmv_matrix *A)
+{
+    switch (A->type) {
+    case BSRMV_DOUBLE: return &bsrmv_cpu_kernels_d;
+    case BSRMV_FLOAT:
+        return A->vtype == BSRMV_DOUBLE ? &bsrmv_cpu_kernels_sd : &bsrmv_cpu_kernels_s;
+    case BSRMV_COMPLEX_FLOAT: return &bsrmv_cpu_kernels_c;
+    case BSRMV_COMPLEX_DOUBLE: return &bsrmv_cpu_kernels_z;
+    }
+    return NULL;
+}
+
+/* Symmetric storage is real only (sym.c refuses the other types). */
 static const sym_set *pick_sym(const bsrmv_matrix *A)
 {
-    const int n = (int)(sizeof sym_specialised_d / sizeof sym_specialised_d[0]);
-    for (int i = 0; A->cpu_kernel == BSRMV_CPU_AUTO && i < n; i++)
-        if (sym_specialised_d[i].bs == A->bs)
-            return A->type == BSRMV_DOUBLE   ? &sym_specialised_d[i]
-                   : A->vtype == BSRMV_DOUBLE ? &sym_specialised_sd[i]
-                                              : &sym_specialised_s[i];
-    return A->type == BSRMV_DOUBLE   ? &sym_generic_d
-           : A->vtype == BSRMV_DOUBLE ? &sym_generic_sd
-                                      : &sym_generic_s;
+    const cpu_kernels *k = type_kernels(A);
+    for (int i = 0; A->cpu_kernel == BSRMV_CPU_AUTO && i < nsym_specialised; i++)
+        if (k->sym_specialised[i].bs == A->bs)
+            return &k->sym_specialised[i];
+    return k->sym_generic;
 }
 
 static const kernel_set *pick_kernels(const bsrmv_matrix *A)
 {
     const int i = A->cpu_kernel == BSRMV_CPU_AUTO ? specialised_index(A->bs) : -1;
-    if (A->type == BSRMV_COMPLEX_DOUBLE)
-        return i >= 0 ? &specialised_z[i] : &generic_z;
-    if (A->type == BSRMV_COMPLEX_FLOAT)
-        return i >= 0 ? &specialised_c[i] : &generic_c;
-    if (A->type == BSRMV_DOUBLE)
-        return i >= 0 ? &specialised_d[i] : &generic_d;
-    if (A->vtype == BSRMV_DOUBLE)
-        return i >= 0 ? &specialised_sd[i] : &generic_sd;
-    return i >= 0 ? &specialised_s[i] : &generic_s;
+    const cpu_kernels *k = type_kernels(A);
+    return i >= 0 ? &k->specialised[i] : k->generic;
 }
 
 int bsrmv_num_threads(void)
@@ -340,10 +234,10 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
 static const vector_ops *pick_vops(bsrmv_type vtype)
 {
     switch (vtype) {
-    case BSRMV_FLOAT: return &vops_s;
-    case BSRMV_DOUBLE: return &vops_d;
-    case BSRMV_COMPLEX_FLOAT: return &vops_c;
-    case BSRMV_COMPLEX_DOUBLE: return &vops_z;
+    case BSRMV_FLOAT: return bsrmv_cpu_kernels_s.vops;
+    case BSRMV_DOUBLE: return bsrmv_cpu_kernels_d.vops;
+    case BSRMV_COMPLEX_FLOAT: return bsrmv_cpu_kernels_c.vops;
+    case BSRMV_COMPLEX_DOUBLE: return bsrmv_cpu_kernels_z.vops;
     }
     return NULL;
 }

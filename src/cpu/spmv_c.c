@@ -1,0 +1,12 @@
+/* CPU SpMV kernels for float complex values and vectors: C's complex
+ * arithmetic, the block loops unrolled as for the mixed pair (no symmetric
+ * storage for complex values). */
+#include <complex.h>
+#define T float _Complex
+#define V float _Complex
+#define SUF c
+#define VOPS
+#define COMPLEX
+#define CONJ(v) conjf(v)
+#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#include "spmv_instance.h"

@@ -1,0 +1,78 @@
+/* What the CPU SpMV driver (spmv.c) and its kernel instances share: the
+ * kernel signatures, the per-type tables, and the block sizes that have a
+ * compile-time kernel.  Each value type's kernels are generated from
+ * kernel_template.h in a translation unit of their own (spmv_<type>.c,
+ * through spmv_instance.h), so that a parallel build compiles them side by
+ * side.  Not installed. */
+#ifndef BSRMV_CPU_SPMV_KERNELS_H
+#define BSRMV_CPU_SPMV_KERNELS_H
+
+#include "internal.h"
+
+#include <complex.h>
+
+/* alpha and beta inside: a double complex holds a value of every vector
+ * type exactly. */
+typedef double _Complex scalar;
+
+/* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
+ * solvers use, then powers and multiples common in multi-component PDEs). */
+#define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(12) X(16) X(24) X(32)
+/* The symmetric-storage kernel (two uses of every block) costs twice the
+ * compile time of the others per size: the sizes of structural and FE
+ * matrices only; larger blocks run its runtime-bs version. */
+#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+
+/* Independent accumulator sets per block size: enough blocks in flight to
+ * hide FMA latency, few enough to stay in registers. */
+#define UNROLL_FOR(B) ((B) == 1 ? 1 : (B) <= 2 ? 4 : (B) <= 6 ? 2 : 1)
+
+typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
+                         const void *x, scalar alpha, scalar beta, void *y);
+/* out[0..bs) = blocks [k0, k1) of one block row times x (a cut row's share). */
+typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
+                         const void *x, void *out);
+typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
+                         const void *x, void *yt);
+/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
+typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
+                         const void *x, scalar alpha, void *y, void *buf);
+typedef struct kernel_set {
+    int bs;
+    kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
+    kernel_p p[2];    /* by bsrmv_order */
+    kernel_t t[2][2];
+    kernel_t c[2][2]; /* conjugate transpose (t for real values) */
+} kernel_set;
+typedef struct sym_set {
+    int bs;
+    kernel_s s[2]; /* by bsrmv_order */
+} sym_set;
+/* The first index of kernel_set's n and t: 0 for a 64-bit row_ptr, 1 for
+ * a 32-bit one. */
+#define RP_WIDTH(A) ((A)->row_ptr ? 0 : 1)
+typedef struct vector_ops {
+    void (*scale)(int64_t j0, int64_t j1, scalar beta, void *y);
+    void (*reduce)(int64_t j0, int64_t j1, int nbuf, int64_t stride, const void *bufs,
+                   scalar alpha, scalar beta, void *y);
+    void (*fixup)(int n, const int64_t *row, const void *part, int bs, scalar alpha,
+                  scalar beta, void *y);
+    void (*add)(int64_t n, const void *src, void *y);
+} vector_ops;
+
+/* The kernels of one (value type, vector type) pair. */
+typedef struct cpu_kernels {
+    const kernel_set *specialised;  /* one per BSRMV_CPU_BLOCK_SIZES, in order */
+    const kernel_set *generic;      /* runtime bs */
+    const sym_set *sym_specialised; /* one per BSRMV_CPU_SYM_BLOCK_SIZES; NULL:
+                                       no symmetric storage for the type */
+    const sym_set *sym_generic;
+    const vector_ops *vops; /* y's operations; NULL: those of the vector type */
+} cpu_kernels;
+
+/* d: double, s: float, sd: float values with double vectors,
+ * z: double complex, c: float complex. */
+extern const cpu_kernels bsrmv_cpu_kernels_d, bsrmv_cpu_kernels_s, bsrmv_cpu_kernels_sd,
+    bsrmv_cpu_kernels_z, bsrmv_cpu_kernels_c;
+
+#endif

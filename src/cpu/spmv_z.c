@@ -1,0 +1,12 @@
+/* CPU SpMV kernels for double complex values and vectors: C's complex
+ * arithmetic, the block loops unrolled as for the mixed pair (no symmetric
+ * storage for complex values). */
+#include <complex.h>
+#define T double _Complex
+#define V double _Complex
+#define SUF z
+#define VOPS
+#define COMPLEX
+#define CONJ(v) conj(v)
+#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#include "spmv_instance.h"
