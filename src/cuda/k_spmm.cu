@@ -215,18 +215,25 @@ static cudaError_t run_staged(const MmArgs<T> &a, cudaStream_t s)
     return cudaGetLastError();
 }
 
-/* (V, P) pairs of the staged kernel, X(V, P): 1-16 vectors per chunk. */
-#define BSRMV_SPMM_STAGED_VP(X) X(1, 1) X(2, 1) X(4, 1) X(4, 2) X(4, 4)
+template <typename T, int ORD, int BS, int KT>
+static cudaError_t run_staged_kt(const MmArgs<T> &a, cudaStream_t s)
+{
+    constexpr MmLaunch g = staged_geometry(BS, KT);
+    return run_staged<T, ORD, BS, g.v, g.p>(a, s);
+}
 
+/* The staged kernel of the geometry for the launch's chunk width. */
 template <typename T, int ORD, int BS>
 static cudaError_t run_staged_vp(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
 {
-#define X(V, P)                                                                                    \
-    if (l.v == V && l.p == P)                                                                      \
-        return run_staged<T, ORD, BS, V, P>(a, s);
-    BSRMV_SPMM_STAGED_VP(X)
-#undef X
-    return cudaErrorInvalidValue;
+    switch (l.v * l.p) {
+    case 1: return run_staged_kt<T, ORD, BS, 1>(a, s);
+    case 2: return run_staged_kt<T, ORD, BS, 2>(a, s);
+    case 4: return run_staged_kt<T, ORD, BS, 4>(a, s);
+    case 8: return run_staged_kt<T, ORD, BS, 8>(a, s);
+    case 16: return run_staged_kt<T, ORD, BS, 16>(a, s);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 template <typename T, int ORD, int V>

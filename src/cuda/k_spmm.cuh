@@ -40,6 +40,32 @@ struct MmLaunch {
  * block sizes run the runtime-bs kernel. */
 #define BSRMV_SPMM_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
 
+/* The staged kernel's geometry (V vectors per lane, P lanes per block)
+ * for a chunk of KT vectors (1, 2, 4, 8, 16: kc rounded up to a power of
+ * two), by bs; the kernel is built for these pairs only.  Measured on
+ * 27-point grids (H100, row-major X, vectors per second against KT SpMVs):
+ *   - bs 3, KT 4: (2, 2) 2.48x, (4, 1) 2.09x, (1, 4) 2.20x; at KT 8 (4, 2)
+ *     3.66x, (2, 4) 3.50x, (1, 8) 3.19x.
+ *   - bs 6: a vector per lane wins from KT 2 on, (1, 4) 3.48x against (4, 1)
+ *     2.54x, (1, 8) 5.59x against (4, 2) 4.07x; bs 5, 7 and 8 the same
+ *     way (KT 16 at bs 8: (1, 16) 1.9x faster than (4, 4)).
+ *   - bs 4 lies between: (1, 2), (2, 2), (2, 4), (1, 16).
+ * V*bs accumulators per lane; more lanes per block (P) means fewer blocks
+ * side by side (32/P) and fewer sums to reduce over the slots. */
+__host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
+{
+    return kt <= 1   ? MmLaunch{1, 1, 32, 0}
+           : bs <= 3 ? (kt == 2   ? MmLaunch{2, 1, 32, 0}
+                        : kt == 4 ? (bs == 3 ? MmLaunch{2, 2, 32, 0} : MmLaunch{4, 1, 32, 0})
+                        : kt == 8 ? MmLaunch{4, 2, 32, 0}
+                                  : MmLaunch{4, 4, 32, 0})
+           : bs == 4 ? (kt == 2   ? MmLaunch{1, 2, 32, 0}
+                        : kt == 4 ? MmLaunch{2, 2, 32, 0}
+                        : kt == 8 ? MmLaunch{2, 4, 32, 0}
+                                  : MmLaunch{1, 16, 32, 0})
+                     : MmLaunch{1, kt, 32, 0};
+}
+
 /* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors). */
 template <typename T>
 cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cudaStream_t s);

@@ -32,30 +32,11 @@ static const MmPolicyRow mm_policy[] = {
     {1 << 30, SPMM_MAX_KT, -1, 16, 32, 256},
 };
 
-/* The staged kernel (bs 1-8): V and P by bs and the chunk width KT, the
- * first row with bs <= bs_max.  V*bs accumulators per lane, V at most 4:
- * V 8 at bs 2-4 (k 8 and 16 in one lane) took 1.1-1.9x longer on an H100
- * (more registers, twice the values to sum over the slots); P > 1 where
- * KT > 4, so that 32/P blocks of the row are side by side. */
-struct MmStagedRow {
-    int bs_max, kt, v, p;
-};
-static const MmStagedRow mm_staged[] = {
-    {8, 1, 1, 1}, {8, 2, 2, 1}, {8, 4, 4, 1}, {8, 8, 4, 2}, {8, 16, 4, 4},
-};
-
 static MmLaunch mm_choose(int bs, int kt, bsrmv_layout layout, size_t vs)
 {
     MmLaunch l = {1, kt, 32, 256};
-    if (bs <= 8) {
-        for (const MmStagedRow &r : mm_staged)
-            if (bs <= r.bs_max && r.kt == kt) {
-                l.v = r.v;
-                l.p = r.p;
-                break;
-            }
-        return l;
-    }
+    if (bs <= 8) /* the staged kernel (k_spmm.cuh) */
+        return staged_geometry(bs, kt);
     for (const MmPolicyRow &p : mm_policy)
         if (bs <= p.bs_max && kt <= p.kt_max && (p.layout < 0 || p.layout == (int)layout)) {
             l.v = (int)(p.vec / vs) < kt ? (int)(p.vec / vs) : kt;
