@@ -22,10 +22,26 @@ static bsrmv_status check_shape(int64_t mb, int64_t nb, int bs, int64_t nnzb, bs
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d", (int)type);
     if (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown order %d", (int)order);
+    if (bsrmv_type_is_complex(type) && bs > 32)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "the GPU kernels for %s values are built for bs <= 32, not %d",
+                          bsrmv_type_name(type), bs);
     int64_t t;
     if (!bsrmv_mul64(mb, bs, &t) || !bsrmv_mul64(nb, bs, &t) || !bsrmv_mul64(bs, bs, &t) ||
         !bsrmv_mul64(nnzb, t, &t) || t > INT64_MAX / ts)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "matrix size overflows 64-bit offsets");
+    return BSRMV_SUCCESS;
+}
+
+/* A complex value is one 8- or 16-byte load on the device: its arrays must
+ * be aligned to the value's size, as cuFloatComplex and cuDoubleComplex
+ * arrays are (a misaligned load would be a sticky device error). */
+static bsrmv_status check_value_alignment(const char *who, const void *p, bsrmv_type t, const char *name)
+{
+    const size_t ts = bsrmv_type_size(t);
+    if (bsrmv_type_is_complex(t) && (uintptr_t)p % ts)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: %s is not aligned to %zu bytes (%s values)", who,
+                          name, ts, bsrmv_type_name(t));
     return BSRMV_SUCCESS;
 }
 
@@ -211,7 +227,8 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb,
         return st;
     if ((st = check_device_ptr(d_row_ptr, device, "row_ptr")) ||
         (nnzb > 0 && ((st = check_device_ptr(d_col_idx, device, "col_idx")) ||
-                      (st = check_device_ptr(d_val, device, "val"))))) {
+                      (st = check_device_ptr(d_val, device, "val")) ||
+                      (st = check_value_alignment("bsrmv_gpu_matrix_wrap", d_val, type, "val"))))) {
         free_matrix(m);
         return st;
     }
@@ -408,9 +425,11 @@ static bsrmv_status gpu_spmv(const char *who, bsrmv_op op, Scalar alpha, const b
     cudaError_t e = ds.enter(dA->device);
     if (e != cudaSuccess)
         return cuda_fail(e, "cudaSetDevice");
-    if (ny > 0 && (st = check_device_ptr(d_y, dA->device, "y")))
+    if (ny > 0 && ((st = check_device_ptr(d_y, dA->device, "y")) ||
+                   (st = check_value_alignment(who, d_y, dA->vtype, "y"))))
         return st;
-    if (!alpha.zero() && nx > 0 && (st = check_device_ptr(d_x, dA->device, "x")))
+    if (!alpha.zero() && nx > 0 &&
+        ((st = check_device_ptr(d_x, dA->device, "x")) || (st = check_value_alignment(who, d_x, dA->vtype, "x"))))
         return st;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;

@@ -242,6 +242,35 @@ static void test_refusals(void)
              BSRMV_ERR_ARGUMENT);
     TU_FAILS(bsrmv_gpu_spmv_scalars(BSRMV_OP_N, &one, dA, dx, 32, &one, dx, 32, NULL),
              BSRMV_ERR_ARGUMENT); /* x and y overlap */
+    /* a complex double is one 16-byte load: x, y and a wrapped val 8 bytes off */
+    TU_FAILS(bsrmv_gpu_spmv_scalars(BSRMV_OP_N, &one, dA, (char *)dx + 8, 32, &one, dy, 32, NULL),
+             BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_spmv_scalars(BSRMV_OP_N, &one, dA, dx, 32, &one, (char *)dy + 8, 32, NULL),
+             BSRMV_ERR_ARGUMENT);
+    {
+        void *mem[3];
+        bsrmv_gpu_matrix *W = wrap_copy(A, mem);
+        bsrmv_gpu_matrix *bad = NULL;
+        bsrmv_matrix_info in;
+        TU_OK(bsrmv_matrix_get_info(A, &in));
+        TU_CHECK(in.nnzb > 0, "the refusal needs blocks");
+        TU_FAILS(bsrmv_gpu_matrix_wrap(&bad, in.mb, in.nb, in.bs, in.nnzb, mem[0], mem[1],
+                                       (char *)mem[2] + 8, in.type, in.order, 0),
+                 BSRMV_ERR_ARGUMENT);
+        TU_CHECK(bad == NULL, "a refused wrap leaves no handle");
+        bsrmv_gpu_matrix_destroy(W);
+        for (int k = 0; k < 3; k++)
+            bsrmv_gpu_free(mem[k]);
+    }
+    /* the complex kernels stop at bs 32 */
+    {
+        tu_shape big = {2, 2, 33, 1.0, 0.0, -1, 0};
+        bsrmv_matrix *B = tu_random_bsr(&big, BSRMV_COMPLEX_FLOAT, BSRMV_COL_MAJOR, 3);
+        bsrmv_gpu_matrix *dB = NULL;
+        TU_FAILS(bsrmv_gpu_matrix_upload(&dB, B, 0, NULL), BSRMV_ERR_UNSUPPORTED);
+        TU_CHECK(dB == NULL, "a refused upload leaves no handle");
+        bsrmv_matrix_destroy(B);
+    }
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1.0, dA, 2, dx, 32, 0.0, dy, 32, BSRMV_LAYOUT_COL, NULL),
              BSRMV_ERR_UNSUPPORTED);
     double ms;
