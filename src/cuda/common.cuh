@@ -79,6 +79,13 @@ struct Launch {
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */
 enum LaunchStatus { LAUNCH_OK = 0, LAUNCH_NOT_BUILT = 1, LAUNCH_CUDA_ERROR = 2 };
 
+/* acc += a * b: one FMA for the real types (complex.cuh has the complex
+ * one). */
+template <typename V> __device__ __forceinline__ void madd(V &acc, const V &a, const V &b)
+{
+    acc += a * b;
+}
+
 /* y[i] = alpha*sum + beta*y[i]; beta == 0 never reads y. */
 template <typename T, typename V>
 __device__ __forceinline__ void store_y(const Args<T, V> &a, int64_t i, V sum)
@@ -325,7 +332,7 @@ __device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int6
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            acc += V(v[u]) * xv[u];
+            madd(acc, V(v[u]), xv[u]);
     }
     return acc;
 }

@@ -1,10 +1,11 @@
 /* The device complex value: an interleaved (re, im) pair with the size and
- * alignment of cuFloatComplex / cuDoubleComplex (and of C's _Complex), so
- * the kernels read the caller's arrays in place and load a value in one 8-
- * or 16-byte access.  It supplies what the kernel templates do with their
- * value type T and vector type V -- V(0), +, +=, *, ==, the warp shuffles
- * and atomicAdd -- so the real kernels' sources serve complex values
- * unchanged; the loads (ld, ldv) are in common.cuh beside the real ones.
+ * alignment of cuFloatComplex / cuDoubleComplex (the layout of C's
+ * _Complex), so the kernels read the caller's arrays in place and load a
+ * value in one 8- or 16-byte access.  It supplies what the kernel templates
+ * do with their value type T and vector type V -- V(0), +, +=, *, ==, madd,
+ * the warp shuffles and atomicAdd -- so the real kernels' sources serve
+ * complex values unchanged; the loads (ld, ldv) are in common.cuh beside
+ * the real ones.
  * Included by common.cuh.  Not installed. */
 #ifndef BSRMV_CUDA_COMPLEX_CUH
 #define BSRMV_CUDA_COMPLEX_CUH
@@ -38,12 +39,20 @@ __host__ __device__ __forceinline__ cplx<R> operator+(const cplx<R> &a, const cp
     return cplx<R>(a.re + b.re, a.im + b.im);
 }
 
-/* Written as two fused multiply-adds per part: acc += v * x in the kernels
- * compiles to four FMAs. */
 template <typename R>
 __host__ __device__ __forceinline__ cplx<R> operator*(const cplx<R> &a, const cplx<R> &b)
 {
     return cplx<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+
+/* acc += a * b as four fused multiply-adds: written as acc += a * b, the
+ * compiler may not fold the accumulation into the product's FMAs (that
+ * would reassociate), which costs two multiplies and two adds more. */
+template <typename R>
+__device__ __forceinline__ void madd(cplx<R> &acc, const cplx<R> &a, const cplx<R> &b)
+{
+    acc.re = fma(a.re, b.re, fma(-a.im, b.im, acc.re));
+    acc.im = fma(a.re, b.im, fma(a.im, b.re, acc.im));
 }
 
 template <typename R>

@@ -48,8 +48,8 @@ __global__ void k_transpose(const Args<T> a)
             const T *v = a.val + b * bs2;
             T sum = T(0);
             for (int r = 0; r < bs; ++r)
-                sum += conj_if(ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)), CONJ) *
-                       ld(xr + r);
+                madd(sum, conj_if(ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)), CONJ),
+                     ld(xr + r));
             atomicAdd(a.y + (int64_t)ldc(a.col_idx + b) * bs + c, a.alpha * sum);
         }
     }
