@@ -11,14 +11,14 @@
 #   BUILD         the build directory (default build-gpu)
 #   SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1  skip a part
 #   Z_BS, C_BS    block sizes of the complex double / float runs
-#   BUDGET        seconds after which no further bench case starts (default 470)
+#   BUDGET        seconds after which no further bench case starts (default 380; a case runs at most 120 s)
 OUT=${OUT:-/tmp/gpu_complex_out}
 mkdir -p "$OUT"
 J=$(nproc)
 B=${BUILD:-build-gpu}
 Z_BS=${Z_BS:-2 3 4 5 6 7 8}
 C_BS=${C_BS:-3 6}
-BUDGET=${BUDGET:-470}
+BUDGET=${BUDGET:-380}
 export GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 start=$(date +%s)
 summary=()
@@ -67,7 +67,7 @@ case_run() { # type bs
     return
   fi
   t0=$(date +%s)
-  timeout 240 "$B/bsrmv" bench --grid "$n" --bs "$bs" --type "$t" --gpu --no-cpu --gpu-kernels all \
+  timeout 120 "$B/bsrmv" bench --grid "$n" --bs "$bs" --type "$t" --gpu --no-cpu --gpu-kernels all \
     --json >"$OUT/$tag.jsonl" 2>"$OUT/$tag.log" || note "$tag: FAILED rc=$? ($tag.log)"
   note "$tag: $(( $(date +%s) - t0 )) s"
 }

@@ -219,6 +219,38 @@ static void test_scalar_entries(void)
     }
 }
 
+/* The measured choice (bsrmv_gpu_matrix_tune) times the complex
+ * candidates and keeps one that computes the product. */
+static void test_measured_choice(void)
+{
+    const bsrmv_type types[] = {BSRMV_COMPLEX_FLOAT, BSRMV_COMPLEX_DOUBLE};
+    const int bss[] = {3, 11};
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < 2; i++) {
+            tu_shape sh = {300, 300, bss[i], 12.0, 0.05, -1, 0};
+            bsrmv_matrix *A = tu_random_bsr(&sh, types[t], BSRMV_ROW_MAJOR, 60 + (uint64_t)(2 * t + i));
+            bsrmv_gpu_matrix *dA;
+            TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
+            double ms = 0;
+            TU_OK(bsrmv_gpu_matrix_tune(dA, 0, 3, NULL, &ms));
+            bsrmv_gpu_plan_info pl;
+            TU_OK(bsrmv_gpu_matrix_get_plan(dA, &pl));
+            TU_CHECK(pl.from_tune_table == 2 && ms > 0, "measured choice: from %d, %g ms", pl.from_tune_table, ms);
+            const int64_t n = sh.mb * sh.bs;
+            const size_t vs = bsrmv_type_size(types[t]);
+            void *x = tu_random_vector(n, types[t], 61), *dx, *dy;
+            TU_OK(bsrmv_gpu_malloc(&dx, (size_t)n * vs));
+            TU_OK(bsrmv_gpu_malloc(&dy, (size_t)n * vs));
+            TU_OK(bsrmv_gpu_to_device(dx, x, (size_t)n * vs));
+            scalar_cases("measured choice", dA, A, BSRMV_OP_N, x, dx, dy, 62, 0);
+            free(x);
+            bsrmv_gpu_free(dx);
+            bsrmv_gpu_free(dy);
+            bsrmv_gpu_matrix_destroy(dA);
+            bsrmv_matrix_destroy(A);
+        }
+}
+
 /* What the GPU does not build for complex values says so. */
 static void test_refusals(void)
 {
@@ -309,6 +341,7 @@ int main(void)
     quick = tu_gpu_quick();
     test_refusals();
     test_scalar_entries();
+    test_measured_choice();
     test_block_sizes();
     printf("test_gpu_complex: ok (%ld products, %ld forced configurations)\n", runs, configs);
     return 0;
