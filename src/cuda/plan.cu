@@ -73,11 +73,12 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         const int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
     }
-    /* Complex values: the paper's by-block kernel where it is built (bs
-     * 2-5), by-column elsewhere; a complex block is 4x a real one's flops
-     * on 2x its bytes, which moves it toward the real kernels' choices at
-     * larger bs (scripts/gpu_complex.sh times the built alternatives). */
-    if (bsrmv_type_is_complex(m->type) && m->bs >= 2 && m->bs <= 5)
+    /* Complex values: a complex block of bs reads the bytes of a real one
+     * of about 1.4 bs, and on large regular grids the real table picks
+     * by-block up to bs 5 and by-column from bs 6: by-block at complex bs
+     * 2-4, by-column elsewhere (scripts/gpu_complex.sh times the built
+     * alternatives against it). */
+    if (bsrmv_type_is_complex(m->type) && m->bs >= 2 && m->bs <= 4)
         return bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                                            : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
