@@ -709,7 +709,8 @@ bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
  * vectors; bs <= 32) multiplies double x and y with the by-column kernels,
  * chosen from the float rows of the plan's table; op T and symmetric
  * storage are not built for it (BSRMV_ERR_UNSUPPORTED).  Complex matrices
- * are not built for the device (BSRMV_ERR_UNSUPPORTED). */
+ * upload, wrap and multiply (bsrmv_gpu_spmv, bsrmv_gpu_spmv_scalars, every
+ * op); the other GPU entry points refuse them (docs/COMPLEX.md). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 
@@ -737,6 +738,18 @@ void bsrmv_gpu_matrix_destroy(bsrmv_gpu_matrix *dA);
 bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
                             const void *d_x, int64_t nx, double beta, void *d_y,
                             int64_t ny, void *stream);
+
+/* bsrmv_gpu_spmv with alpha and beta given as host pointers to one value
+ * each of dA's vector type (float, double, float _Complex or double
+ * _Complex; the cuSPARSE convention), the way to pass complex scalars; read
+ * before the call returns.  OP_C of a complex matrix multiplies by the
+ * conjugate transpose; OP_T and OP_C scatter with atomic adds (the sums are
+ * not bitwise reproducible from run to run).  NULL alpha or beta:
+ * BSRMV_ERR_ARGUMENT.  Otherwise as bsrmv_gpu_spmv (stream, asynchrony,
+ * checks, errors, one stream per handle). */
+bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA,
+                                    const void *d_x, int64_t nx, const void *beta, void *d_y,
+                                    int64_t ny, void *stream);
 
 /* Y = alpha*op(A)*X + beta*Y for k vectors with X and Y in device memory
  * (SpMM; docs/SPMM.md), enqueued on `stream` (NULL = default stream);

@@ -46,6 +46,13 @@ bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *d
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA,
+                                    const void *d_x, int64_t nx, const void *beta, void *d_y,
+                                    int64_t ny, void *stream)
+{
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
                             const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
                             bsrmv_layout layout, void *stream)

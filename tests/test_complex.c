@@ -8,146 +8,13 @@
  * entry points that refuse complex matrices. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "testutil_complex.h"
 
 #include <complex.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef long double _Complex ldc;
-
-static bool is_double(bsrmv_type t)
-{
-    return t == BSRMV_COMPLEX_DOUBLE || t == BSRMV_DOUBLE;
-}
-
-/* Value i of a vector of type t. */
-static ldc get(const void *v, bsrmv_type t, int64_t i)
-{
-    const int p = tu_parts(t);
-    long double re = is_double(t) ? ((const double *)v)[i * p] : ((const float *)v)[i * p];
-    long double im = p == 1 ? 0.0L
-                     : is_double(t) ? ((const double *)v)[i * p + 1]
-                                    : ((const float *)v)[i * p + 1];
-    return re + im * (ldc)I;
-}
-
-/* A scalar stored as a value of the vector type t (what
- * bsrmv_spmv_scalars reads), and the value it holds after the rounding. */
-typedef union scalar_buf {
-    float f;
-    double d;
-    float _Complex c;
-    double _Complex z;
-} scalar_buf;
-
-static ldc put_scalar(scalar_buf *b, bsrmv_type t, double _Complex v)
-{
-    switch (t) {
-    case BSRMV_FLOAT: b->f = (float)creal(v); return b->f;
-    case BSRMV_DOUBLE: b->d = creal(v); return b->d;
-    case BSRMV_COMPLEX_FLOAT: b->c = (float _Complex)v; return b->c;
-    case BSRMV_COMPLEX_DOUBLE: b->z = v; return b->z;
-    }
-    return 0;
-}
-
-static const char *op_name(bsrmv_op op)
-{
-    return op == BSRMV_OP_N ? "A*x" : op == BSRMV_OP_T ? "A^T*x" : "A^H*x";
-}
-
-/* |re| + |im| >= |z|: a bound of the modulus without a square root. */
-static long double l1(ldc z)
-{
-    return fabsl(creall(z)) + fabsl(cimagl(z));
-}
-
-/* y = alpha*op(A)*x + beta*y0 in long double complex, and per entry a
- * bound of the magnitude |alpha| sum |a||x| + |beta||y0| and the number of
- * terms. */
-static void reference(const bsrmv_matrix *A, bsrmv_op op, ldc alpha, const void *x, ldc beta,
-                      const void *y0, ldc *ref, long double *mag, int64_t *terms)
-{
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(A, &in));
-    const int32_t *ci;
-    const void *val;
-    int64_t *rp = tu_row_ptr64(A, &ci, &val);
-    const int64_t bs = in.bs;
-    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
-    for (int64_t j = 0; j < ny; j++) {
-        ref[j] = 0;
-        mag[j] = 0;
-        terms[j] = 0;
-    }
-    for (int64_t i = 0; i < in.mb; i++)
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-            for (int64_t r = 0; r < bs; r++)
-                for (int64_t c = 0; c < bs; c++) {
-                    const int64_t at =
-                        k * bs * bs + (in.order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
-                    ldc a = get(val, in.type, at);
-                    if (op == BSRMV_OP_C)
-                        a = conjl(a);
-                    const int64_t row = i * bs + r, col = (int64_t)ci[k] * bs + c;
-                    const int64_t out = op == BSRMV_OP_N ? row : col;
-                    const ldc xv = get(x, in.vector_type, op == BSRMV_OP_N ? col : row);
-                    ref[out] += a * xv;
-                    mag[out] += l1(a) * l1(xv);
-                    terms[out]++;
-                }
-    for (int64_t j = 0; j < ny; j++) {
-        ref[j] *= alpha;
-        mag[j] *= l1(alpha);
-        if (beta != 0) {
-            const ldc yv = get(y0, in.vector_type, j);
-            ref[j] += beta * yv;
-            mag[j] += l1(beta) * l1(yv);
-        }
-    }
-    free(rp);
-}
-
-/* y against the reference: a complex product and sum per term, so twice
- * the real bound of tu_check_result. */
-static void check(const char *what, const bsrmv_matrix *A, bsrmv_op op, ldc alpha,
-                  const void *x, ldc beta, const void *y0, const void *y)
-{
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(A, &in));
-    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
-    ldc *ref = malloc((size_t)(ny + 1) * sizeof *ref);
-    long double *mag = malloc((size_t)(ny + 1) * sizeof *mag);
-    int64_t *terms = malloc((size_t)(ny + 1) * sizeof *terms);
-    TU_CHECK(ref && mag && terms, "out of memory");
-    reference(A, op, alpha, x, beta, y0, ref, mag, terms);
-    const double eps = is_double(in.vector_type) ? 0x1p-53 : 0x1p-24;
-    for (int64_t j = 0; j < ny; j++) {
-        const ldc got = get(y, in.vector_type, j);
-        const long double err = cabsl(got - ref[j]);
-        long double tol = 4.0L * (long double)(terms[j] + 3) * eps * mag[j];
-        if (!is_double(in.vector_type))
-            tol += 2 * eps * cabsl(ref[j]) + 1e-37L;
-        if (!(err <= tol)) {
-            fprintf(stderr,
-                    "FAIL %s: %s bs=%d %s %s %s alpha=(%Lg,%Lg) beta=(%Lg,%Lg) mb=%lld "
-                    "nb=%lld nnzb=%lld: y[%lld] = (%.17Lg, %.17Lg), reference (%.17Lg, "
-                    "%.17Lg) (error %.3Lg > bound %.3Lg)\n",
-                    what, op_name(op), in.bs, is_double(in.type) ? "double" : "float",
-                    tu_parts(in.type) == 2 ? "complex" : "real",
-                    in.order == BSRMV_COL_MAJOR ? "col-major" : "row-major", creall(alpha),
-                    cimagl(alpha), creall(beta), cimagl(beta), (long long)in.mb,
-                    (long long)in.nb, (long long)in.nnzb, (long long)j, creall(got),
-                    cimagl(got), creall(ref[j]), cimagl(ref[j]), err, tol);
-            exit(1);
-        }
-    }
-    free(ref);
-    free(mag);
-    free(terms);
-}
 
 static const double _Complex coefs[] = {0.0, 1.0, -1.5 + 0.75 * I};
 
@@ -159,14 +26,14 @@ static void one_case(const char *what, const bsrmv_matrix *A, bsrmv_op op, doubl
     TU_OK(bsrmv_matrix_get_info(A, &in));
     const int64_t nx = op == BSRMV_OP_N ? in.cols : in.rows;
     const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
-    scalar_buf sa, sb;
-    const ldc alpha = put_scalar(&sa, in.vector_type, a), beta = put_scalar(&sb, in.vector_type, b);
+    tu_scalar sa, sb;
+    const tu_ldc alpha = tu_put_scalar(&sa, in.vector_type, a), beta = tu_put_scalar(&sb, in.vector_type, b);
     /* beta == 0: y starts as NaN and must not leak into the result. */
     void *y0 = b == 0 ? tu_nan_vector(ny, in.vector_type)
                       : tu_random_vector(ny, in.vector_type, seed);
     void *y = tu_copy_vector(y0, ny, in.vector_type);
     TU_OK(bsrmv_spmv_scalars(op, &sa, A, x, nx, &sb, y, ny));
-    check(what, A, op, alpha, x, beta, y0, y);
+    tu_check_complex(what, A, op, alpha, x, beta, y0, y);
     free(y0);
     free(y);
 }
@@ -248,7 +115,7 @@ static void test_scalar_entries(void)
             void *y0 = tu_random_vector(ny, types[t], 51);
             void *y = tu_copy_vector(y0, ny, types[t]);
             TU_OK(bsrmv_spmv((bsrmv_op)op, -2.5, A, x, nx, 0.5, y, ny));
-            check("double scalars", A, (bsrmv_op)op, -2.5, x, 0.5, y0, y);
+            tu_check_complex("double scalars", A, (bsrmv_op)op, -2.5, x, 0.5, y0, y);
             if (tu_parts(types[t]) == 1)
                 one_case("real scalars by pointer", A, (bsrmv_op)op, 3.0, -1.0, x, 52);
             free(x);

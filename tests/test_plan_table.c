@@ -81,6 +81,21 @@ int main(void)
     TU_CHECK(!plan_table_lookup(&t, &f, no_wide, &asked, &c, &row), "no row matches");
     plan_table_free(&t);
 
+    /* rows for the complex types: z (complex double) and c (complex float) */
+    TU_OK(plan_table_parse("z col 3 by_column/g16/r4/t256/p0\n"
+                           "c * 3 k1_small/g16/r4/t256/p0\n"
+                           "double col 3 by_block/g32/r1/t128/p0\n",
+                           "t2", &t));
+    TU_CHECK(t.n == 3 && t.rows[0].type == BSRMV_COMPLEX_DOUBLE && t.rows[1].type == BSRMV_COMPLEX_FLOAT,
+             "complex row types");
+    const bsrmv_type kinds[3] = {BSRMV_COMPLEX_DOUBLE, BSRMV_COMPLEX_FLOAT, BSRMV_DOUBLE};
+    for (int k = 0; k < 3; ++k) {
+        features_of(&f, 1000, 27, 27, 3, kinds[k], BSRMV_COL_MAJOR, 50e6);
+        TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == k, "type %d: row %d", (int)kinds[k],
+                 row);
+    }
+    plan_table_free(&t);
+
     /* errors name the origin and the line */
     const char *bad[] = {"double col 3 nonsense/g1/r1/t1/p1\n", "double col 0 by_block/g32/r1/t128/p0\n",
                          "double diag 3 by_block/g32/r1/t128/p0\n", "double col 3 by_block/g32/r1/t128/p0 mean~3\n",

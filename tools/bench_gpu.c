@@ -1,7 +1,8 @@
 /* bench --gpu: every bsrmv GPU kernel that applies (--gpu-kernels all) or
  * only the dispatcher's pick (auto), cuSPARSE (cusparse<t>bsrmv column and
  * row direction, cusparseSpMV with CUSPARSE_SPMV_BSR_ALG1,
- * CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR expansion), the device's read
+ * CUSPARSE_SPMV_CSR_ALG1 on the scalar CSR expansion; t = S, D, C, Z and
+ * CUDA_R/C_32F/64F for the four value types), the device's read
  * bandwidth and the matrix's gather bound (bsrmv_gpu_gather_bound), on the
  * same matrix in the same run.  CUDA events around each call, warm-up,
  * median of >= 50 calls; each call queued behind a stall (bsrmv_gpu_stall)
@@ -142,30 +143,71 @@ struct cx {
     const void *x;
     void *y;
     bsrmv_type type;
-    double alpha, beta;
-    float fa, fb;
+    /* alpha and beta as values of the type: (re, im) pairs, so that the
+     * real types read the first part and the complex ones both */
+    double da[2], db[2];
+    float fa[2], fb[2];
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vx, vy;
     cusparseSpMVAlg_t alg;
     void *buf;
 };
 
+/* cuSPARSE's data type for values of type t. */
+static cudaDataType cuda_type(bsrmv_type t)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return CUDA_R_32F;
+    case BSRMV_COMPLEX_FLOAT: return CUDA_C_32F;
+    case BSRMV_COMPLEX_DOUBLE: return CUDA_C_64F;
+    default: return CUDA_R_64F;
+    }
+}
+
+/* The letter of cusparse<t>bsrmv for type t. */
+static char blas_letter(bsrmv_type t)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return 'S';
+    case BSRMV_COMPLEX_FLOAT: return 'C';
+    case BSRMV_COMPLEX_DOUBLE: return 'Z';
+    default: return 'D';
+    }
+}
+
+/* c's alpha (beta != 0: beta) as a value of c's type. */
+static const void *cx_scalar(const struct cx *c, int beta)
+{
+    const int dbl = c->type == BSRMV_DOUBLE || c->type == BSRMV_COMPLEX_DOUBLE;
+    return dbl ? (const void *)(beta ? c->db : c->da) : (const void *)(beta ? c->fb : c->fa);
+}
+
 static int call_cusparse(void *p)
 {
     struct cx *c = p;
     cusparseStatus_t st;
-    const void *a = c->type == BSRMV_DOUBLE ? (const void *)&c->alpha : (const void *)&c->fa;
-    const void *b = c->type == BSRMV_DOUBLE ? (const void *)&c->beta : (const void *)&c->fb;
+    const void *a = cx_scalar(c, 0), *b = cx_scalar(c, 1);
     if (c->legacy) {
-        if (c->type == BSRMV_DOUBLE)
+        switch (c->type) {
+        case BSRMV_DOUBLE:
             st = cusparseDbsrmv(c->h, c->dir, CUSPARSE_OPERATION_NON_TRANSPOSE, c->mb, c->nb, c->nnzb, a,
                                 c->descr, c->val, c->rp, c->ci, c->bs, c->x, b, c->y);
-        else
+            break;
+        case BSRMV_COMPLEX_DOUBLE:
+            st = cusparseZbsrmv(c->h, c->dir, CUSPARSE_OPERATION_NON_TRANSPOSE, c->mb, c->nb, c->nnzb, a,
+                                c->descr, c->val, c->rp, c->ci, c->bs, c->x, b, c->y);
+            break;
+        case BSRMV_COMPLEX_FLOAT:
+            st = cusparseCbsrmv(c->h, c->dir, CUSPARSE_OPERATION_NON_TRANSPOSE, c->mb, c->nb, c->nnzb, a,
+                                c->descr, c->val, c->rp, c->ci, c->bs, c->x, b, c->y);
+            break;
+        default:
             st = cusparseSbsrmv(c->h, c->dir, CUSPARSE_OPERATION_NON_TRANSPOSE, c->mb, c->nb, c->nnzb, a,
                                 c->descr, c->val, c->rp, c->ci, c->bs, c->x, b, c->y);
+        }
     } else {
         st = cusparseSpMV(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, c->mat, c->vx, b, c->vy,
-                          c->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F, c->alg, c->buf);
+                          cuda_type(c->type), c->alg, c->buf);
     }
     if (st != CUSPARSE_STATUS_SUCCESS) {
         fprintf(stderr, "bsrmv: cuSPARSE call failed: %s\n", cusparseGetErrorString(st));
@@ -205,8 +247,7 @@ static int time_spmv(struct cx *cx, cudaDataType vt, const char *name, struct be
                      void *dy, void *yh, size_t ybytes, int reps, cudaStream_t s, struct rec *r)
 {
     size_t bsz = 0;
-    const void *a = cx->type == BSRMV_DOUBLE ? (const void *)&cx->alpha : (const void *)&cx->fa;
-    const void *bb = cx->type == BSRMV_DOUBLE ? (const void *)&cx->beta : (const void *)&cx->fb;
+    const void *a = cx_scalar(cx, 0), *bb = cx_scalar(cx, 1);
     if (cusparseSpMV_bufferSize(cx->h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, cx->mat, cx->vx, bb,
                                 cx->vy, vt, cx->alg, &bsz) != CUSPARSE_STATUS_SUCCESS ||
         cudaMalloc(&cx->buf, bsz + 16) != cudaSuccess)
@@ -262,7 +303,7 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     json_num(&j, "gbps", br.gbps);
     json_num(&j, "gflops", br.gflops);
     json_num(&j, "rel_err", br.rel_err);
-    json_str(&j, "type", br.type != br.vtype ? "mixed" : br.type == BSRMV_FLOAT ? "float" : "double");
+    json_str(&j, "type", bench_type_name(br.type, br.vtype));
     json_str(&j, "order", br.order == BSRMV_COL_MAJOR ? "col" : "row");
     json_str(&j, "device", g_device);
     if (g_read_gbps > 0)
@@ -284,11 +325,13 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
     fflush(stdout);
 }
 
-/* One value of ts (4 or 8) bytes: a constant-size memcpy is a single move,
- * where memcpy(d, s, ts) would be a call per value. */
+/* One value of ts (4, 8 or 16) bytes: a constant-size memcpy is a single
+ * move, where memcpy(d, s, ts) would be a call per value. */
 static inline void copy_value(char *d, const char *s, size_t ts)
 {
-    if (ts == 8)
+    if (ts == 16)
+        memcpy(d, s, 16);
+    else if (ts == 8)
         memcpy(d, s, 8);
     else
         memcpy(d, s, 4);
@@ -489,10 +532,10 @@ static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct r
         .x = b->dx,
         .y = b->dy,
         .type = in->type,
-        .alpha = c->alpha,
-        .beta = c->beta,
-        .fa = (float)c->alpha,
-        .fb = (float)c->beta,
+        .da = {c->alpha, 0.0},
+        .db = {c->beta, 0.0},
+        .fa = {(float)c->alpha, 0.0f},
+        .fb = {(float)c->beta, 0.0f},
         .legacy = 1,
     };
     cusparseCreateMatDescr(&cx.descr);
@@ -500,15 +543,14 @@ static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct r
         cx.dir = dir == 0 ? CUSPARSE_DIRECTION_COLUMN : CUSPARSE_DIRECTION_ROW;
         cx.val = dir == 0 ? v_col : v_row;
         struct rec *r = &recs[*nrec];
-        snprintf(r->kernel, sizeof r->kernel, "%sbsrmv_%s", in->type == BSRMV_DOUBLE ? "D" : "S",
-                 dir == 0 ? "col" : "row");
+        snprintf(r->kernel, sizeof r->kernel, "%cbsrmv_%s", blas_letter(in->type), dir == 0 ? "col" : "row");
         r->backend = "cusparse";
         r->rel_err = check_once(c, call_cusparse, &cx, b->dy, yh, ybytes, b->s);
         if (time_calls(call_cusparse, &cx, reps, b->s, &r->ms) == 0)
             (*nrec)++;
     }
     /* cusparseSpMV, BSR_ALG1, both block orders */
-    const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    const cudaDataType vt = cuda_type(in->type);
     cx.legacy = 0;
     cusparseCreateDnVec(&cx.vx, in->cols, b->dx, vt);
     cusparseCreateDnVec(&cx.vy, in->rows, b->dy, vt);
@@ -1010,6 +1052,8 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     const bsrmv_matrix_info *in = &c->info;
     const size_t ts = bsrmv_type_size(in->vector_type); /* of x and y */
     const int mixed = in->type != in->vector_type;
+    /* complex: no gather bound and no SpMM on the device (docs/COMPLEX.md) */
+    const int cplx = bench_parts(in->type) == 2;
     const int reps = o->gpu_reps > 0 ? o->gpu_reps : o->reps >= 50 ? o->reps : 50;
     struct rec *recs = calloc(MAXREC, sizeof *recs);
     bsrmv_gpu_config cfgs[MAXCFG];
@@ -1056,7 +1100,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     /* the matrix's gather without its rows: what separates a kernel from
      * it is the cost of the rows */
     recs[nrec].ms = 0;
-    if (!mixed && bsrmv_gpu_gather_bound(b.dA, b.dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
+    if (!mixed && !cplx && bsrmv_gpu_gather_bound(b.dA, b.dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
         fprintf(stderr, "bsrmv: gather bound: %s\n", bsrmv_last_error());
     else if (recs[nrec].ms > 0) {
         snprintf(recs[nrec].kernel, sizeof recs[nrec].kernel, "gather_bound");
@@ -1089,7 +1133,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
         }
     }
 
-    double tol = in->vector_type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
+    double tol = in->vector_type == BSRMV_FLOAT || in->vector_type == BSRMV_COMPLEX_FLOAT ? 3.5e-4 : 1.5e-8;
     for (int i = 0; i < nrec; i++) {
         emit(o, c, &recs[i], best_cs);
         if (!(recs[i].rel_err <= tol) && strcmp(recs[i].backend, "gpu") == 0) {
@@ -1099,7 +1143,9 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     }
     if (sum)
         summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
-    if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
+    if (o->n_k > 0 && cplx)
+        fprintf(stderr, "bsrmv: --k: no GPU SpMM for complex values\n");
+    else if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
         rc = 1;
     goto done;
 fail:

@@ -94,6 +94,8 @@ extern "C" bsrmv_status bsrmv_gpu_gather_bound(const bsrmv_gpu_matrix *dA, const
     if (dA->vtype != dA->type)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
                           "gather bound: not built for float values with double vectors");
+    if (bsrmv_type_is_complex(dA->type))
+        return bsrmv_refuse_complex(dA->type, "the gather bound");
     if (dA->nnzb == 0)
         return BSRMV_SUCCESS;
     DeviceScope ds;

@@ -10,7 +10,9 @@ bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
     if ((c.kernel == BSRMV_GPU_SYM_ATOMIC || c.kernel == BSRMV_GPU_SYM_WINDOW) != m->sym)
         return false;
     cudaError_t err = cudaSuccess;
-    int r = m->type == BSRMV_DOUBLE ? launch_cfg(m, c, Args<double>{0, m->nb, m->bs}, 0, &err, true)
+    int r = m->type == BSRMV_COMPLEX_DOUBLE ? launch_cfg(m, c, Args<cplx<double>>{0, m->nb, m->bs}, 0, &err, true)
+            : m->type == BSRMV_COMPLEX_FLOAT ? launch_cfg(m, c, Args<cplx<float>>{0, m->nb, m->bs}, 0, &err, true)
+            : m->type == BSRMV_DOUBLE        ? launch_cfg(m, c, Args<double>{0, m->nb, m->bs}, 0, &err, true)
             : m->vtype == BSRMV_DOUBLE ? launch_cfg(m, c, Args<float, double>{0, m->nb, m->bs}, 0, &err, true)
                                        : launch_cfg(m, c, Args<float>{0, m->nb, m->bs}, 0, &err, true);
     return r == LAUNCH_OK;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <type_traits>
 
+#include "complex.cuh"
+
 extern "C" {
 #include "internal.h"
 }
@@ -76,6 +78,13 @@ struct Launch {
 
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */
 enum LaunchStatus { LAUNCH_OK = 0, LAUNCH_NOT_BUILT = 1, LAUNCH_CUDA_ERROR = 2 };
+
+/* acc += a * b: one FMA for the real types (complex.cuh has the complex
+ * one). */
+template <typename V> __device__ __forceinline__ void madd(V &acc, const V &a, const V &b)
+{
+    acc += a * b;
+}
 
 /* y[i] = alpha*sum + beta*y[i]; beta == 0 never reads y. */
 template <typename T, typename V>
@@ -158,6 +167,26 @@ BSRMV_LDT_(int32_t, "s32", "=r")
 BSRMV_LDT_(int64_t, "s64", "=l")
 #undef BSRMV_LDT_
 #undef BSRMV_LD1_
+/* A complex value: both parts in one vector load. */
+#define BSRMV_LD2_(name, R, suf, cons, l1)                                     \
+    template <L2h H> __device__ __forceinline__ cplx<R> name(const cplx<R> *p) \
+    {                                                                          \
+        cplx<R> r;                                                             \
+        if constexpr (H == L2h::normal)                                        \
+            asm("ld.global.nc" l1 ".L2::256B.v2." suf " {%0, %1}, [%2];"       \
+                : cons(r.re), cons(r.im) : "l"(p));                            \
+        else                                                                   \
+            asm("ld.global.nc" l1 ".L2::cache_hint.L2::256B.v2." suf " {%0, %1}, [%2], %3;" \
+                : cons(r.re), cons(r.im) : "l"(p), "l"(l2_evict_first()));     \
+        return r;                                                              \
+    }
+#define BSRMV_LDC_(R, suf, cons)                                               \
+    BSRMV_LD2_(ld_l1_, R, suf, cons, "")                                       \
+    BSRMV_LD2_(ld_nl1_, R, suf, cons, ".L1::no_allocate")
+BSRMV_LDC_(double, "f64", "=d")
+BSRMV_LDC_(float, "f32", "=f")
+#undef BSRMV_LDC_
+#undef BSRMV_LD2_
 template <L2h H = L2h::normal, typename T> __device__ __forceinline__ T ld(const T *p)
 {
     return ld_l1_<H>(p);
@@ -303,7 +332,7 @@ __device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int6
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            acc += V(v[u]) * xv[u];
+            madd(acc, V(v[u]), xv[u]);
     }
     return acc;
 }
@@ -382,6 +411,16 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
     X(3, 32) X(4, 8) X(4, 16) X(4, 32) X(5, 16) X(5, 32) X(6, 16) X(6, 32)    \
     X(7, 16) X(7, 32) X(8, 16) X(8, 32) X(12, 32) X(16, 32) X(24, 32)         \
     X(32, 32) X(0, 32)
+/* Complex values (complex.cuh): by-block / K1 and by-column at bs 1-8 and
+ * the runtime-bs by-column kernel, nothing else -- each complex family
+ * adds 4 instantiations per entry (2 types x 2 orders) to the CUDA build.
+ * A complex block reads twice the bytes of a real one for four times the
+ * flops, so these are the real grids' choices at bs 2-8 (by-block, K1 and
+ * by-column with whole-warp or 16-lane groups). */
+#define BSRMV_BYBLOCK_CPLX_LIST(X) X(2, 16) X(2, 32) X(3, 16) X(3, 32) X(4, 32) X(5, 32)
+#define BSRMV_BYCOLUMN_CPLX_LIST(X)                                            \
+    X(1, 32) X(2, 16) X(2, 32) X(3, 16) X(3, 32) X(4, 16) X(4, 32) X(5, 32) X(6, 32) \
+    X(7, 32) X(8, 32) X(0, 32)
 #define BSRMV_ROWTHREAD_LIST(X) X(8, 0) X(12, 0) X(16, 0) X(24, 0) X(32, 0) X(0, 0)
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \
@@ -510,6 +549,15 @@ static inline unsigned bsrmv_grid(int64_t units, int64_t per_block)
     template int name<double>(const bsrmv_cuda::Args<double> &, int,          \
                               const bsrmv_cuda::Launch &, cudaStream_t,        \
                               cudaError_t *);
+
+/* ... and for the complex types (the families launch_cfg runs for them). */
+#define BSRMV_INSTANTIATE_LAUNCHER_CPLX(name)                                  \
+    template int name<bsrmv_cuda::cplx<float>>(                               \
+        const bsrmv_cuda::Args<bsrmv_cuda::cplx<float>> &, int, const bsrmv_cuda::Launch &, \
+        cudaStream_t, cudaError_t *);                                          \
+    template int name<bsrmv_cuda::cplx<double>>(                              \
+        const bsrmv_cuda::Args<bsrmv_cuda::cplx<double>> &, int, const bsrmv_cuda::Launch &, \
+        cudaStream_t, cudaError_t *);
 
 #define BSRMV_INSTANTIATE_LAUNCHER_MIXED(name)                                 \
     BSRMV_INSTANTIATE_LAUNCHER(name)                                           \

@@ -74,11 +74,16 @@ int launch_byblock(const Args<T, V> &a, int order, const Launch &l, cudaStream_t
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
 #define X(BS, G) BSRMV_LAUNCH_IF(a.bs == BS && l.group == G, run, BS, G)
-    BSRMV_BYBLOCK_LIST(X)
+    if constexpr (is_cplx<T>::value) {
+        BSRMV_BYBLOCK_CPLX_LIST(X)
+    } else {
+        BSRMV_BYBLOCK_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
 BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_byblock)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_byblock)
 
 } // namespace bsrmv_cuda

@@ -34,9 +34,11 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
      * column-major bs 6; but it gained 10%, 2% and 35% at row-major bs 5,
      * 6, 7 (H200), where a step's lanes read a strided piece
      * of each block.  Float values with double x follow double: the
-     * schedule is set by the latency of the x gather. */
-    constexpr int U = sizeof(V) == 8 && BS == 6 ? 4 : sizeof(V) == 8 || (BS >= 1 && BS <= 7) ? 8 : 4;
-    constexpr bool BATCHED = sizeof(V) == 8 || (ORD == ROW && BS >= 5 && BS <= 7);
+     * schedule is set by the latency of the x gather; so do the complex
+     * types (8 and 16 bytes a value). */
+    constexpr bool WIDE = sizeof(V) >= 8;
+    constexpr int U = WIDE && BS == 6 ? 4 : WIDE || (BS >= 1 && BS <= 7) ? 8 : 4;
+    constexpr bool BATCHED = WIDE || (ORD == ROW && BS >= 5 && BS <= 7);
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
         const int64_t grp = w * gpw + gin;
@@ -72,22 +74,30 @@ static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 template <typename T, typename V>
 int launch_bycolumn(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (l.param > 0) { /* flat-stream mode (k_flat.cu): not built for the mixed pair */
-        if constexpr (std::is_same<T, V>::value)
+    if (l.param > 0) { /* flat-stream mode (k_flat.cu): not built for the mixed pair or complex */
+        if constexpr (std::is_same<T, V>::value && !is_cplx<T>::value)
             return launch_flat<T>(a, order, l, s, err);
         return LAUNCH_NOT_BUILT;
     }
     if (l.threads % 32 || l.threads > 256 || l.threads < 32 || l.rows < 1)
         return LAUNCH_NOT_BUILT;
-    const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_LIST, a.bs);
-    if (bsk == 0 && a.bs > 32)
-        return LAUNCH_NOT_BUILT;
 #define X(BS, G) BSRMV_LAUNCH_IF(bsk == BS && l.group == G, run, BS, G)
-    BSRMV_BYCOLUMN_LIST(X)
+    if constexpr (is_cplx<T>::value) {
+        const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_CPLX_LIST, a.bs);
+        if (bsk == 0 && a.bs > 32)
+            return LAUNCH_NOT_BUILT;
+        BSRMV_BYCOLUMN_CPLX_LIST(X)
+    } else {
+        const int bsk = BSRMV_COMPILED_BS(BSRMV_BYCOLUMN_LIST, a.bs);
+        if (bsk == 0 && a.bs > 32)
+            return LAUNCH_NOT_BUILT;
+        BSRMV_BYCOLUMN_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
 BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_bycolumn)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_bycolumn)
 
 } // namespace bsrmv_cuda

@@ -24,11 +24,14 @@ template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStre
 }
 template cudaError_t launch_scale<float>(float *, int64_t, float, cudaStream_t);
 template cudaError_t launch_scale<double>(double *, int64_t, double, cudaStream_t);
+template cudaError_t launch_scale<cplx<float>>(cplx<float> *, int64_t, cplx<float>, cudaStream_t);
+template cudaError_t launch_scale<cplx<double>>(cplx<double> *, int64_t, cplx<double>, cudaStream_t);
 
 /* A warp per block row; lane t covers (block, column) pairs of the row and
- * adds alpha * sum_r A(r, c) x[row*bs + r] to y[col*bs + c] atomically.
+ * adds alpha * sum_r A(r, c) x[row*bs + r] to y[col*bs + c] atomically
+ * (CONJ: conj(A(r, c)), the conjugate transpose of a complex matrix).
  * y must already hold beta*y. */
-template <typename T, int ORD>
+template <typename T, int ORD, bool CONJ>
 __global__ void k_transpose(const Args<T> a)
 {
     const int bs = a.bs;
@@ -45,7 +48,8 @@ __global__ void k_transpose(const Args<T> a)
             const T *v = a.val + b * bs2;
             T sum = T(0);
             for (int r = 0; r < bs; ++r)
-                sum += ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) * ld(xr + r);
+                madd(sum, conj_if(ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)), CONJ),
+                     ld(xr + r));
             atomicAdd(a.y + (int64_t)ldc(a.col_idx + b) * bs + c, a.alpha * sum);
         }
     }
@@ -57,14 +61,27 @@ int launch_transpose(const Args<T> &a, int order, const Launch &l, cudaStream_t 
     const int threads = 256;
     if (l.dry)
         return LAUNCH_OK;
+    const unsigned g = bsrmv_grid(a.mb * 32, threads);
+    /* param 1: the conjugate transpose, built for the complex types only */
+    if constexpr (is_cplx<T>::value) {
+        if (l.param == 1) {
+            if (order == COL)
+                k_transpose<T, COL, true><<<g, threads, 0, s>>>(a);
+            else
+                k_transpose<T, ROW, true><<<g, threads, 0, s>>>(a);
+            *err = cudaGetLastError();
+            return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;
+        }
+    }
     if (order == COL)
-        k_transpose<T, COL><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+        k_transpose<T, COL, false><<<g, threads, 0, s>>>(a);
     else
-        k_transpose<T, ROW><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+        k_transpose<T, ROW, false><<<g, threads, 0, s>>>(a);
     *err = cudaGetLastError();
     return *err == cudaSuccess ? LAUNCH_OK : LAUNCH_CUDA_ERROR;
 }
 BSRMV_INSTANTIATE_LAUNCHER(launch_transpose)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_transpose)
 
 /* Reads every byte of buf once with 16-byte loads: a warp per contiguous
  * chunk of 32 x RU loads, all in flight before the first use, and as many

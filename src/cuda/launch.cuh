@@ -100,6 +100,26 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
     }
 }
 
+/* Complex values: by-block (K1), by-column and the transpose (param 1:
+ * conjugate), the families their X-macro lists build. */
+template <typename R>
+static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<cplx<R>> &a,
+                             cudaStream_t s, cudaError_t *err, bool dry)
+{
+    const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
+    switch (c.kernel) {
+    case BSRMV_GPU_BY_BLOCK:
+    case BSRMV_GPU_K1_SMALL:
+        return launch_byblock<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_BY_COLUMN:
+        return launch_bycolumn<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_TRANSPOSE:
+        return launch_transpose<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    default:
+        return LAUNCH_NOT_BUILT;
+    }
+}
+
 } // namespace bsrmv_cuda
 
 #endif

@@ -17,16 +17,31 @@ static bsrmv_status check_shape(int64_t mb, int64_t nb, int bs, int64_t nnzb, bs
     if (mb < 0 || nb < 0 || bs < 1 || nnzb < 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bad sizes mb=%lld nb=%lld bs=%d nnzb=%lld", (long long)mb,
                           (long long)nb, bs, (long long)nnzb);
-    if (bsrmv_type_is_complex(type))
-        return bsrmv_refuse_complex(type, "the GPU backend");
-    if (type != BSRMV_FLOAT && type != BSRMV_DOUBLE)
+    const int64_t ts = (int64_t)bsrmv_type_size(type);
+    if (ts == 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d", (int)type);
     if (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown order %d", (int)order);
+    if (bsrmv_type_is_complex(type) && bs > 32)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "the GPU kernels for %s values are built for bs <= 32, not %d",
+                          bsrmv_type_name(type), bs);
     int64_t t;
     if (!bsrmv_mul64(mb, bs, &t) || !bsrmv_mul64(nb, bs, &t) || !bsrmv_mul64(bs, bs, &t) ||
-        !bsrmv_mul64(nnzb, t, &t) || t > INT64_MAX / 8)
+        !bsrmv_mul64(nnzb, t, &t) || t > INT64_MAX / ts)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "matrix size overflows 64-bit offsets");
+    return BSRMV_SUCCESS;
+}
+
+/* A complex value is one 8- or 16-byte load on the device: its arrays must
+ * be aligned to the value's size, as cuFloatComplex and cuDoubleComplex
+ * arrays are (a misaligned load would be a sticky device error). */
+static bsrmv_status check_value_alignment(const char *who, const void *p, bsrmv_type t, const char *name)
+{
+    const size_t ts = bsrmv_type_size(t);
+    if (bsrmv_type_is_complex(t) && (uintptr_t)p % ts)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: %s is not aligned to %zu bytes (%s values)", who,
+                          name, ts, bsrmv_type_name(t));
     return BSRMV_SUCCESS;
 }
 
@@ -212,7 +227,8 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb,
         return st;
     if ((st = check_device_ptr(d_row_ptr, device, "row_ptr")) ||
         (nnzb > 0 && ((st = check_device_ptr(d_col_idx, device, "col_idx")) ||
-                      (st = check_device_ptr(d_val, device, "val"))))) {
+                      (st = check_device_ptr(d_val, device, "val")) ||
+                      (st = check_value_alignment("bsrmv_gpu_matrix_wrap", d_val, type, "val"))))) {
         free_matrix(m);
         return st;
     }
@@ -300,16 +316,46 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
 /* SpMV                                                                */
 /* ------------------------------------------------------------------ */
 
-/* T: the values, V: x, y and the sums. */
+/* A scalar as its real and imaginary parts (0 for the real types). */
+struct Scalar {
+    double re, im;
+    bool zero() const { return re == 0.0 && im == 0.0; }
+};
+
+/* A host value of the vector type t at p. */
+static Scalar load_scalar(bsrmv_type t, const void *p)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return {*(const float *)p, 0.0};
+    case BSRMV_DOUBLE: return {*(const double *)p, 0.0};
+    case BSRMV_COMPLEX_FLOAT: return {((const float *)p)[0], ((const float *)p)[1]};
+    case BSRMV_COMPLEX_DOUBLE: return {((const double *)p)[0], ((const double *)p)[1]};
+    }
+    return {0.0, 0.0};
+}
+
+/* s rounded to V, as the CPU rounds it. */
+template <typename V> static V to_vector_type(Scalar s)
+{
+    if constexpr (is_cplx<V>::value) {
+        using R = decltype(V().re);
+        return V((R)s.re, (R)s.im);
+    } else {
+        return (V)s.re;
+    }
+}
+
+/* T: the values, V: x, y and the sums.  op is OP_N, OP_T or (complex
+ * values) OP_C. */
 template <typename T, typename V = T>
-static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m, const void *x,
-                           double beta, void *y, int64_t ny, cudaStream_t s)
+static bsrmv_status spmv_t(bsrmv_op op, Scalar alpha, const bsrmv_gpu_matrix *m, const void *x,
+                           Scalar beta, void *y, int64_t ny, cudaStream_t s)
 {
     cudaError_t e;
-    const V ta = (V)alpha, tb = (V)beta;
+    const V ta = to_vector_type<V>(alpha), tb = to_vector_type<V>(beta);
     if (ny == 0)
         return BSRMV_SUCCESS;
-    if (ta == V(0) || (op == BSRMV_OP_T && m->nnzb == 0)) {
+    if (ta == V(0) || (op != BSRMV_OP_N && m->nnzb == 0)) {
         if ((e = launch_scale<V>((V *)y, ny, tb, s)) != cudaSuccess)
             return cuda_fail(e, "launching the y = beta*y kernel");
         return BSRMV_SUCCESS;
@@ -327,14 +373,14 @@ static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m,
     a.beta = tb;
     a.long_len = 0;
     bsrmv_gpu_config c = m->cfg;
-    if (m->sym || op == BSRMV_OP_T) {
+    if (m->sym || op != BSRMV_OP_N) {
         if (!std::is_same<T, V>::value)
             return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmv: %s is not built for float "
                               "values with double vectors", m->sym ? "symmetric storage" : "A^T x");
         if ((e = launch_scale<V>((V *)y, ny, tb, s)) != cudaSuccess)
             return cuda_fail(e, "launching the y = beta*y kernel");
         if (!m->sym)
-            c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, 0};
+            c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, op == BSRMV_OP_C ? 1 : 0};
     }
     e = cudaSuccess;
     int r = launch_cfg(m, c, a, s, &e, false);
@@ -342,7 +388,9 @@ static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m,
         char b[96];
         bsrmv_gpu_config_string(&c, b, sizeof b);
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "kernel %s is not built for bs=%d%s", b, m->bs,
-                          std::is_same<T, V>::value ? "" : " with float values and double vectors");
+                          is_cplx<T>::value                ? " with complex values"
+                          : std::is_same<T, V>::value ? ""
+                                                      : " with float values and double vectors");
     }
     if (r != LAUNCH_OK || e != cudaSuccess) {
         char b[96], what[160];
@@ -353,41 +401,65 @@ static bsrmv_status spmv_t(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *m,
     return BSRMV_SUCCESS;
 }
 
-extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, const void *d_x,
-                                       int64_t nx, double beta, void *d_y, int64_t ny, void *stream)
+/* What bsrmv_gpu_spmv and _scalars share: the checks, then the product. */
+static bsrmv_status gpu_spmv(const char *who, bsrmv_op op, Scalar alpha, const bsrmv_gpu_matrix *dA,
+                             const void *d_x, int64_t nx, Scalar beta, void *d_y, int64_t ny,
+                             void *stream)
 {
-    if (!dA)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
-    /* Device matrices are real: the conjugate transpose is the transpose. */
-    if (op == BSRMV_OP_C)
+    const bool cx = bsrmv_type_is_complex(dA->type);
+    /* The conjugate transpose of a real matrix is its transpose. */
+    if (op == BSRMV_OP_C && !cx)
         op = BSRMV_OP_T;
-    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown op %d", (int)op);
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T && op != BSRMV_OP_C)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown op %d", who, (int)op);
     const int64_t rows = dA->mb * dA->bs, cols = dA->nb * dA->bs;
     const int64_t want_x = op == BSRMV_OP_N ? cols : rows, want_y = op == BSRMV_OP_N ? rows : cols;
     if (nx != want_x || ny != want_y)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
-                          "x has %lld entries and y %lld; op(A) needs %lld and %lld", (long long)nx,
-                          (long long)ny, (long long)want_x, (long long)want_y);
-    if (isnan(alpha) || isnan(beta)) {
-        /* allowed: NaN propagates as on the CPU */
-    }
+                          "%s: x has %lld entries and y %lld; op(A) needs %lld and %lld", who,
+                          (long long)nx, (long long)ny, (long long)want_x, (long long)want_y);
     bsrmv_status st;
-    if (alpha != 0.0 && (st = bsrmv_check_disjoint("bsrmv_gpu_spmv", d_x, nx, d_y, ny, bsrmv_type_size(dA->vtype))))
+    if (!alpha.zero() && (st = bsrmv_check_disjoint(who, d_x, nx, d_y, ny, bsrmv_type_size(dA->vtype))))
         return st;
     DeviceScope ds;
     cudaError_t e = ds.enter(dA->device);
     if (e != cudaSuccess)
         return cuda_fail(e, "cudaSetDevice");
-    if (ny > 0 && (st = check_device_ptr(d_y, dA->device, "y")))
+    if (ny > 0 && ((st = check_device_ptr(d_y, dA->device, "y")) ||
+                   (st = check_value_alignment(who, d_y, dA->vtype, "y"))))
         return st;
-    if (alpha != 0.0 && nx > 0 && (st = check_device_ptr(d_x, dA->device, "x")))
+    if (!alpha.zero() && nx > 0 &&
+        ((st = check_device_ptr(d_x, dA->device, "x")) || (st = check_value_alignment(who, d_x, dA->vtype, "x"))))
         return st;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
-    return dA->type == BSRMV_DOUBLE   ? spmv_t<double>(op, alpha, dA, d_x, beta, d_y, ny, s)
-           : dA->vtype == BSRMV_DOUBLE ? spmv_t<float, double>(op, alpha, dA, d_x, beta, d_y, ny, s)
-                                       : spmv_t<float>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    switch (dA->type) {
+    case BSRMV_COMPLEX_DOUBLE: return spmv_t<cplx<double>>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    case BSRMV_COMPLEX_FLOAT: return spmv_t<cplx<float>>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    case BSRMV_DOUBLE: return spmv_t<double>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    default:
+        return dA->vtype == BSRMV_DOUBLE ? spmv_t<float, double>(op, alpha, dA, d_x, beta, d_y, ny, s)
+                                         : spmv_t<float>(op, alpha, dA, d_x, beta, d_y, ny, s);
+    }
+}
+
+extern "C" bsrmv_status bsrmv_gpu_spmv(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, const void *d_x,
+                                       int64_t nx, double beta, void *d_y, int64_t ny, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmv: dA is NULL");
+    return gpu_spmv("bsrmv_gpu_spmv", op, Scalar{alpha, 0.0}, dA, d_x, nx, Scalar{beta, 0.0}, d_y, ny,
+                    stream);
+}
+
+extern "C" bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA,
+                                               const void *d_x, int64_t nx, const void *beta, void *d_y,
+                                               int64_t ny, void *stream)
+{
+    if (!dA || !alpha || !beta)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmv_scalars: NULL matrix or scalar");
+    return gpu_spmv("bsrmv_gpu_spmv_scalars", op, load_scalar(dA->vtype, alpha), dA, d_x, nx,
+                    load_scalar(dA->vtype, beta), d_y, ny, stream);
 }
 
 /* ------------------------------------------------------------------ */

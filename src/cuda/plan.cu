@@ -73,6 +73,13 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         const int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
     }
+    /* Complex values: a complex block of bs reads the bytes of a real one
+     * of about 1.4 bs, and on large regular grids the real table picks
+     * by-block up to bs 5 and by-column from bs 6: by-block at complex bs
+     * 2-4, by-column elsewhere (scripts/gpu_complex.sh times the built
+     * alternatives against it). */
+    if (bsrmv_type_is_complex(m->type) && m->bs >= 2 && m->bs <= 4)
+        return bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                                            : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
     return plan_complete(c, &m->feat);
@@ -175,7 +182,10 @@ bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
     }
     const int from_tune = plan_table_lookup(&tune_tab, &m->feat, accept_built, m, &c, nullptr);
     pthread_mutex_unlock(&tune_lock);
-    if (!from_tune && !plan_table_lookup(plan_default_table(), &m->feat, accept_built, m, &c, &row))
+    /* the built-in table is measured on real matrices: complex ones take
+     * the tune file's z and c rows, else the fallback's rule */
+    if (!from_tune && (bsrmv_type_is_complex(m->type) ||
+                       !plan_table_lookup(plan_default_table(), &m->feat, accept_built, m, &c, &row)))
         c = fallback(m);
     bsrmv_status st = plan_set(m, c);
     m->from_tune = from_tune;

@@ -148,6 +148,8 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
 {
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
+    if (bsrmv_type_is_complex(dA->type))
+        return bsrmv_refuse_complex(dA->type, "bsrmv_gpu_spmm");
     /* Device matrices are real: the conjugate transpose is the transpose. */
     if (op == BSRMV_OP_C)
         op = BSRMV_OP_T;

@@ -5,7 +5,7 @@
  * A table is a decision list of rows
  *     type order bs config [condition ...]
  * e.g. "float col 6 staged/g4/r1/t128/p3 l2<1.24 maxmean<10.6": type double,
- * float or *; order col, row or *; bs N or LO-HI; config
+ * float, z (complex double), c (complex float) or *; order col, row or *; bs N or LO-HI; config
  * kernel/gG/rR/tT/pP (bsrmv_gpu_config_string's form) or, as `bsrmv tune`
  * writes, "kernel G R T P"; conditions NAME<V, NAME<=V, NAME>=V, NAME>V or
  * NAME=V on the features below.  The first row that matches, and whose
@@ -63,7 +63,7 @@ typedef struct plan_cond {
 
 #define PLAN_MAX_CONDS 8
 typedef struct plan_row {
-    int type;  /* BSRMV_DOUBLE, BSRMV_FLOAT, or -1: any */
+    int type;  /* a bsrmv_type (double, float, z, c), or -1: any */
     int order; /* BSRMV_COL_MAJOR, BSRMV_ROW_MAJOR, or -1 */
     int bs_lo, bs_hi;
     bsrmv_gpu_config cfg;

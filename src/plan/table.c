@@ -67,6 +67,8 @@ static int parse_row(char **tok, int n, plan_row *r)
     if (n < 4)
         return 0;
     r->type = !strcmp(tok[0], "double") ? BSRMV_DOUBLE : !strcmp(tok[0], "float") ? BSRMV_FLOAT
+              : !strcmp(tok[0], "z")    ? BSRMV_COMPLEX_DOUBLE
+              : !strcmp(tok[0], "c")    ? BSRMV_COMPLEX_FLOAT
               : !strcmp(tok[0], "*")    ? -1 : -2;
     r->order = !strcmp(tok[1], "col") ? BSRMV_COL_MAJOR : !strcmp(tok[1], "row") ? BSRMV_ROW_MAJOR
                : !strcmp(tok[1], "*") ? -1 : -2;

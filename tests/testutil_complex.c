@@ -1,0 +1,129 @@
+/* Complex helpers of the tests (testutil_complex.h). */
+#include "testutil_complex.h"
+
+#include <math.h>
+#include <string.h>
+
+bool tu_is_double(bsrmv_type t)
+{
+    return t == BSRMV_COMPLEX_DOUBLE || t == BSRMV_DOUBLE;
+}
+
+/* Value i of a vector of type t. */
+tu_ldc tu_cget(const void *v, bsrmv_type t, int64_t i)
+{
+    const int p = tu_parts(t);
+    long double re = tu_is_double(t) ? ((const double *)v)[i * p] : ((const float *)v)[i * p];
+    long double im = p == 1 ? 0.0L
+                     : tu_is_double(t) ? ((const double *)v)[i * p + 1]
+                                    : ((const float *)v)[i * p + 1];
+    return re + im * (tu_ldc)I;
+}
+
+tu_ldc tu_put_scalar(tu_scalar *b, bsrmv_type t, double _Complex v)
+{
+    switch (t) {
+    case BSRMV_FLOAT: b->f = (float)creal(v); return b->f;
+    case BSRMV_DOUBLE: b->d = creal(v); return b->d;
+    case BSRMV_COMPLEX_FLOAT: b->c = (float _Complex)v; return b->c;
+    case BSRMV_COMPLEX_DOUBLE: b->z = v; return b->z;
+    }
+    return 0;
+}
+
+const char *tu_op_name(bsrmv_op op)
+{
+    return op == BSRMV_OP_N ? "A*x" : op == BSRMV_OP_T ? "A^T*x" : "A^H*x";
+}
+
+/* |re| + |im| >= |z|: a bound of the modulus without a square root. */
+static long double l1(tu_ldc z)
+{
+    return fabsl(creall(z)) + fabsl(cimagl(z));
+}
+
+/* y = alpha*op(A)*x + beta*y0 in long double complex, and per entry a
+ * bound of the magnitude |alpha| sum |a||x| + |beta||y0| and the number of
+ * terms. */
+static void reference(const bsrmv_matrix *A, bsrmv_op op, tu_ldc alpha, const void *x, tu_ldc beta,
+                      const void *y0, tu_ldc *ref, long double *mag, int64_t *terms)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int32_t *ci;
+    const void *val;
+    int64_t *rp = tu_row_ptr64(A, &ci, &val);
+    const int64_t bs = in.bs;
+    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
+    for (int64_t j = 0; j < ny; j++) {
+        ref[j] = 0;
+        mag[j] = 0;
+        terms[j] = 0;
+    }
+    for (int64_t i = 0; i < in.mb; i++)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            for (int64_t r = 0; r < bs; r++)
+                for (int64_t c = 0; c < bs; c++) {
+                    const int64_t at =
+                        k * bs * bs + (in.order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
+                    tu_ldc a = tu_cget(val, in.type, at);
+                    if (op == BSRMV_OP_C)
+                        a = conjl(a);
+                    const int64_t row = i * bs + r, col = (int64_t)ci[k] * bs + c;
+                    const int64_t out = op == BSRMV_OP_N ? row : col;
+                    const tu_ldc xv = tu_cget(x, in.vector_type, op == BSRMV_OP_N ? col : row);
+                    ref[out] += a * xv;
+                    mag[out] += l1(a) * l1(xv);
+                    terms[out]++;
+                }
+    for (int64_t j = 0; j < ny; j++) {
+        ref[j] *= alpha;
+        mag[j] *= l1(alpha);
+        if (beta != 0) {
+            const tu_ldc yv = tu_cget(y0, in.vector_type, j);
+            ref[j] += beta * yv;
+            mag[j] += l1(beta) * l1(yv);
+        }
+    }
+    free(rp);
+}
+
+/* y against the reference: a complex product and sum per term, so twice
+ * the real bound of tu_check_result. */
+void tu_check_complex(const char *what, const bsrmv_matrix *A, bsrmv_op op, tu_ldc alpha,
+                  const void *x, tu_ldc beta, const void *y0, const void *y)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(A, &in));
+    const int64_t ny = op == BSRMV_OP_N ? in.rows : in.cols;
+    tu_ldc *ref = malloc((size_t)(ny + 1) * sizeof *ref);
+    long double *mag = malloc((size_t)(ny + 1) * sizeof *mag);
+    int64_t *terms = malloc((size_t)(ny + 1) * sizeof *terms);
+    TU_CHECK(ref && mag && terms, "out of memory");
+    reference(A, op, alpha, x, beta, y0, ref, mag, terms);
+    const double eps = tu_is_double(in.vector_type) ? 0x1p-53 : 0x1p-24;
+    for (int64_t j = 0; j < ny; j++) {
+        const tu_ldc got = tu_cget(y, in.vector_type, j);
+        const long double err = cabsl(got - ref[j]);
+        long double tol = 4.0L * (long double)(terms[j] + 3) * eps * mag[j];
+        if (!tu_is_double(in.vector_type))
+            tol += 2 * eps * cabsl(ref[j]) + 1e-37L;
+        if (!(err <= tol)) {
+            fprintf(stderr,
+                    "FAIL %s: %s bs=%d %s %s %s alpha=(%Lg,%Lg) beta=(%Lg,%Lg) mb=%lld "
+                    "nb=%lld nnzb=%lld: y[%lld] = (%.17Lg, %.17Lg), reference (%.17Lg, "
+                    "%.17Lg) (error %.3Lg > bound %.3Lg)\n",
+                    what, tu_op_name(op), in.bs, tu_is_double(in.type) ? "double" : "float",
+                    tu_parts(in.type) == 2 ? "complex" : "real",
+                    in.order == BSRMV_COL_MAJOR ? "col-major" : "row-major", creall(alpha),
+                    cimagl(alpha), creall(beta), cimagl(beta), (long long)in.mb,
+                    (long long)in.nb, (long long)in.nnzb, (long long)j, creall(got),
+                    cimagl(got), creall(ref[j]), cimagl(ref[j]), err, tol);
+            exit(1);
+        }
+    }
+    free(ref);
+    free(mag);
+    free(terms);
+}
+
