@@ -554,10 +554,10 @@ static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct r
     cx.legacy = 0;
     cusparseCreateDnVec(&cx.vx, in->cols, b->dx, vt);
     cusparseCreateDnVec(&cx.vy, in->rows, b->dy, vt);
-    /* cusparseSpMV in CUDA_C_64F crashes inside cuSPARSE (a segmentation
-     * fault in CUDA 13.0's libcusparse on the H100, BSR_ALG1 and CSR_ALG1
-     * alike; the same calls in CUDA_C_32F run): complex double has the
-     * Zbsrmv peers only. */
+    /* cusparseSpMV in CUDA_C_64F crashes inside cuSPARSE 13.0 on the H100:
+     * a segmentation fault in libcusparse under the BSR_ALG1 call, and the
+     * run still crashed with only the CSR_ALG1 call left (the same calls in
+     * CUDA_C_32F run).  Complex double has the Zbsrmv peers only. */
     const int generic = in->type != BSRMV_COMPLEX_DOUBLE;
     if (!generic)
         fprintf(stderr, "bsrmv: cusparseSpMV skipped for complex double (crashes in cuSPARSE)\n");
