@@ -24,6 +24,12 @@ struct bsrmv_gpu_matrix {
     void *val;
     bool owns;
     bool sym; /* symmetric storage: only the SYM kernels apply */
+    /* Symmetric storage whose full storage is at most twice the L2: the
+     * full storage too (sym_full_copy in matrix.cu), which the plan's own
+     * choice runs (use_full); a configuration set by hand or by the
+     * measured choice runs on the symmetric arrays. */
+    bsrmv_gpu_matrix *full;
+    bool use_full;
     size_t dev_bytes;
     /* the plan: computed once, when the handle is made */
     int64_t *h_row_ptr; /* host copy: the balanced kernels' work units */

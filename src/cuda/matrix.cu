@@ -80,6 +80,7 @@ static void free_matrix(bsrmv_gpu_matrix *m)
 {
     if (!m)
         return;
+    free_matrix(m->full);
     if (m->owns) {
         DeviceScope ds;
         ds.enter(m->device);
@@ -135,6 +136,34 @@ static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, i
     m->order = order;
     *out = m;
     return BSRMV_SUCCESS;
+}
+
+/* Symmetric storage on the GPU pays for its mirrored half with atomics:
+ * it wins where the matrix streams from DRAM (1.29-1.42x the full storage
+ * on SPD 27-point grids of ~300 MB), and loses where the full storage is
+ * read from L2 or nearly so: 0.43-0.98x on promoted bcsstk16, bcsstk25,
+ * crystm01, msc04515 and s1rmq4m1 of 8-85 MB full (H100, L2 50 MB;
+ * docs/SYMMETRIC.md).  Up to twice the L2, then, the handle also keeps the
+ * full storage, and the plan runs it.  Best effort: without the memory
+ * for it the symmetric kernels run. */
+static void sym_full_copy(bsrmv_gpu_matrix *m, const bsrmv_matrix *A, void *stream)
+{
+    int l2 = 0;
+    size_t full = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device) != cudaSuccess ||
+        !bsrmv_bytes(2 * A->nnzb * A->bs * A->bs, bsrmv_type_size(A->type), &full) ||
+        full > 2 * (size_t)l2) {
+        cudaGetLastError();
+        return;
+    }
+    bsrmv_matrix *F = nullptr;
+    if (bsrmv_matrix_from_sym(&F, A) == BSRMV_SUCCESS &&
+        (A->vtype == A->type || bsrmv_matrix_set_vector_type(F, A->vtype) == BSRMV_SUCCESS) &&
+        bsrmv_gpu_matrix_upload(&m->full, F, m->device, stream) == BSRMV_SUCCESS)
+        m->dev_bytes += m->full->dev_bytes;
+    else
+        m->full = nullptr;
+    bsrmv_matrix_destroy(F);
 }
 
 extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A, int device,
@@ -202,6 +231,8 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
                           (double)(brp + bci + bval) / 1e6, msg);
     }
     m->dev_bytes = brp + bci + bval;
+    if (A->sym)
+        sym_full_copy(m, A, stream);
     st = plan_analyse(m, rp);
     free(wide);
     if (st) {
@@ -305,7 +336,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
     p->empty_rows = m->empty;
     p->row_len_mean = m->len_mean;
     p->row_len_std = m->len_std;
-    p->config = m->cfg;
+    p->config = m->use_full ? m->full->cfg : m->cfg;
     p->from_tune_table = m->from_tune;
     p->owns_arrays = m->owns;
     p->device_bytes = (m->owns ? m->dev_bytes : 0) + m->sched_bytes + m->mm_scratch_bytes;
@@ -432,6 +463,9 @@ static bsrmv_status gpu_spmv(const char *who, bsrmv_op op, Scalar alpha, const b
         ((st = check_device_ptr(d_x, dA->device, "x")) || (st = check_value_alignment(who, d_x, dA->vtype, "x"))))
         return st;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
+    /* the full storage of a small symmetric matrix (real: A^T = A) */
+    if (dA->use_full)
+        return gpu_spmv(who, BSRMV_OP_N, alpha, dA->full, d_x, nx, beta, d_y, ny, stream);
     cudaStream_t s = (cudaStream_t)stream;
     switch (dA->type) {
     case BSRMV_COMPLEX_DOUBLE: return spmv_t<cplx<double>>(op, alpha, dA, d_x, beta, d_y, ny, s);

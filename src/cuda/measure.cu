@@ -40,13 +40,15 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
                 (e = cudaEventCreate(&e0)) != cudaSuccess || (e = cudaEventCreate(&e1)) != cudaSuccess ||
                 (e = cudaEventCreate(&w0)) != cudaSuccess || (e = cudaEventRecord(w0, s)) != cudaSuccess))
         st = cuda_fail(e, "the measured choice's vectors and events");
-    bsrmv_gpu_config best = cfgs[0];
+    int best = 0;
     float best_ms = 0;
     for (int i = 0; i <= want && !st; ++i) {
-        if (i > 0 && cfgs[i].kernel == cfgs[0].kernel && cfgs[i].group == cfgs[0].group &&
+        if (i > 0 && !dA->use_full && cfgs[i].kernel == cfgs[0].kernel && cfgs[i].group == cfgs[0].group &&
             cfgs[i].rows == cfgs[0].rows && cfgs[i].threads == cfgs[0].threads && cfgs[i].param == cfgs[0].param)
             continue;
-        if ((st = plan_set(dA, cfgs[i])))
+        /* the table's choice is the plan itself (it may run another
+         * storage of the matrix: handle.cuh, full) */
+        if ((st = i == 0 ? plan_choose(dA) : plan_set(dA, cfgs[i])))
             break;
         float t = 0;
         /* one call warms the caches and loads the kernel */
@@ -62,14 +64,14 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
         /* another configuration must be 1% faster than the table's, so
          * that noise does not move the choice */
         if (!st && (i == 0 || t < 0.99f * best_ms)) {
-            best = cfgs[i];
+            best = i;
             best_ms = t;
         }
     }
     float total = 0;
     if (!st && (e = cudaEventRecord(e1, s)) == cudaSuccess && (e = cudaEventSynchronize(e1)) == cudaSuccess)
         cudaEventElapsedTime(&total, w0, e1);
-    const bsrmv_status set = plan_set(dA, best);
+    const bsrmv_status set = best == 0 ? plan_choose(dA) : plan_set(dA, cfgs[best]);
     st = st ? st : set;
     if (!st) {
         dA->from_tune = 2;

@@ -166,6 +166,7 @@ bsrmv_status plan_set(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
     m->cfg = c;
     m->from_tune = 0;
     m->table_row = -1;
+    m->use_full = false;
     return BSRMV_SUCCESS;
 }
 
@@ -190,6 +191,7 @@ bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
     bsrmv_status st = plan_set(m, c);
     m->from_tune = from_tune;
     m->table_row = from_tune ? -1 : row;
+    m->use_full = m->full != nullptr;
     return st;
 }
 

@@ -153,6 +153,9 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
     /* Device matrices are real: the conjugate transpose is the transpose. */
     if (op == BSRMV_OP_C)
         op = BSRMV_OP_T;
+    /* the full storage of a small symmetric matrix (real: A^T = A) */
+    if (dA->use_full)
+        return bsrmv_gpu_spmm(BSRMV_OP_N, alpha, dA->full, k, d_X, ldx, beta, d_Y, ldy, layout, stream);
     if (dA->sym || dA->vtype != dA->type)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmm: %s is not supported (SpMV only)",
                           dA->sym ? "symmetric storage" : "float values with double vectors");

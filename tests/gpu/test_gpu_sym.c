@@ -3,8 +3,9 @@
  * multiplied by both SYM kernels at several window sizes, against the
  * long-double reference of the same matrix in full storage.  Compiled and
  * runtime block sizes, both orders and types, both ops, alpha/beta in
- * {0, 1, other}, y poisoned with NaN; the plan's choice, the kernels that
- * must be refused, and CG on the device.  Exit 77 without a CUDA device. */
+ * {0, 1, other}, y poisoned with NaN; the plan's choice (the full storage
+ * the handle keeps of matrices this small), the kernels that must be
+ * refused, the measured choice, and CG on the device.  Exit 77 without a CUDA device. */
 #include "testutil.h"
 
 #include <math.h>
@@ -91,10 +92,12 @@ static void test_products(void)
                     make_sym(&shapes[k], type, (bsrmv_order)o, 100 + cases, &S, &F);
                     bsrmv_gpu_matrix *dS;
                     TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+                    /* so small that the plan runs the full storage */
                     bsrmv_gpu_plan_info p;
                     TU_OK(bsrmv_gpu_matrix_get_plan(dS, &p));
-                    TU_CHECK(p.config.kernel == BSRMV_GPU_SYM_WINDOW, "plan chose %s",
-                             bsrmv_gpu_kernel_name(p.config.kernel));
+                    TU_CHECK(p.config.kernel != BSRMV_GPU_SYM_WINDOW &&
+                                 p.config.kernel != BSRMV_GPU_SYM_ATOMIC,
+                             "plan chose %s", bsrmv_gpu_kernel_name(p.config.kernel));
                     char what[96];
                     snprintf(what, sizeof what, "mb %lld bs %d %s %s", (long long)shapes[k].mb,
                              bs, t ? "float" : "double", o ? "row" : "col");
@@ -106,6 +109,15 @@ static void test_products(void)
                     };
                     for (size_t q = 0; q < sizeof cfgs / sizeof cfgs[0]; q++)
                         check_config(what, dS, F, &cfgs[q], 9 + cases);
+                    /* back to the plan, and the measured choice among both storages */
+                    TU_OK(bsrmv_gpu_matrix_set_config(dS, NULL));
+                    TU_OK(bsrmv_gpu_matrix_get_plan(dS, &p));
+                    TU_CHECK(p.config.kernel != BSRMV_GPU_SYM_WINDOW, "plan chose %s again",
+                             bsrmv_gpu_kernel_name(p.config.kernel));
+                    if (k == 2) {
+                        TU_OK(bsrmv_gpu_matrix_tune(dS, 0, 2, NULL, NULL));
+                        check_config(what, dS, F, NULL, 11 + cases);
+                    }
                     /* Full-storage kernels cannot run it. */
                     const bsrmv_gpu_config full = {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0};
                     TU_FAILS(bsrmv_gpu_matrix_set_config(dS, &full), BSRMV_ERR_UNSUPPORTED);
