@@ -18,7 +18,11 @@
 /* Block sizes with compile-time SpMM kernels (others run the generic-bs
  * ones).  Above 8 the block loops are long enough that the runtime-bs code
  * keeps up, and every size costs fourteen kernels per type of build time. */
+#ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
+#define SPMM_BLOCK_SIZES(X) X(3)
+#else
 #define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+#endif
 #define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16) X(B, 0)
 #define SPMM_NUM_WIDTHS 6
 

@@ -17,11 +17,16 @@ typedef double _Complex scalar;
 
 /* Block sizes with a compile-time kernel (PETSc BAIJ style: the sizes
  * solvers use, then powers and multiples common in multi-component PDEs). */
+#ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
+#define BSRMV_CPU_BLOCK_SIZES(X) X(3)
+#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(3)
+#else
 #define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(12) X(16) X(24) X(32)
 /* The symmetric-storage kernel (two uses of every block) costs twice the
  * compile time of the others per size: the sizes of structural and FE
  * matrices only; larger blocks run its runtime-bs version. */
 #define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+#endif
 
 /* Independent accumulator sets per block size: enough blocks in flight to
  * hide FMA latency, few enough to stay in registers. */
