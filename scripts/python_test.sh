@@ -2,7 +2,9 @@
 # Builds the Python package (python/) into a virtual environment under
 # build-python/ and runs its tests.  Part of `make test`; skipped with a
 # message when there is no Python 3.9+.  The package is built CPU-only here
-# (BSRMV_PY_CUDA=AUTO builds the CUDA backend too where nvcc is found).
+# (BSRMV_PY_CUDA=AUTO builds the CUDA backend too where nvcc is found), with
+# one compile-time CPU block size: these tests check the binding, ctest the
+# kernels (`pip install ./python` builds them all).
 set -e
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,7 +37,7 @@ fi
 vpy=$venv/bin/python
 "$vpy" -m pip install -q --disable-pip-version-check numpy scipy pytest nanobind scikit-build-core
 "$vpy" -m pip install -q --disable-pip-version-check --no-build-isolation \
-    -C cmake.define.BSRMV_CUDA="${BSRMV_PY_CUDA:-OFF}" \
+    -C cmake.define.BSRMV_CUDA="${BSRMV_PY_CUDA:-OFF}" -C cmake.define.BSRMV_CPU_FEW_SIZES=ON \
     -C build-dir="$root/build-python/{wheel_tag}" ./python
 cd python
 # pytest: 0 all passed, 1 failures, 5 no tests collected (an error here too)
