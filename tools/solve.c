@@ -40,6 +40,8 @@ static void usage(FILE *f)
           "  --method bicgstab|cg|gmres  --precond jacobi|none (default jacobi)\n"
           "  --rtol R (1e-8)  --max-iter N (1000)  --restart M (GMRES, 30)\n"
           "  --type double|float|mixed  --order col|row  --seed S (1)\n"
+          "  --nrhs K      solve K right-hand sides together (bsrmv_solve_multi): the\n"
+          "                first b as above, the others random (seed S+1+j)\n"
           "                mixed: A in double solved by iterative refinement, the\n"
           "                iterations on its float copy (bsrmv_solve_refined)\n"
           "  --inner-rtol R  mixed: the first correction's relative residual (1e-6)\n"
@@ -95,6 +97,7 @@ struct opts {
     uint64_t seed;
     int gpu, json, stream;
     int repeat;
+    int nrhs; /* --nrhs */
     double stream_gib;
 };
 
@@ -157,6 +160,8 @@ static void parse(int argc, char **argv, struct opts *o)
             o->seed = (uint64_t)args_integer(a, v, 0, 1e15);
         } else if (!strcmp(a, "--stream-gib")) {
             o->stream_gib = args_number(a, v, 1.0 / 1024, 1024);
+        } else if (!strcmp(a, "--nrhs")) {
+            o->nrhs = (int)args_integer(a, v, 1, 1024);
         } else if (!strcmp(a, "--repeat")) {
             o->repeat = (int)args_integer(a, v, 1, 1000);
         } else {
@@ -167,6 +172,8 @@ static void parse(int argc, char **argv, struct opts *o)
         args_fail("give a matrix: --mtx FILE, --reservoir NX[,NY,NZ] or --grid N");
     if ((o->rhs || o->out) && !o->mtx)
         args_fail("--rhs and --out go with --mtx");
+    if (o->nrhs > 1 && (o->rhs || o->out || o->mixed))
+        args_fail("--nrhs goes without --rhs, --out and --type mixed");
     if (o->mtx ? nc != 0 : o->spd ? nc != 0 : bs != 0)
         args_fail(o->spd || o->mtx ? "--nc goes with --reservoir" : "--bs goes with --grid or --mtx");
     o->bs = o->mtx ? (bs ? bs : 1) : o->spd ? (bs ? bs : 3) : (nc ? nc : 4);
@@ -228,6 +235,22 @@ static bsrmv_status repeated(const struct opts *o, bsrmv_status (*solve)(void *c
     return st;
 }
 
+/* One report for the k columns of a solve_multi: the most iterations and
+ * the largest residuals, converged when all are, the joint time, the
+ * traffic of all. */
+static void summarise(const bsrmv_solve_report *reps, int k, bsrmv_solve_report *rep)
+{
+    *rep = reps[0];
+    rep->bytes = 0;
+    for (int j = 0; j < k; j++) {
+        rep->iterations = reps[j].iterations > rep->iterations ? reps[j].iterations : rep->iterations;
+        rep->converged = rep->converged && reps[j].converged;
+        rep->rel_residual = fmax(rep->rel_residual, reps[j].rel_residual);
+        rep->true_rel_residual = fmax(rep->true_rel_residual, reps[j].true_rel_residual);
+        rep->bytes += reps[j].bytes;
+    }
+}
+
 struct host_run {
     const struct opts *o;
     const bsrmv_matrix *A, *Af; /* Af: the mixed copy (--type mixed) */
@@ -235,12 +258,18 @@ struct host_run {
     const void *b;
     void *x;
     int64_t n;
-    bsrmv_solve_report *rep;
+    bsrmv_solve_report *rep, *reps; /* reps: o->nrhs of them */
 };
 
 static bsrmv_status host_once(void *ctx)
 {
     struct host_run *h = ctx;
+    if (h->o->nrhs > 1) {
+        bsrmv_status st = bsrmv_solve_multi((bsrmv_solver)h->o->method, h->A, h->P, h->n,
+                                            h->o->nrhs, h->b, h->n, h->x, h->n, &h->o->so, h->reps);
+        summarise(h->reps, h->o->nrhs, h->rep);
+        return st;
+    }
     if (h->Af)
         return bsrmv_solve_refined((bsrmv_solver)h->o->method, h->A, h->Af, h->P, h->b, h->x,
                                    h->n, &h->o->so, h->rep);
@@ -254,12 +283,19 @@ struct gpu_run {
     bsrmv_gpu_precond *dP;
     void *db, *dx;
     int64_t n;
-    bsrmv_solve_report *rep;
+    bsrmv_solve_report *rep, *reps;
 };
 
 static bsrmv_status gpu_once(void *ctx)
 {
     struct gpu_run *g = ctx;
+    if (g->o->nrhs > 1) {
+        bsrmv_status st = bsrmv_gpu_solve_multi((bsrmv_solver)g->o->method, g->dA, g->dP, g->n,
+                                                g->o->nrhs, g->db, g->n, g->dx, g->n, &g->o->so,
+                                                g->reps, NULL);
+        summarise(g->reps, g->o->nrhs, g->rep);
+        return st;
+    }
     if (g->dAf)
         return bsrmv_gpu_solve_refined((bsrmv_solver)g->o->method, g->dA, g->dAf, g->dP, g->db,
                                        g->dx, g->n, &g->o->so, g->rep, NULL);
@@ -271,12 +307,13 @@ static bsrmv_status gpu_once(void *ctx)
  * launches), then the measured ones; x comes back to the host. */
 static bsrmv_status gpu_solve(const struct opts *o, const bsrmv_matrix *A,
                               const bsrmv_matrix *Af, const bsrmv_precond *P, const void *b,
-                              void *x, int64_t n, bsrmv_solve_report *rep)
+                              void *x, int64_t n, bsrmv_solve_report *rep,
+                              bsrmv_solve_report *reps)
 {
     bsrmv_gpu_matrix *dA = NULL, *dAf = NULL;
     bsrmv_gpu_precond *dP = NULL;
     void *db = NULL, *dx = NULL;
-    const size_t bytes = (size_t)n * bsrmv_type_size(o->type);
+    const size_t bytes = (size_t)n * (size_t)o->nrhs * bsrmv_type_size(o->type);
     bsrmv_status st;
     if ((st = bsrmv_gpu_matrix_upload(&dA, A, 0, NULL)) ||
         (Af && (st = bsrmv_gpu_matrix_upload(&dAf, Af, 0, NULL))) ||
@@ -286,7 +323,7 @@ static bsrmv_status gpu_solve(const struct opts *o, const bsrmv_matrix *A,
         goto done;
     bsrmv_solve_options warm = o->so;
     warm.max_iter = 2;
-    struct gpu_run g = {o, dA, dAf, dP, db, dx, n, rep};
+    struct gpu_run g = {o, dA, dAf, dP, db, dx, n, rep, reps};
     st = dAf ? bsrmv_gpu_solve_refined((bsrmv_solver)o->method, dA, dAf, dP, db, dx, n, &warm,
                                        rep, NULL)
              : bsrmv_gpu_solve((bsrmv_solver)o->method, dA, dP, db, dx, n, &warm, rep, NULL);
@@ -467,7 +504,7 @@ static double bandwidth(const struct opts *o, char *device, size_t len)
 int solve_command(int argc, char **argv)
 {
     struct opts o = {.method = -1, .precond = 1, .type = BSRMV_DOUBLE, .seed = 1,
-                     .stream = 1, .stream_gib = 1, .repeat = 3};
+                     .stream = 1, .stream_gib = 1, .repeat = 3, .nrhs = 1};
     args_init("bsrmv solve", "bsrmv solve --mtx FILE | --reservoir N | --grid N [options]");
     parse(argc, argv, &o);
     o.so.x0_zero = 1;
@@ -489,10 +526,12 @@ int solve_command(int argc, char **argv)
     bsrmv_matrix_info in;
     bsrmv_matrix_get_info(A, &in);
     const int64_t n = in.rows;
-    void *b = malloc((size_t)n * bsrmv_type_size(o.type));
-    void *x = calloc((size_t)n, bsrmv_type_size(o.type));
+    const size_t ts = bsrmv_type_size(o.type);
+    void *b = malloc((size_t)n * (size_t)o.nrhs * ts);
+    void *x = calloc((size_t)n * (size_t)o.nrhs, ts);
+    bsrmv_solve_report *reps = calloc((size_t)o.nrhs, sizeof *reps);
     int rc = 1;
-    if (!b || !x) {
+    if (!b || !x || !reps) {
         fprintf(stderr, "bsrmv solve: out of memory for the vectors\n");
         goto done;
     }
@@ -504,6 +543,12 @@ int solve_command(int argc, char **argv)
         lib_failed("making b");
         goto done;
     }
+    for (int j = 1; j < o.nrhs; j++)
+        if ((st = bsrmv_fill_random((char *)b + (size_t)j * (size_t)n * ts, n, o.type,
+                                    o.seed + 1 + (uint64_t)j))) {
+            lib_failed("making b");
+            goto done;
+        }
     if (o.mixed && ((st = bsrmv_matrix_convert(&Af, A, BSRMV_FLOAT)) ||
                     (st = bsrmv_matrix_set_vector_type(Af, BSRMV_DOUBLE)))) {
         lib_failed("making the float copy");
@@ -518,14 +563,18 @@ int solve_command(int argc, char **argv)
     if (!o.stream)
         snprintf(device, sizeof device, "%s", o.gpu ? "gpu 0" : "cpu");
     bsrmv_solve_report rep = {0};
-    struct host_run h = {&o, A, Af, P, b, x, n, &rep};
-    st = o.gpu ? gpu_solve(&o, A, Af, P, b, x, n, &rep) : repeated(&o, host_once, &h, &rep);
+    struct host_run h = {&o, A, Af, P, b, x, n, &rep, reps};
+    st = o.gpu ? gpu_solve(&o, A, Af, P, b, x, n, &rep, reps) : repeated(&o, host_once, &h, &rep);
     if (st && st != BSRMV_ERR_NOT_CONVERGED) {
         lib_failed("solving");
         goto done;
     }
     const char *why = st ? bsrmv_last_error() : "";
-    const double host_rel = host_residual(A, b, x, n, o.type);
+    double host_rel = 0;
+    for (int j = 0; j < o.nrhs; j++)
+        host_rel = fmax(host_rel, host_residual(A, (const char *)b + (size_t)j * (size_t)n * ts,
+                                                (const char *)x + (size_t)j * (size_t)n * ts, n,
+                                                o.type));
     const int it = rep.iterations > 0 ? rep.iterations : 1;
     const double ms_iter = 1e3 * rep.seconds / it, bytes_iter = rep.bytes / it;
     const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : 0;
@@ -551,6 +600,7 @@ int solve_command(int argc, char **argv)
         json_str(&j, "backend", o.gpu ? "gpu" : "cpu");
         json_str(&j, "device", device);
         json_int(&j, "threads", o.gpu ? 0 : bsrmv_num_threads());
+        json_int(&j, "nrhs", o.nrhs);
         json_int(&j, "iterations", rep.iterations);
         if (o.mixed)
             json_int(&j, "refinements", rep.refinements);
@@ -579,6 +629,16 @@ int solve_command(int argc, char **argv)
             printf("rhs        %s\n", o.rhs ? o.rhs : "A * ones (no --rhs): x should be all ones");
         printf("solver     %s, %s, on %s\n", methods[o.method],
                P ? "block Jacobi" : "no preconditioner", device);
+        if (o.nrhs > 1) {
+            int lo = reps[0].iterations, done_cols = 0;
+            for (int j = 0; j < o.nrhs; j++) {
+                lo = reps[j].iterations < lo ? reps[j].iterations : lo;
+                done_cols += reps[j].converged != 0;
+            }
+            printf("columns    %d right-hand sides solved together: %d converged, %d-%d "
+                   "iterations (the lines below: the worst column, the joint time)\n",
+                   o.nrhs, done_cols, lo, rep.iterations);
+        }
         if (o.mixed)
             printf("refinement %d corrections on the float copy\n", rep.refinements);
         printf("result     %s after %d iterations: relative residual %.3g (recurrence), %.3g "
@@ -600,6 +660,7 @@ int solve_command(int argc, char **argv)
 done:
     free(b);
     free(x);
+    free(reps);
     bsrmv_precond_destroy(P);
     bsrmv_matrix_destroy(Af);
     bsrmv_matrix_destroy(A);
