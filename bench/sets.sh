@@ -31,7 +31,8 @@
 #            complex values, complex double at COMPLEX_Z_BS and complex
 #            float at COMPLEX_C_BS; on the GPU every bsrmv candidate and
 #            the cuSPARSE complex paths, on the CPU all threads with the
-#            double matrix of the same grid beside it (--type double,z)
+#            real matrix of the same grid and precision beside it
+#            (--type double,z or float,c)
 #
 # A (matrix, bs) whose values would exceed MAX_MB is skipped and listed as
 # such in the results (skipped.jsonl, RESULTS.md).
@@ -67,7 +68,7 @@ else
     : "${SPMM_BS:=2,3,4,6,8}"
     : "${SPMM_MB:=128}"
     : "${SPMM_K:=4,8}"
-    # complex double and double on all threads, ~20 s per bs here
+    # complex double beside double on all threads, ~5 s per bs here
     : "${COMPLEX_Z_BS:=3,6}"
     : "${COMPLEX_C_BS:=}"
 fi
