@@ -14,6 +14,14 @@ from collections import defaultdict
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 TOL = 1.5e-8  # double: sqrt(eps) as the CLI uses, with the GPU bench's margin
+FLOAT_TOL = 3.5e-4  # float vectors (float, complex-float): sqrt(FLT_EPSILON), likewise
+
+
+def tol(r):
+    """The rel_err above which a record is a wrong result: sqrt(eps) of the
+    type of its vectors (mixed precision has double vectors)."""
+    return FLOAT_TOL if r.get("type") in ("float", "complex-float") else TOL
+
 
 # Display order and names of the libraries.  "bsrmv" is what a user gets
 # (CPU: bsrmv_spmv, kernel auto; GPU: the dispatcher's pick, kernel "auto:").
@@ -93,7 +101,7 @@ class Run:
             lk = library(r)
             if lk is None or "set" not in r:
                 continue
-            if not (r.get("rel_err", 0) <= TOL):
+            if not (r.get("rel_err", 0) <= tol(r)):
                 self.wrong.append(r)
                 continue
             groups[(r["set"], r["case"], r["bs"], lk[1], lk[0], r.get("threads", 0))].append(r)

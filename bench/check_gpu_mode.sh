@@ -6,7 +6,10 @@
 #      rest of its list runs on in a new process (the failure injected once
 #      before any record of the bs, once after its CPU records);
 #   2. a spent time budget must skip the rest, listed with the reason;
-#   3. bench/report.py must render the GPU section from that run.
+#   3. bench/report.py must render the GPU section from that run;
+#   4. the complex set must run complex double and complex float (records
+#      tagged with the set) and the report render its table, a complex
+#      float error above double's tolerance but below float's counted right.
 #
 #   bench/check_gpu_mode.sh [REAL_BSRMV]     (default build-bench/bsrmv)
 # Exit status 0 when every check passes.
@@ -24,10 +27,11 @@ cat >"$T/bsrmv" <<EOF
 [ "\$1" = info ] && exec "$REAL" "\$@"
 [ "\$1" = help ] && exec "$REAL" help
 shift
-bs_list= gpu=0 name=m
+bs_list= gpu=0 name=m type=double
 while [ \$# -gt 0 ]; do
     case \$1 in
         --bs) bs_list=\$2; shift ;;
+        --type) type=\$2; shift ;;
         --gpu) gpu=1 ;;
         --mtx) name=\$(basename "\$2" .mtx.gz) ;;
         --grid) name=grid27_\$2 ;;
@@ -38,7 +42,15 @@ sleep "\${MOCK_SLEEP:-0}"
 [ \$gpu = 1 ] && echo '{"backend":"stream","kernel":"gpu_read","device":"Mock GPU","threads":0,"bytes":2147483648,"gbps":3000,"time_ms":0.7}'
 for bs in \${bs_list//,/ }; do
     if [ "\$bs" = "\${MOCK_FAIL_BS:-}" ] && [ "\${MOCK_FAIL_AT:-}" = start ]; then exit 1; fi
-    rec() { echo "{\"matrix\":\"\$name\",\"bs\":\$bs,\"rows\":100,\"cols\":100,\"nnzb\":10,\"bytes\":\$((bs * 1000000)),\"backend\":\"\$1\",\"kernel\":\"\$2\",\"threads\":\$3,\"time_ms\":\$4,\"gbps\":\$5,\"gflops\":1,\"rel_err\":1e-16,\"type\":\"double\",\"order\":\"col\"}"; }
+    rec() { echo "{\"matrix\":\"\$name\",\"bs\":\$bs,\"rows\":100,\"cols\":100,\"nnzb\":10,\"bytes\":\$((bs * 1000000)),\"backend\":\"\$1\",\"kernel\":\"\$2\",\"threads\":\$3,\"time_ms\":\$4,\"gbps\":\$5,\"gflops\":1,\"rel_err\":\${6:-1e-16},\"type\":\"\${7:-double}\",\"order\":\"col\"}"; }
+    if [ \$type = z ] || [ \$type = c ]; then # complex float: float rounding
+        t=complex-double p=Z err=1e-16
+        [ \$type = c ] && t=complex-float p=C err=2e-7
+        rec cusparse \${p}bsrmv_col 0 0.5 \$((bs * 2)) \$err \$t
+        rec gpu by_block/g32 0 0.4 \$((bs * 3)) \$err \$t
+        rec gpu auto:by_column/g32 0 0.4 \$((bs * 2 + 1)) \$err \$t
+        continue
+    fi
     rec cpu specialised 2 1.0 \$bs
     if [ "\$bs" = "\${MOCK_FAIL_BS:-}" ] && [ "\${MOCK_FAIL_AT:-}" = gpu ]; then exit 1; fi
     [ \$gpu = 1 ] || continue
@@ -58,6 +70,7 @@ def rd(n):
     p = os.path.join(d, n)
     return [json.loads(l) for l in open(p)] if os.path.exists(p) else []
 recs = rd("real.jsonl")
+cplx = rd("complex.jsonl")
 skipped = rd("skipped.jsonl")
 fail_bs = int(os.environ.get("MOCK_FAIL_BS", "0"))
 capped = {s["bs"] for s in skipped if "cap" in s["skipped"]}
@@ -88,6 +101,19 @@ if python3 bench/report.py --gpu "$T/a" --out "$T/RESULTS.md" --readme "" >/dev/
     echo "ok   report.py renders the GPU section"
 else
     echo "FAIL report.py on the GPU run"; fail=1
+fi
+run_suite "$T/d" --sets complex
+check "complex set: complex double and complex float at the quick bs, tagged with the set" \
+    '{(r["type"], r["bs"]) for r in cplx if r.get("kernel", "").startswith("auto:")} == {("complex-double", 3), ("complex-float", 3)} and all(r["set"] == "complex" for r in cplx)' "$T/d"
+# bs 3: pick 7 GB/s, best candidate 9, Zbsrmv_col / Cbsrmv_col 6: 1.17
+if python3 bench/report.py --gpu "$T/d" --out "$T/RESULTS_d.md" --readme "" >/dev/null &&
+   grep -q "^### Complex values" "$T/RESULTS_d.md" &&
+   grep -q '^| 3 | complex-double | 3.0 | 7 | .* | 9 `by_block/g32` | `Zbsrmv_col` | 6 | 1.17 |' "$T/RESULTS_d.md" &&
+   grep -q '^| 3 | complex-float | 3.0 | 7 | .* | `Cbsrmv_col` | 6 | 1.17 |' "$T/RESULTS_d.md" &&
+   ! grep -q "^Wrong results" "$T/RESULTS_d.md"; then
+    echo "ok   report.py renders the complex table"
+else
+    echo "FAIL report.py on the complex run"; fail=1
 fi
 [ "$fail" = 0 ] || for f in "$T"/*.log; do echo "== $f"; tail -n 5 "$f"; done
 exit $fail

@@ -304,7 +304,7 @@ def plot_spmm(run, path):
     solid bsrmv SpMM, dashed k separate SpMVs, dotted the fastest
     cusparseSpMM path (GPU)."""
     gpu = device_of(run) == "gpu"
-    recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and r.get("rel_err", 1) <= bd.TOL
+    recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and r.get("rel_err", 1) <= bd.tol(r)
             and (r.get("backend") in ("gpu", "cusparse")) == gpu]
     if not recs:
         return False

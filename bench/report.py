@@ -219,6 +219,7 @@ def cpu_section(run, title, level="##"):
     sym_table(run, "cpu", out, level)
     spmm_table(run, "cpu", out, level)
     mixed_table(run, "cpu", out, level)
+    complex_table(run, "cpu", out, level)
     out += wrong_lines(run)
     return out, summary
 
@@ -228,7 +229,7 @@ def sym_table(run, device, lines, level):
     storage of the same matrix, timed in the same process on the same x."""
     # instruments (the gather bound) carry no error: not products
     recs = [r for r in run.records if r.get("set") == "sym" and "bs" in r and r.get("rel_err") is not None
-            and r["rel_err"] <= bd.TOL]
+            and r["rel_err"] <= bd.tol(r)]
     if device == "gpu":
         recs = [r for r in recs if r.get("backend") == "gpu"]
     else:
@@ -281,7 +282,7 @@ def spmm_table(run, device, lines, level):
     the fastest cusparseSpMM path in the same layout.  Nothing when the run
     has no spmm records (an older run, or the set not measured)."""
     recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and
-            r.get("rel_err", 1) <= bd.TOL]
+            r.get("rel_err", 1) <= bd.tol(r)]
     recs = [r for r in recs if (r.get("backend") in ("gpu", "cusparse")) == (device == "gpu")]
     if not recs:
         return
@@ -336,7 +337,7 @@ def mixed_table(run, device, lines, level):
     against double/double, the same grid, bsrmv's pick (GPU) or its auto
     kernel (CPU).  Nothing when the run has no mixed records."""
     recs = [r for r in run.records if r.get("set") == "mixed" and not r.get("k") and
-            r.get("backend") == device and r.get("rel_err", 1) <= bd.TOL]
+            r.get("backend") == device and r.get("rel_err", 1) <= bd.tol(r)]
     if device == "gpu":
         recs = [r for r in recs if r["kernel"].startswith("auto:")]
     groups = defaultdict(lambda: defaultdict(list))
@@ -363,6 +364,120 @@ def mixed_table(run, device, lines, level):
     lines.append("")
     lines.append(f"Geometric mean speed-up of mixed over double: **{fmt(bd.geomean(ups), 2)}** over {len(ups)} rows.")
     lines.append("")
+
+
+def complex_table(run, device, lines, level):
+    """The complex set (docs/COMPLEX.md): complex double and complex float on
+    27-point grids.  GPU: the dispatcher's pick against every bsrmv candidate
+    and the fastest cuSPARSE complex path, timed in the same process; CPU:
+    all threads, against the real matrix of the same grid and precision timed
+    in the same process.  Nothing when the run has no complex records."""
+    recs = [r for r in run.records if r.get("set") == "complex" and "bs" in r and
+            r.get("type", "").startswith("complex") and r.get("rel_err", 1) <= bd.tol(r)]
+    gpu = device == "gpu"
+    recs = [r for r in recs if (r.get("backend") in ("gpu", "cusparse")) == gpu]
+    if not recs:
+        return
+    if gpu:
+        complex_gpu_rows(run, recs, lines, level)
+    else:
+        complex_cpu_rows(run, recs, lines, level)
+    sk = skipped_lines(run, "complex")
+    if sk:
+        lines.append("Skipped:")
+        lines += sk
+        lines.append("")
+
+
+def complex_gpu_rows(run, recs, lines, level):
+    groups = defaultdict(list)
+    for r in recs:
+        groups[(r["type"], r["bs"])].append(r)
+    read = run.gpu_read
+    lines.append(f"{level}# Complex values (`bench --type z|c`, docs/COMPLEX.md)")
+    lines.append("")
+    lines.append("27-point grids of complex values; GB/s with bsrmv's byte count for every path; `% read`: "
+                 "the pick's share of the measured read bandwidth (`stream_frac`); `pick`: the dispatcher's "
+                 "choice (`auto:`); `best bsrmv`: the fastest candidate kernel (an oracle); cuSPARSE: the "
+                 "fastest of `cusparseZbsrmv`/`Cbsrmv` in both block directions and, for complex float, "
+                 "`cusparseSpMV` BSR_ALG1 (both block orders) and CSR_ALG1; complex double has the "
+                 "`cusparseZbsrmv` paths only (`cusparseSpMV` in `CUDA_C_64F` crashes inside cuSPARSE 13.0, "
+                 "see tools/bench_gpu.c).")
+    lines.append("")
+    lines.append("| bs | type | MB | pick GB/s | % read | pick | best bsrmv | best cuSPARSE | cuSPARSE GB/s | "
+                 "pick / best cuSPARSE |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    ratios = defaultdict(list)
+    for (typ, bs), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] != "complex-double", kv[0][1])):
+        pick = [r for r in rs if r["backend"] == "gpu" and r["kernel"].startswith("auto:")]
+        cands = [r for r in rs if r["backend"] == "gpu" and not r["kernel"].startswith("auto:")]
+        cs = [r for r in rs if r["backend"] == "cusparse"]
+        if not pick:
+            continue
+        g = bd.median([r["gbps"] for r in pick])
+        frac = bd.median([r["stream_frac"] if r.get("stream_frac") else
+                          (r["gbps"] / read if read else float("nan")) for r in pick])
+        best = max(cands, key=lambda r: r["gbps"]) if cands else None
+        bcs = max(cs, key=lambda r: r["gbps"]) if cs else None
+        ratio = g / bcs["gbps"] if bcs else None
+        if ratio:
+            ratios[typ].append(ratio)
+        lines.append(f"| {bs} | {typ} | {fmt(pick[0]['bytes'] / 1e6)} | {fmt(g, 0)} | {fmt(100 * frac, 0)} | "
+                     f"`{pick[0]['kernel'][5:]}` | "
+                     + (f"{best['gbps']:.0f} `{best['kernel']}`" if best else "-") + " | "
+                     + (f"`{bcs['kernel']}` | {bcs['gbps']:.0f}" if bcs else "n/a | -")
+                     + f" | {ratio_cell(ratio)} |")
+    lines.append("")
+    every = [x for v in ratios.values() for x in v]
+    if every:
+        per = "; ".join(f"{t} {fmt(bd.geomean(v), 2)} over {len(v)}" for t, v in sorted(ratios.items()))
+        lines.append(f"Geometric mean of the pick / best cuSPARSE over {len(every)} rows: "
+                     f"**{fmt(bd.geomean(every), 2)}** (min {fmt(min(every), 2)}, max {fmt(max(every), 2)}, "
+                     f"{sum(x < 1 for x in every)} rows below 1; {per}).")
+        lines.append("")
+
+
+def complex_cpu_rows(run, recs, lines, level):
+    """Each complex row beside the real records of the same process: the
+    same grid (matrix name) and bs at the same thread count."""
+    real_of = {"complex-double": "double", "complex-float": "float"}
+    reals = defaultdict(list)
+    for r in run.records:
+        if (r.get("set") == "complex" and r.get("backend") == "cpu" and r.get("type") in real_of.values()
+                and r.get("rel_err", 1) <= bd.tol(r)):
+            reals[(r["matrix"], r["bs"], r.get("threads", 0), r["type"])].append(r)
+    groups = defaultdict(list)
+    for r in recs:
+        groups[(r["type"], r["bs"], r.get("threads", 0), r["matrix"])].append(r)
+    lines.append(f"{level}# Complex values (`bench --type z|c`, docs/COMPLEX.md)")
+    lines.append("")
+    lines.append("27-point grids of complex values, bsrmv's auto kernel; time per SpMV in ms (median); "
+                 "`% stream`: GB/s over the stream read bandwidth at that thread count; `real`: the same "
+                 "grid with real values of the same precision (double for complex double, float for "
+                 "complex float), timed in the same process: half the bytes of values and a quarter of "
+                 "the flops.")
+    lines.append("")
+    lines.append("| bs | type | threads | MB | ms | GB/s | % stream | real MB | real ms | complex / real time |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for (typ, bs, threads, matrix), rs in sorted(groups.items(),
+                                                 key=lambda kv: (kv[0][0] != "complex-double", kv[0][1:3])):
+        t = bd.median([r["time_ms"] for r in rs])
+        g = bd.median([r["gbps"] for r in rs])
+        st = run.stream(threads)
+        re_ = reals.get((matrix, bs, threads, real_of[typ]))
+        tr = bd.median([r["time_ms"] for r in re_]) if re_ else None
+        ratio = t / tr if tr else None
+        if ratio:
+            ratios.append(ratio)
+        lines.append(f"| {bs} | {typ} | {threads} | {fmt(rs[0]['bytes'] / 1e6)} | {t:.3f} | {fmt(g)} | "
+                     f"{fmt(100 * g / st, 0) if st else '-'} | {fmt(re_[0]['bytes'] / 1e6) if re_ else '-'} | "
+                     f"{fmt(tr, 3)} | {fmt(ratio, 2)} |")
+    lines.append("")
+    if ratios:
+        lines.append(f"Geometric mean of complex / real time over {len(ratios)} rows: "
+                     f"**{fmt(bd.geomean(ratios), 2)}** (min {fmt(min(ratios), 2)}, max {fmt(max(ratios), 2)}).")
+        lines.append("")
 
 
 # ---- GPU --------------------------------------------------------------------------
@@ -446,6 +561,7 @@ def gpu_section(run, title, level="##"):
     sym_table(run, "gpu", out, level)
     spmm_table(run, "gpu", out, level)
     mixed_table(run, "gpu", out, level)
+    complex_table(run, "gpu", out, level)
     out.append(f"{level}# The GPU machine's CPU: bsrmv thread scaling")
     out.append("")
     scaling_table(run, "cpu", out)
@@ -605,10 +721,11 @@ def header_lines(run):
 def wrong_lines(run):
     if not run.wrong:
         return []
-    out = [f"Wrong results (rel_err above {bd.TOL:g}), left out of the tables above:", ""]
+    out = [f"Wrong results (rel_err above {bd.TOL:g}, {bd.FLOAT_TOL:g} for float vectors), left out of "
+           "the tables above:", ""]
     for r in run.wrong:
-        out.append(f"- {r.get('set')} {r.get('case')} bs {r['bs']} {r['backend']} {r.get('kernel')} "
-                   f"threads {r.get('threads')}: rel_err {r.get('rel_err')}")
+        out.append(f"- {r.get('set')} {r.get('case')} bs {r['bs']} {r.get('type', 'double')} {r['backend']} "
+                   f"{r.get('kernel')} threads {r.get('threads')}: rel_err {r.get('rel_err')}")
     out.append("")
     return out
 

@@ -27,6 +27,12 @@
 #            (BSR and CSR algorithms); vectors per second
 # mixed      mixed precision (docs/MIXED.md): float values with double  --grid N
 #            vectors against double/double, grids of GRID_MB at MIXED_BS --type double,mixed
+# complex    complex values (docs/COMPLEX.md): grids of ~GRID_MB of      --grid N --type z|c
+#            complex values, complex double at COMPLEX_Z_BS and complex
+#            float at COMPLEX_C_BS; on the GPU every bsrmv candidate and
+#            the cuSPARSE complex paths, on the CPU all threads with the
+#            real matrix of the same grid and precision beside it
+#            (--type double,z or float,c)
 #
 # A (matrix, bs) whose values would exceed MAX_MB is skipped and listed as
 # such in the results (skipped.jsonl, RESULTS.md).
@@ -46,6 +52,10 @@ if [ "$MODE" = gpu ]; then
     : "${SPMM_BS:=2,3,4,5,6,7,8}"
     : "${SPMM_MB:=256}"
     : "${SPMM_K:=2,4,8,16}"
+    # complex: 9 processes of ~2-4 s (CUDA start-up, a ~512 MB grid, every
+    # candidate, 2-5 cuSPARSE paths): ~30 s
+    : "${COMPLEX_Z_BS:=2,3,4,5,6,7,8}"
+    : "${COMPLEX_C_BS:=3,6}"
 else
     # 32 MiB L3 here: 320 MB of values is 10x the cache (bsrmv bench --example).
     : "${GRID_BS:=1,2,3,4,6,8,16}"
@@ -58,6 +68,9 @@ else
     : "${SPMM_BS:=2,3,4,6,8}"
     : "${SPMM_MB:=128}"
     : "${SPMM_K:=4,8}"
+    # complex double beside double on all threads, ~5 s per bs here
+    : "${COMPLEX_Z_BS:=3,6}"
+    : "${COMPLEX_C_BS:=}"
 fi
 : "${MIXED_BS:=2,3,4,6,8}"
 : "${REAL_PROMOTE_BS:=2,3,4,6,8,12,16,24,32}"
@@ -92,6 +105,8 @@ if [ "$QUICK" = 1 ]; then
     SYM_MATRICES=bcsstk16
     SPMM_BS=3
     MIXED_BS=3
+    COMPLEX_Z_BS=3
+    COMPLEX_C_BS=$([ "$MODE" = gpu ] && echo 3)
     REPS=5
     ROUNDS=1
 fi
@@ -110,4 +125,4 @@ fi
 # Sets in the order they run: when a time budget is given (--budget, the
 # GPU default), what does not fit is skipped and listed, so the cheap and
 # central ones come first.
-: "${SETS:=grid,spmm,mixed,scaling,sweep,real,generated,bridge,sym}"
+: "${SETS:=grid,spmm,mixed,complex,scaling,sweep,real,generated,bridge,sym}"

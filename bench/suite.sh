@@ -32,8 +32,9 @@
 #                  matrix with all its block sizes, `--gpu --no-cpu`: bsrmv's
 #                  dispatcher pick (auto), cusparseDbsrmv (col, row), SpMV
 #                  BSR_ALG1 (col, row), SpMV CSR_ALG1, and on the sets of
-#                  GPU_ALL_KERNEL_SETS (grid, sweep) every bsrmv GPU kernel
-#                  too (`--gpu-kernels all`; elsewhere `auto`).  No CPU
+#                  GPU_ALL_KERNEL_SETS (grid, sweep) and the complex set
+#                  every bsrmv GPU kernel too (`--gpu-kernels all`;
+#                  elsewhere `auto`).  No CPU
 #                  timing and no CPU peers there (recorded as a note: the CPU
 #                  suite measures them), except the scaling set: bsrmv on
 #                  the host at 1,2,4,8,16 threads.  A failing block size is
@@ -47,8 +48,9 @@
 #                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
 #                  text), spmm ~120 s (7 bs x 8 (k, layout) cases), mixed
-#                  ~50 s: ~380 s, up to ~470 s if start-up or host copies
-#                  are slower.  --budget 470 keeps the worst case (the last
+#                  ~50 s, complex ~30 s (9 processes of ~2-4 s): ~410 s, up
+#                  to ~500 s if start-up or host copies are slower (the
+#                  sets last in the order are then skipped and listed).  --budget 470 keeps the worst case (the last
 #                  command may overrun it by 30 s) near 500 s, beside a
 #                  ~90 s CUDA build in one 600 s command; the per-phase
 #                  lines in suite.log (bsrmv: phases ...) show the real split.
@@ -397,8 +399,8 @@ run() {
 }
 
 # Values in MB of SOURCE at bs (estimates for sizing, caps and reps).
-grid_n() { # BS TARGET_MB: smallest n whose 27-point grid holds TARGET_MB of values
-    awk -v bs="$1" -v mb="$2" 'BEGIN { n = 2; while ((3*n-2)^3 * bs*bs * 8 < mb * 1e6) n++; print n }'
+grid_n() { # BS TARGET_MB [VALUE_BYTES]: smallest n whose 27-point grid holds TARGET_MB of values
+    awk -v bs="$1" -v mb="$2" -v vb="${3:-8}" 'BEGIN { n = 2; while ((3*n-2)^3 * bs*bs * vb < mb * 1e6) n++; print n }'
 }
 est_mb() { # KIND ARG BS
     local kind=$1 arg=$2 bs=$3
@@ -643,6 +645,26 @@ for set in ${SETS//,/ }; do
                 log "$set grid27 bs $bs ($(elapsed) s)"
                 run "$set" grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" "${what[@]}" "${where[@]}" --json \
                     --no-stream --reps "$(reps_for "$(est_mb grid "$n" "$bs")")"
+            done ;;
+        complex)
+            # docs/COMPLEX.md: one process per (type, bs), the grid sized to
+            # ~GRID_MB of that type's values.  GPU: every bsrmv candidate (the
+            # table's best kernel) and cuSPARSE's complex paths; CPU: all
+            # threads, the real matrix of the same grid and precision beside
+            # it (its time over the complex one's is the cost of complex values).
+            for t in z c; do
+                if [ "$t" = z ]; then bslist=$COMPLEX_Z_BS vb=16 real=double
+                else bslist=$COMPLEX_C_BS vb=8 real=float; fi
+                if [ "$MODE" = gpu ]; then where=(--type "$t" --gpu --no-cpu --gpu-kernels all)
+                else where=(--type "$real,$t" --threads "$NPROC" --kernels auto); fi
+                for bs in ${bslist//,/ }; do
+                    n=$(grid_n "$bs" "$GRID_MB" "$vb")
+                    if over_budget; then skip complex grid27 "$bs" "time budget ${BUDGET} s spent (--type $t)"; continue; fi
+                    mb=$(awk -v e="$(est_mb grid "$n" "$bs")" -v vb="$vb" 'BEGIN { printf "%d", e * vb / 8 }')
+                    log "complex grid27 --type $t bs $bs (~$mb MB, $(elapsed) s)"
+                    run complex grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" "${where[@]}" --json \
+                        --no-stream --reps "$(reps_for "$mb")"
+                done
             done ;;
         sym)
             # docs/SYMMETRIC.md: on the CPU full and sym at THREADS, on the GPU
