@@ -627,7 +627,8 @@ typedef enum bsrmv_gpu_kernel {
     BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */
     BSRMV_GPU_WIDE = 11,          /* a group per block row, 16-byte loads along
-                                   * a block's rows or columns, bs 2, 4, 8..32 */
+                                   * a block's rows or columns, bs 2, 4, 8..32
+                                   * (complex values: docs/COMPLEX.md) */
     BSRMV_GPU_VEC_STREAM = 12,    /* 1..32 block rows per warp, 16-byte loads
                                    * along each row's run of val, bs 2-6, 8
                                    * (group is ignored: 32) */

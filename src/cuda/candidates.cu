@@ -74,6 +74,13 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
             add(BSRMV_GPU_STAGED, g, 1, t, 3);
     add(BSRMV_GPU_STAGED, 4, 1, 128, 4);
     add(BSRMV_GPU_STAGED, 8, 2, 256, 4);
+    /* complex blocks of bs 7-8 (0.8-1 KB): stages of one or two block rows
+     * with 16 lanes per scalar row (of the geometries above, only 8 lanes
+     * at 128 threads fits shared memory on 27-block rows, one thread block
+     * of 4 warps per SM) */
+    if (bsrmv_type_is_complex(m->type) && bs >= 7)
+        for (int t : {128, 256})
+            add(BSRMV_GPU_STAGED, 16, 1, t, 3);
     /* row per thread */
     if (bs >= 8) {
         add(BSRMV_GPU_ROW_PER_THREAD, 0, 1, 128, 4);

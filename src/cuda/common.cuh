@@ -258,6 +258,19 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
 #undef BSRMV_LDV_
 }
 
+/* N complex values: their 2N parts in the loads of the real ones (a
+ * complex float is one 8-byte load, two are one 16-byte load; a complex
+ * double one 16-byte load). */
+template <bool KEEP_L1 = false, L2h H = L2h::normal, typename R, int N>
+__device__ __forceinline__ void ldv_vec(const cplx<R> *p, cplx<R> (&v)[N], bool pred = true)
+{
+    R parts[2 * N];
+    ldv_vec<KEEP_L1, H>(reinterpret_cast<const R *>(p), parts, pred);
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        v[i] = cplx<R>(parts[2 * i], parts[2 * i + 1]);
+}
+
 /* A group of W lanes (W a power of two; its lanes are STRIDE apart, lane
  * index c = 0..W-1 inside the group) each hold N partial sums p[0..N) (N a
  * power of two, N <= W); returns, in lane c, the group's total of
@@ -421,6 +434,18 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 #define BSRMV_BYCOLUMN_CPLX_LIST(X)                                            \
     X(1, 32) X(2, 16) X(2, 32) X(3, 16) X(3, 32) X(4, 16) X(4, 32) X(5, 32) X(6, 32) \
     X(7, 32) X(8, 32) X(0, 32)
+/* ... and, per complex type (Z double, C float), the families that read
+ * val in 16-byte pieces (wide, vector stream) or copy it to shared memory
+ * (staged), at the sizes where by-block and by-column stay below the read
+ * bandwidth on 27-point grids: complex double bs 2, 7, 8, complex float
+ * bs 3, and the wide kernel at bs 2 for both types.  The vector stream is
+ * built where its unit fits a warp (complex double bs 7 and 8 would need
+ * 49 and 64 lanes). */
+#define BSRMV_WIDE_Z_LIST(X) X(2, 8) X(2, 16)
+#define BSRMV_WIDE_C_LIST(X) X(2, 8) X(2, 16) X(3, 8)
+#define BSRMV_VECSTREAM_C_LIST(X) X(3, 0)
+#define BSRMV_STAGED_Z_LIST(X) X(7, 0) X(8, 0)
+#define BSRMV_STAGED_C_LIST(X) X(3, 0)
 #define BSRMV_ROWTHREAD_LIST(X) X(8, 0) X(12, 0) X(16, 0) X(24, 0) X(32, 0) X(0, 0)
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \

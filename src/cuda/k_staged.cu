@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const Staged
             const V *xb = xs + j * BS;
 #pragma unroll
             for (int cc = 0; cc < BS; ++cc)
-                acc += V(vb[ORD == COL ? cc * BS + r : r * BS + cc]) * xb[cc];
+                madd(acc, V(vb[ORD == COL ? cc * BS + r : r * BS + cc]), xb[cc]);
         }
         for (int o = K / 2; o >= 1; o >>= 1)
             acc += __shfl_xor_sync(BSRMV_FULL_MASK, acc, o);
@@ -295,7 +295,11 @@ int launch_staged(const Args<T, V> &a, int order, const Launch &l, cudaStream_t 
         return launch_bycolumn(a, order, c, s, err);
     }
 #define X(BS, P_) BSRMV_LAUNCH_IF(a.bs == BS, run, BS)
-    if constexpr (std::is_same<T, V>::value) {
+    if constexpr (std::is_same<T, cplx<double>>::value) {
+        BSRMV_STAGED_Z_LIST(X)
+    } else if constexpr (std::is_same<T, cplx<float>>::value) {
+        BSRMV_STAGED_C_LIST(X)
+    } else if constexpr (std::is_same<T, V>::value) {
         BSRMV_STAGED_LIST(X)
     } else {
         BSRMV_STAGED_MIXED_LIST(X)
@@ -305,5 +309,6 @@ int launch_staged(const Args<T, V> &a, int order, const Launch &l, cudaStream_t 
 }
 
 BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_staged)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_staged)
 
 } // namespace bsrmv_cuda

@@ -156,7 +156,7 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
         for (int i = 0; i < P; ++i) {
             /* a masked value of a neighbouring row may be Inf or NaN */
             const T vi = !MASK || (ln.db[i] == ln.db[0] ? va[u] : vb[u]) ? v[u][i] : T(0);
-            acc[i] += vi * xv[u][i];
+            madd(acc[i], vi, xv[u][i]);
         }
 }
 
@@ -244,11 +244,16 @@ int launch_vecstream(const Args<T> &a, int order, const Launch &l, cudaStream_t 
         constexpr int units = VsGeom<T, BS>::C;                                \
         BSRMV_LAUNCH_IF(a.bs == BS && l.rows <= units, run, BS)                \
     }
-    BSRMV_VECSTREAM_LIST(X)
+    if constexpr (std::is_same<T, cplx<float>>::value) {
+        BSRMV_VECSTREAM_C_LIST(X)
+    } else if constexpr (!is_cplx<T>::value) {
+        BSRMV_VECSTREAM_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_vecstream)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_vecstream)
 
 } // namespace bsrmv_cuda

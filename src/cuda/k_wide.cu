@@ -46,20 +46,32 @@ int launch_wide(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cu
 {
     if (l.rows != 1 || l.threads % 32 || l.threads < 32 || l.threads > 256)
         return LAUNCH_NOT_BUILT;
-    /* a misaligned x or val takes the one-value-per-load variant */
+    /* a misaligned x or val takes the one-value-per-load variant, unless a
+     * load is one value (complex double; complex float at odd bs), which
+     * every array of T is aligned for */
     const bool vec = wide_aligned(a);
 #define X(BS, G)                                                               \
     if (a.bs == BS && l.group == G)                                            \
         return launch_matched(l, err, [&] {                                    \
-            if (order == ROW)                                                  \
+            if constexpr (WideGeom<T, BS, G, true>::VEC * sizeof(T) <= alignof(T))  \
+                return order == ROW ? run<T, ROW, BS, G, true>(a, l, s) : run<T, COL, BS, G, true>(a, l, s); \
+            else if (order == ROW)                                             \
                 return vec ? run<T, ROW, BS, G, true>(a, l, s) : run<T, ROW, BS, G, false>(a, l, s); \
-            return vec ? run<T, COL, BS, G, true>(a, l, s) : run<T, COL, BS, G, false>(a, l, s);     \
+            else                                                               \
+                return vec ? run<T, COL, BS, G, true>(a, l, s) : run<T, COL, BS, G, false>(a, l, s); \
         });
-    BSRMV_WIDE_LIST(X)
+    if constexpr (std::is_same<T, cplx<double>>::value) {
+        BSRMV_WIDE_Z_LIST(X)
+    } else if constexpr (std::is_same<T, cplx<float>>::value) {
+        BSRMV_WIDE_C_LIST(X)
+    } else {
+        BSRMV_WIDE_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_wide)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_wide)
 
 } // namespace bsrmv_cuda

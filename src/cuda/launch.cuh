@@ -100,8 +100,9 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
     }
 }
 
-/* Complex values: by-block (K1), by-column and the transpose (param 1:
- * conjugate), the families their X-macro lists build. */
+/* Complex values: by-block (K1), by-column, wide, vector stream, staged
+ * and the transpose (param 1: conjugate), the families their X-macro
+ * lists build. */
 template <typename R>
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<cplx<R>> &a,
                              cudaStream_t s, cudaError_t *err, bool dry)
@@ -113,6 +114,12 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_byblock<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_BY_COLUMN:
         return launch_bycolumn<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_WIDE:
+        return launch_wide<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_VEC_STREAM:
+        return launch_vecstream<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_STAGED:
+        return launch_staged<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_TRANSPOSE:
         return launch_transpose<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     default:

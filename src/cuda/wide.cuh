@@ -131,9 +131,9 @@ struct WideLane {
 #pragma unroll
                     for (int q = 0; q < VEC; ++q) {
                         if constexpr (ORD == ROW)
-                            acc[i] += v[u][i][q] * xv[u][q];
+                            madd(acc[i], v[u][i][q], xv[u][q]);
                         else
-                            acc[q] += v[u][i][q] * xv[u][i];
+                            madd(acc[q], v[u][i][q], xv[u][i]);
                     }
         }
     }

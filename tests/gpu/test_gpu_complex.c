@@ -14,7 +14,6 @@
 #include "testutil_complex.h"
 
 #include <cuda_runtime.h>
-#include <string.h>
 
 #define MAXCFG 128
 
@@ -70,16 +69,19 @@ static void scalar_cases(const char *what, bsrmv_gpu_matrix *dA, const bsrmv_mat
 }
 
 /* Every op on dA: OP_N under the plan's choice and every candidate
- * configuration, OP_T and OP_C (the transpose kernels). */
-static void run_matrix(const char *what, bsrmv_gpu_matrix *dA, const bsrmv_matrix *A, uint64_t seed)
+ * configuration, OP_T and OP_C (the transpose kernels).  x and y start
+ * `shift` values into their allocations. */
+static void run_matrix(const char *what, bsrmv_gpu_matrix *dA, const bsrmv_matrix *A, uint64_t seed,
+                       int shift)
 {
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(A, &in));
     const size_t vs = bsrmv_type_size(in.vector_type);
     const int64_t n = in.rows > in.cols ? in.rows : in.cols;
-    void *dx, *dy;
-    TU_OK(bsrmv_gpu_malloc(&dx, (size_t)n * vs));
-    TU_OK(bsrmv_gpu_malloc(&dy, (size_t)n * vs));
+    void *mx, *my;
+    TU_OK(bsrmv_gpu_malloc(&mx, (size_t)(n + shift) * vs));
+    TU_OK(bsrmv_gpu_malloc(&my, (size_t)(n + shift) * vs));
+    void *dx = (char *)mx + shift * vs, *dy = (char *)my + shift * vs;
     for (int op = 0; op < 3; op++) {
         const int64_t nx = op == BSRMV_OP_N ? in.cols : in.rows;
         void *x = tu_random_vector(nx, in.vector_type, seed + 1 + (uint64_t)op);
@@ -102,12 +104,13 @@ static void run_matrix(const char *what, bsrmv_gpu_matrix *dA, const bsrmv_matri
         }
         free(x);
     }
-    bsrmv_gpu_free(dx);
-    bsrmv_gpu_free(dy);
+    bsrmv_gpu_free(mx);
+    bsrmv_gpu_free(my);
 }
 
-/* A's arrays copied to the device by hand and wrapped. */
-static bsrmv_gpu_matrix *wrap_copy(const bsrmv_matrix *A, void **mem)
+/* A's arrays copied to the device by hand and wrapped, val `shift` values
+ * into its allocation (mem[2]). */
+static bsrmv_gpu_matrix *wrap_copy(const bsrmv_matrix *A, void **mem, int shift)
 {
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(A, &in));
@@ -117,19 +120,24 @@ static bsrmv_gpu_matrix *wrap_copy(const bsrmv_matrix *A, void **mem)
     const size_t vbytes = (size_t)in.nnzb * in.bs * in.bs * bsrmv_type_size(in.type);
     TU_OK(bsrmv_gpu_malloc(&mem[0], (size_t)(in.mb + 1) * sizeof(int64_t)));
     TU_OK(bsrmv_gpu_malloc(&mem[1], (size_t)in.nnzb * sizeof(int32_t)));
-    TU_OK(bsrmv_gpu_malloc(&mem[2], vbytes));
+    const size_t off = (size_t)shift * bsrmv_type_size(in.type);
+    TU_OK(bsrmv_gpu_malloc(&mem[2], vbytes + off));
+    void *dval = (char *)mem[2] + off;
     TU_OK(bsrmv_gpu_to_device(mem[0], rp, (size_t)(in.mb + 1) * sizeof(int64_t)));
     TU_OK(bsrmv_gpu_to_device(mem[1], ci, (size_t)in.nnzb * sizeof(int32_t)));
-    TU_OK(bsrmv_gpu_to_device(mem[2], val, vbytes));
+    TU_OK(bsrmv_gpu_to_device(dval, val, vbytes));
     free(rp);
     bsrmv_gpu_matrix *W;
-    TU_OK(bsrmv_gpu_matrix_wrap(&W, in.mb, in.nb, in.bs, in.nnzb, mem[0], mem[1], mem[2], in.type,
+    TU_OK(bsrmv_gpu_matrix_wrap(&W, in.mb, in.nb, in.bs, in.nnzb, mem[0], mem[1], dval, in.type,
                                 in.order, 0));
     return W;
 }
 
 /* A of the shape in both complex types and both orders, uploaded; wrapped
- * too when `wrap`. */
+ * too when `wrap`, and for complex float also with val, x and y one value
+ * (8 bytes) off 16-byte alignment: the kernels that read two values per
+ * 16-byte load (wide, vector stream) take their value-per-load variants,
+ * the staged kernel, whose bulk copies need 16 bytes, by-column. */
 static void run_shape(const char *what, const tu_shape *sh, uint64_t seed, int wrap)
 {
     const bsrmv_type types[] = {BSRMV_COMPLEX_FLOAT, BSRMV_COMPLEX_DOUBLE};
@@ -143,13 +151,14 @@ static void run_shape(const char *what, const tu_shape *sh, uint64_t seed, int w
             bsrmv_gpu_plan_info pl;
             TU_OK(bsrmv_gpu_matrix_get_plan(dA, &pl));
             TU_CHECK(pl.type == types[t] && pl.vector_type == types[t], "%s: plan types", w);
-            run_matrix(w, dA, A, seed);
+            run_matrix(w, dA, A, seed, 0);
             bsrmv_gpu_matrix_destroy(dA);
-            if (wrap) {
+            for (int shift = 0; wrap && shift <= (types[t] == BSRMV_COMPLEX_FLOAT); shift++) {
                 void *mem[3];
-                bsrmv_gpu_matrix *W = wrap_copy(A, mem);
-                strncat(w, " wrapped", sizeof w - strlen(w) - 1);
-                run_matrix(w, W, A, seed + 5);
+                bsrmv_gpu_matrix *W = wrap_copy(A, mem, shift);
+                char ww[192];
+                snprintf(ww, sizeof ww, "%s wrapped%s", w, shift ? ", 8 bytes off" : "");
+                run_matrix(ww, W, A, seed + 5, shift);
                 bsrmv_gpu_matrix_destroy(W);
                 for (int k = 0; k < 3; k++)
                     bsrmv_gpu_free(mem[k]);
@@ -168,7 +177,7 @@ static void test_block_sizes(void)
         const int bs = bss[i];
         const uint64_t seed = 5000 + 100 * (uint64_t)bs;
         tu_shape small = {37, 23, bs, 4.0, 0.2, -1, 0};
-        run_shape("small non-square, empty rows", &small, seed, bs == 3 || bs == 11);
+        run_shape("small non-square, empty rows", &small, seed, bs == 2 || bs == 3 || bs == 11);
         tu_shape one = {1, 40, bs, 10.0, 0.0, -1, 0};
         run_shape("one block row", &one, seed + 10, 0);
         if (!quick) {
@@ -251,6 +260,59 @@ static void test_measured_choice(void)
         }
 }
 
+/* The candidates of complex matrices are the built complex families:
+ * by-block/K1 and by-column everywhere, wide, vector stream and staged at
+ * the sizes their complex lists name (so that test_block_sizes forces
+ * them), no others. */
+static void test_families(void)
+{
+    static const struct {
+        bsrmv_type type;
+        int bs, wide, vec_stream, staged;
+    } want[] = {
+        {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 0},
+        {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 0, 0, 1},
+        {BSRMV_COMPLEX_FLOAT, 2, 1, 0, 0},  {BSRMV_COMPLEX_FLOAT, 3, 1, 1, 1},
+        {BSRMV_COMPLEX_FLOAT, 6, 0, 0, 0},
+    };
+    /* the staged kernel's bulk copies are sm_90's */
+    int dev = 0, major = 0;
+    TU_CHECK(cudaGetDevice(&dev) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess,
+             "device attributes");
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        for (int o = 0; o < 2; o++) {
+            /* up to 27 blocks a row, as on the grids the families are for
+             * (the staged kernel's buffers are sized by the longest row) */
+            tu_shape sh = {60, 60, want[i].bs, 13.5, 0.0, -1, 0};
+            bsrmv_matrix *A = tu_random_bsr(&sh, want[i].type, (bsrmv_order)o, 90 + i);
+            bsrmv_gpu_matrix *dA;
+            TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
+            bsrmv_gpu_config cfgs[MAXCFG];
+            int nc = 0, n[BSRMV_GPU_SYM_WINDOW + 1] = {0};
+            TU_OK(bsrmv_gpu_candidates(dA, cfgs, MAXCFG, &nc));
+            TU_CHECK(nc > 0 && nc <= MAXCFG, "%d candidates", nc);
+            for (int c = 0; c < nc; c++) {
+                TU_CHECK(cfgs[c].kernel >= 0 && cfgs[c].kernel <= BSRMV_GPU_SYM_WINDOW, "kernel %d",
+                         (int)cfgs[c].kernel);
+                n[cfgs[c].kernel]++;
+            }
+            const int others = nc - n[BSRMV_GPU_BY_BLOCK] - n[BSRMV_GPU_K1_SMALL] -
+                               n[BSRMV_GPU_BY_COLUMN] - n[BSRMV_GPU_WIDE] - n[BSRMV_GPU_VEC_STREAM] -
+                               n[BSRMV_GPU_STAGED];
+            TU_CHECK(n[BSRMV_GPU_BY_COLUMN] > 0 && others == 0 &&
+                         (n[BSRMV_GPU_WIDE] > 0) == want[i].wide &&
+                         (n[BSRMV_GPU_VEC_STREAM] > 0) == want[i].vec_stream &&
+                         (n[BSRMV_GPU_STAGED] > 0) == (want[i].staged && major >= 9),
+                     "%s bs=%d %s: %d by-column, %d wide, %d vector stream, %d staged, %d others of %d",
+                     want[i].type == BSRMV_COMPLEX_DOUBLE ? "z" : "c", want[i].bs, o ? "row" : "col",
+                     n[BSRMV_GPU_BY_COLUMN], n[BSRMV_GPU_WIDE], n[BSRMV_GPU_VEC_STREAM],
+                     n[BSRMV_GPU_STAGED], others, nc);
+            bsrmv_gpu_matrix_destroy(dA);
+            bsrmv_matrix_destroy(A);
+        }
+}
+
 /* What the GPU does not build for complex values says so. */
 static void test_refusals(void)
 {
@@ -281,7 +343,7 @@ static void test_refusals(void)
              BSRMV_ERR_ARGUMENT);
     {
         void *mem[3];
-        bsrmv_gpu_matrix *W = wrap_copy(A, mem);
+        bsrmv_gpu_matrix *W = wrap_copy(A, mem, 0);
         bsrmv_gpu_matrix *bad = NULL;
         bsrmv_matrix_info in;
         TU_OK(bsrmv_matrix_get_info(A, &in));
@@ -310,24 +372,14 @@ static void test_refusals(void)
     bsrmv_solve_report rep;
     TU_FAILS(bsrmv_gpu_solve(BSRMV_SOLVER_GMRES, dA, NULL, dx, dy, 32, NULL, &rep, NULL),
              BSRMV_ERR_UNSUPPORTED);
-    /* families without complex instantiations */
-    const bsrmv_gpu_config no[] = {{BSRMV_GPU_WIDE, 8, 1, 128, 0},
+    /* families and groups without complex instantiations at bs 2 */
+    const bsrmv_gpu_config no[] = {{BSRMV_GPU_WIDE, 32, 1, 128, 0},
                                    {BSRMV_GPU_STAGED, 4, 1, 128, 3},
                                    {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0},
                                    {BSRMV_GPU_MERGE_PATH, 32, 1, 256, 256},
                                    {BSRMV_GPU_BY_COLUMN, 32, 4, 256, 4}};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         TU_FAILS(bsrmv_gpu_matrix_set_config(dA, &no[i]), BSRMV_ERR_UNSUPPORTED);
-    /* the candidates are the built complex families only */
-    bsrmv_gpu_config cfgs[MAXCFG];
-    int nc = 0, byblock = 0, bycolumn = 0;
-    TU_OK(bsrmv_gpu_candidates(dA, cfgs, MAXCFG, &nc));
-    for (int c = 0; c < nc; c++) {
-        byblock += cfgs[c].kernel == BSRMV_GPU_BY_BLOCK || cfgs[c].kernel == BSRMV_GPU_K1_SMALL;
-        bycolumn += cfgs[c].kernel == BSRMV_GPU_BY_COLUMN;
-    }
-    TU_CHECK(byblock > 0 && bycolumn > 0 && byblock + bycolumn == nc,
-             "complex bs 2 candidates: %d by-block/K1, %d by-column of %d", byblock, bycolumn, nc);
     bsrmv_gpu_free(dx);
     bsrmv_gpu_free(dy);
     bsrmv_gpu_matrix_destroy(dA);
@@ -340,6 +392,7 @@ int main(void)
         return 77;
     quick = tu_gpu_quick();
     test_refusals();
+    test_families();
     test_scalar_entries();
     test_measured_choice();
     test_block_sizes();
