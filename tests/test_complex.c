@@ -398,10 +398,6 @@ static void test_refusals(void)
     double _Complex x[12] = {0}, y[12] = {0};
     TU_FAILS(bsrmv_spmm(BSRMV_OP_N, 1, A, 1, x, 12, 0, y, 12, BSRMV_LAYOUT_COL),
              BSRMV_ERR_UNSUPPORTED);
-    TU_FAILS(bsrmv_solve(BSRMV_SOLVER_GMRES, A, NULL, x, y, 12, NULL, NULL),
-             BSRMV_ERR_UNSUPPORTED);
-    bsrmv_precond *P = NULL;
-    TU_FAILS(bsrmv_precond_block_jacobi(&P, A), BSRMV_ERR_UNSUPPORTED);
     bsrmv_matrix *S = NULL;
     TU_FAILS(bsrmv_matrix_to_sym(&S, A, 0), BSRMV_ERR_UNSUPPORTED);
     const int64_t rp[3] = {0, 1, 2};
