@@ -194,8 +194,10 @@ Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, in
         bsrmv_blocking how = promote ? BSRMV_PROMOTE : BSRMV_SPLIT;
         bsrmv_type t = dbl ? BSRMV_DOUBLE : BSRMV_FLOAT;
         if (s == BSRMV_SUCCESS)
-            s = sym ? bsrmv_matrix_from_coo_sym(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
-                    : bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_ROW_MAJOR);
+            s = sym == BSRMV_SYM_HERMITIAN
+                    ? bsrmv_matrix_from_coo_herm(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
+                : sym ? bsrmv_matrix_from_coo_sym(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
+                      : bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_ROW_MAJOR);
         if (s == BSRMV_SUCCESS && promote)
             s = bsrmv_matrix_perturb_promoted(A, seed);
     }
