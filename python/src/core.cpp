@@ -20,6 +20,7 @@
 #include <chrono>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -346,21 +347,31 @@ void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
     auto xb = (uintptr_t)x.data(), yb = (uintptr_t)y.data();
     if (x.shape(0) && y.shape(0) && xb < yb + y.shape(0) * es && yb < xb + x.shape(0) * es)
         raise(BSRMV_ERR_ARGUMENT, "x and y must not overlap");
-    union {
-        float f;
-        double d;
-        std::complex<float> c;
-        std::complex<double> z;
-    } a, b;
-    switch (t) {
-    case BSRMV_FLOAT: a.f = (float)alpha.real(); b.f = (float)beta.real(); break;
-    case BSRMV_DOUBLE: a.d = alpha.real(); b.d = beta.real(); break;
-    case BSRMV_COMPLEX_FLOAT:
-        a.c = std::complex<float>(alpha);
-        b.c = std::complex<float>(beta);
-        break;
-    case BSRMV_COMPLEX_DOUBLE: a.z = alpha; b.z = beta; break;
-    }
+    // alpha and beta as values of the vector type
+    alignas(std::complex<double>) unsigned char a[sizeof(std::complex<double>)],
+        b[sizeof(std::complex<double>)];
+    auto put = [t](unsigned char *buf, std::complex<double> v) {
+        switch (t) {
+        case BSRMV_FLOAT: {
+            float f = (float)v.real();
+            std::memcpy(buf, &f, sizeof f);
+            break;
+        }
+        case BSRMV_DOUBLE: {
+            double d = v.real();
+            std::memcpy(buf, &d, sizeof d);
+            break;
+        }
+        case BSRMV_COMPLEX_FLOAT: {
+            std::complex<float> c(v);
+            std::memcpy(buf, &c, sizeof c);
+            break;
+        }
+        case BSRMV_COMPLEX_DOUBLE: std::memcpy(buf, &v, sizeof v); break;
+        }
+    };
+    put(a, alpha);
+    put(b, beta);
     const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
     if (op < 0 || op > 2)
         raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
