@@ -52,10 +52,6 @@ static inline sv_scalar sv_sc_sub(sv_scalar a, sv_scalar b)
 {
     return sv_sc(a.re - b.re, a.im - b.im);
 }
-static inline sv_scalar sv_sc_neg(sv_scalar a)
-{
-    return sv_sc(-a.re, -a.im);
-}
 static inline sv_scalar sv_sc_conj(sv_scalar a)
 {
     return sv_sc(a.re, -a.im);
