@@ -663,8 +663,6 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     bsrmv_status st = bsrmv_gpu_matrix_get_plan(dA, &pl);
     if (st || (st = bsrmv_refuse_complex(pl.type, "the GPU solvers")) || (st = bsrmv_sv_check(method, pl.mb, pl.nb, pl.bs, pl.vector_type, n, d_b, d_x, opt)))
         return st;
-    if (bsrmv_type_is_complex(pl.vector_type))
-        return bsrmv_refuse_complex(pl.vector_type, "the GPU solvers");
     if (dP && (st = bsrmv_sv_check_precond(dP->mb, dP->bs, dP->type, pl.mb, pl.bs, pl.vector_type)))
         return st;
     if (dP && dP->device != pl.device)
