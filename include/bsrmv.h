@@ -306,7 +306,8 @@ typedef struct bsrmv_matrix_info {
     double row_len_mean;
     int64_t empty_rows;          /* block rows with no block          */
     int owns_arrays;             /* 1 if created by copy, 0 if wrapped */
-    int symmetric;               /* 1: symmetric storage (nnzb and the row
+    int symmetric;               /* a bsrmv_symmetry: 1 symmetric, 2
+                                  * Hermitian storage (nnzb and the row
                                   * lengths count the stored blocks)    */
     bsrmv_type vector_type;      /* of x, y and the sums (== type unless
                                   * mixed precision)                    */
@@ -368,8 +369,21 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
  * checks it, create/wrap do not look at values).  The solvers take such
  * a matrix.  Entry points that read the arrays as a full matrix refuse it
  * with BSRMV_ERR_UNSUPPORTED: bsrmv_spmm and the MPI distribution;
- * bsrmv_matrix_to_coo expands both triangles.  Real types only: the
- * functions below refuse complex ones (BSRMV_ERR_UNSUPPORTED). */
+ * bsrmv_matrix_to_coo expands both triangles.
+ *
+ * Complex values come in two kinds of this storage: symmetric (the _sym
+ * functions: A = A^T, as in electromagnetics; OP_C is conj(A)) and
+ * Hermitian (the _herm functions: A(J,I) = A(I,J)^H, the diagonal blocks
+ * Hermitian; OP_C is OP_N and OP_T is conj(A)).  For real types the _herm
+ * functions make symmetric storage.  The CPU SpMV and solvers take both;
+ * the GPU backend refuses complex matrices (docs/COMPLEX.md). */
+
+/* The kind of storage a matrix has (bsrmv_matrix_info.symmetric). */
+typedef enum bsrmv_symmetry {
+    BSRMV_SYM_NONE = 0,      /* full storage                              */
+    BSRMV_SYM_SYMMETRIC = 1, /* upper blocks; A(J,I) = A(I,J)^T           */
+    BSRMV_SYM_HERMITIAN = 2  /* upper blocks; A(J,I) = A(I,J)^H (complex)  */
+} bsrmv_symmetry;
 
 /* Create (copy) or wrap nb x nb blocks in symmetric storage from the
  * diagonal and upper blocks.  Checked as bsrmv_matrix_create, and a block
@@ -380,6 +394,14 @@ bsrmv_status bsrmv_matrix_create_sym(bsrmv_matrix **A, int64_t nb, int bs, int64
 bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
                                    const int64_t *row_ptr, const int32_t *col_idx,
                                    const void *val, bsrmv_type type, bsrmv_order order);
+/* The same for Hermitian storage (the diagonal blocks should be Hermitian;
+ * their values are used as stored). */
+bsrmv_status bsrmv_matrix_create_herm(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                      const int64_t *row_ptr, const int32_t *col_idx,
+                                      const void *val, bsrmv_type type, bsrmv_order order);
+bsrmv_status bsrmv_matrix_wrap_herm(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                    const int64_t *row_ptr, const int32_t *col_idx,
+                                    const void *val, bsrmv_type type, bsrmv_order order);
 
 /* S = the symmetric storage of the full matrix A (a new owned matrix, same
  * type and order).  Every entry is compared with its mirror:
@@ -389,9 +411,14 @@ bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t
  * NaN; not symmetric: the message names the first entry that differs),
  * BSRMV_ERR_UNSUPPORTED (A already symmetric), BSRMV_ERR_NOMEM. */
 bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double tol);
+/* The same for Hermitian storage: |a_ij - conj(a_ji)| <= tol * max(|a_ij|,
+ * |a_ji|) (moduli of complex values; the diagonal's imaginary parts are
+ * compared with their negatives, so they must be zero within tol). */
+bsrmv_status bsrmv_matrix_to_herm(bsrmv_matrix **S, const bsrmv_matrix *A, double tol);
 
 /* A = the full storage of S (symmetric storage): every stored block and
- * the transpose of every block above the diagonal, a new owned matrix.
+ * the transpose (Hermitian: conjugate transpose) of every block above the
+ * diagonal, a new owned matrix.
  * BSRMV_ERR_ARGUMENT if S is not in symmetric storage. */
 bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S);
 
@@ -403,13 +430,30 @@ bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S);
  * Market file. */
 bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
                                        bsrmv_blocking how, bsrmv_type type, bsrmv_order order);
+/* The same for Hermitian storage: an entry below the diagonal stands for
+ * its conjugate above it.  bsrmv_mm_read_sym gives such a COO from a
+ * hermitian file. */
+bsrmv_status bsrmv_matrix_from_coo_herm(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                        bsrmv_blocking how, bsrmv_type type,
+                                        bsrmv_order order);
 
 /* Read a Matrix Market file as bsrmv_mm_read does, but a "symmetric" file
  * keeps its one triangle, returned as the upper one (an entry stored below
- * the diagonal comes back mirrored), and *symmetric = 1; general and
- * skew-symmetric files come back as bsrmv_mm_read gives them, with
- * *symmetric = 0.  Errors as bsrmv_mm_read. */
+ * the diagonal comes back mirrored), and *symmetric = BSRMV_SYM_SYMMETRIC;
+ * a "hermitian" one the same (mirrored entries conjugated), and
+ * *symmetric = BSRMV_SYM_HERMITIAN; general and skew-symmetric files come
+ * back as bsrmv_mm_read gives them, with *symmetric = 0.  Errors as
+ * bsrmv_mm_read. */
 bsrmv_status bsrmv_mm_read_sym(const char *path, bsrmv_coo **coo, int *symmetric);
+
+/* Write S (symmetric or Hermitian storage) as a Matrix Market coordinate
+ * file of its lower triangle: "real symmetric", "complex symmetric" or
+ * "complex hermitian", every entry of the stored blocks that falls on or
+ * below the diagonal after mirroring (explicit zeros included); ".gz"
+ * compresses.  BSRMV_ERR_ARGUMENT for a full-storage S or, Hermitian, a
+ * diagonal entry with a non-zero imaginary part (the format has none);
+ * BSRMV_ERR_IO. */
+bsrmv_status bsrmv_mm_write_sym(const char *path, const bsrmv_matrix *S);
 
 /* ------------------------------------------------------------------ */
 /* CPU SpMV                                                            */

@@ -378,22 +378,26 @@ bsrmv_status bsrmv_matrix_from_coo(bsrmv_matrix **A, const bsrmv_coo *coo, int b
     return s ? s : build(A, coo, bs, how, type, order, false);
 }
 
-bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
-                                       bsrmv_blocking how, bsrmv_type type, bsrmv_order order)
+/* Symmetric (herm: Hermitian) storage from one triangle of COO entries. */
+static bsrmv_status from_coo_sym(const char *who, bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                 bsrmv_blocking how, bsrmv_type type, bsrmv_order order,
+                                 bool herm)
 {
     if (!A || !coo)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_from_coo_sym: NULL argument");
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL argument", who);
     *A = NULL;
     bsrmv_status s = check_coo_args(coo, bs, how, type, order);
-    if (!s && bsrmv_type_is_complex(type))
-        s = bsrmv_refuse_complex(type, "bsrmv_matrix_from_coo_sym (symmetric storage)");
     if (!s)
-        s = check_real(coo, type, "bsrmv_matrix_from_coo_sym");
+        s = check_real(coo, type, who);
     if (s)
         return s;
+    const bool cplx = bsrmv_type_is_complex(type) && coo->imag;
+    herm = herm && bsrmv_type_is_complex(type);
+    if (herm && how != BSRMV_SPLIT)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "%s: Hermitian storage is built with BSRMV_SPLIT only", who);
     if (coo->m != coo->n)
-        return bsrmv_fail(BSRMV_ERR_DIMENSION,
-                          "bsrmv_matrix_from_coo_sym: %lld x %lld, not square",
+        return bsrmv_fail(BSRMV_ERR_DIMENSION, "%s: %lld x %lld, not square", who,
                           (long long)coo->m, (long long)coo->n);
     /* The upper triangle, plus (split only) the mirror of every
      * off-diagonal entry that lands in a diagonal block, which is stored
@@ -409,29 +413,51 @@ bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, i
     }
     if (lower >= 0 && upper >= 0)
         return bsrmv_fail(BSRMV_ERR_STRUCTURE,
-                          "bsrmv_matrix_from_coo_sym: entry %lld (%lld, %lld) is below the "
-                          "diagonal and entry %lld (%lld, %lld) above it; give one triangle",
-                          (long long)lower, (long long)coo->row[lower],
+                          "%s: entry %lld (%lld, %lld) is below the diagonal and entry %lld "
+                          "(%lld, %lld) above it; give one triangle",
+                          who, (long long)lower, (long long)coo->row[lower],
                           (long long)coo->col[lower], (long long)upper,
                           (long long)coo->row[upper], (long long)coo->col[upper]);
     bsrmv_coo *U;
-    if ((s = bsrmv_coo_create(&U, coo->m, coo->n, coo->nnz + extra)))
+    if ((s = cplx ? bsrmv_coo_create_complex(&U, coo->m, coo->n, coo->nnz + extra)
+                  : bsrmv_coo_create(&U, coo->m, coo->n, coo->nnz + extra)))
         return s;
+    /* Hermitian: an entry that moves across the diagonal is conjugated */
+    const double flip = herm ? -1.0 : 1.0;
     int64_t e = 0;
     for (int64_t k = 0; k < coo->nnz; k++) {
         const int64_t i = coo->row[k], j = coo->col[k];
         U->row[e] = i < j ? i : j;
         U->col[e] = i < j ? j : i;
+        if (cplx)
+            U->imag[e] = i > j ? flip * coo->imag[k] : coo->imag[k];
         U->val[e++] = coo->val[k];
         if (how == BSRMV_SPLIT && i != j && i / bs == j / bs) {
             U->row[e] = U->col[e - 1];
             U->col[e] = U->row[e - 1];
+            if (cplx)
+                U->imag[e] = flip * U->imag[e - 1];
             U->val[e++] = coo->val[k];
         }
     }
     s = build(A, U, bs, how, type, order, true);
     bsrmv_coo_destroy(U);
+    if (!s)
+        (*A)->herm = herm;
     return s;
+}
+
+bsrmv_status bsrmv_matrix_from_coo_sym(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                       bsrmv_blocking how, bsrmv_type type, bsrmv_order order)
+{
+    return from_coo_sym("bsrmv_matrix_from_coo_sym", A, coo, bs, how, type, order, false);
+}
+
+bsrmv_status bsrmv_matrix_from_coo_herm(bsrmv_matrix **A, const bsrmv_coo *coo, int bs,
+                                        bsrmv_blocking how, bsrmv_type type,
+                                        bsrmv_order order)
+{
+    return from_coo_sym("bsrmv_matrix_from_coo_herm", A, coo, bs, how, type, order, true);
 }
 
 bsrmv_status bsrmv_matrix_from_csr(bsrmv_matrix **A, int64_t m, int64_t n,
@@ -547,7 +573,7 @@ bsrmv_status bsrmv_matrix_to_coo(const bsrmv_matrix *A, bsrmv_coo **coo)
                         C->row[e] = j * bs + c;
                         C->col[e] = i * bs + r;
                         if (cplx)
-                            C->imag[e] = im;
+                            C->imag[e] = A->herm ? -im : im;
                         C->val[e++] = v;
                     }
                 }

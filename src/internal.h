@@ -33,8 +33,9 @@ struct bsrmv_matrix {
     bool owns;                 /* arrays allocated by bsrmv_big_alloc   */
     /* Symmetric storage: square, only the diagonal blocks (full) and the
      * blocks above the diagonal are stored; block (j, i) is block (i, j)
-     * transposed. */
+     * transposed, or (herm, complex types only) conjugate-transposed. */
     bool sym;
+    bool herm;
     bsrmv_cpu_kernel cpu_kernel;
 };
 

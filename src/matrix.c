@@ -80,16 +80,11 @@ bsrmv_status bsrmv_matrix_alloc_arrays(bsrmv_matrix *A, int64_t **row_ptr,
 static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int64_t nnzb,
                            const int64_t *rp64, const int32_t *rp32, const int32_t *col_idx,
                            const void *val, bsrmv_type type, bsrmv_order order, bool copy,
-                           bool sym)
+                           bsrmv_symmetry sym)
 {
     bsrmv_status s = bsrmv_matrix_shell(A, mb, nb, bs, nnzb, type, order);
     if (s)
         return s;
-    if (sym && bsrmv_type_is_complex(type)) {
-        bsrmv_matrix_destroy(*A);
-        *A = NULL;
-        return bsrmv_refuse_complex(type, "symmetric storage");
-    }
     if ((!rp64 && !rp32) || (nnzb > 0 && (!col_idx || !val))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
@@ -111,7 +106,8 @@ static bsrmv_status create(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs, int
         return s;
     }
     bsrmv_matrix *M = *A;
-    M->sym = sym;
+    M->sym = sym != BSRMV_SYM_NONE;
+    M->herm = sym == BSRMV_SYM_HERMITIAN && bsrmv_type_is_complex(type);
     if (!copy) {
         M->row_ptr = rp64;
         M->row_ptr32 = rp32;
@@ -148,7 +144,8 @@ bsrmv_status bsrmv_matrix_create(bsrmv_matrix **A, int64_t mb, int64_t nb, int b
                                  const int32_t *col_idx, const void *val,
                                  bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true, false);
+    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order,
+                  true, BSRMV_SYM_NONE);
 }
 
 bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
@@ -156,7 +153,8 @@ bsrmv_status bsrmv_matrix_wrap(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
                                const int32_t *col_idx, const void *val,
                                bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false, false);
+    return create(A, mb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order,
+                  false, BSRMV_SYM_NONE);
 }
 
 bsrmv_status bsrmv_matrix_create_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
@@ -164,7 +162,8 @@ bsrmv_status bsrmv_matrix_create_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, i
                                      const int32_t *col_idx, const void *val,
                                      bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order, true, false);
+    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order,
+                  true, BSRMV_SYM_NONE);
 }
 
 bsrmv_status bsrmv_matrix_wrap_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
@@ -172,21 +171,40 @@ bsrmv_status bsrmv_matrix_wrap_i32(bsrmv_matrix **A, int64_t mb, int64_t nb, int
                                    const int32_t *col_idx, const void *val,
                                    bsrmv_type type, bsrmv_order order)
 {
-    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order, false, false);
+    return create(A, mb, nb, bs, nnzb, NULL, row_ptr, col_idx, val, type, order,
+                  false, BSRMV_SYM_NONE);
 }
 
 bsrmv_status bsrmv_matrix_create_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
                                      const int64_t *row_ptr, const int32_t *col_idx,
                                      const void *val, bsrmv_type type, bsrmv_order order)
 {
-    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true, true);
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true,
+                  BSRMV_SYM_SYMMETRIC);
 }
 
 bsrmv_status bsrmv_matrix_wrap_sym(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
                                    const int64_t *row_ptr, const int32_t *col_idx,
                                    const void *val, bsrmv_type type, bsrmv_order order)
 {
-    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false, true);
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false,
+                  BSRMV_SYM_SYMMETRIC);
+}
+
+bsrmv_status bsrmv_matrix_create_herm(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                      const int64_t *row_ptr, const int32_t *col_idx,
+                                      const void *val, bsrmv_type type, bsrmv_order order)
+{
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, true,
+                  BSRMV_SYM_HERMITIAN);
+}
+
+bsrmv_status bsrmv_matrix_wrap_herm(bsrmv_matrix **A, int64_t nb, int bs, int64_t nnzb,
+                                    const int64_t *row_ptr, const int32_t *col_idx,
+                                    const void *val, bsrmv_type type, bsrmv_order order)
+{
+    return create(A, nb, nb, bs, nnzb, row_ptr, NULL, col_idx, val, type, order, false,
+                  BSRMV_SYM_HERMITIAN);
 }
 
 bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who)
@@ -226,7 +244,7 @@ bsrmv_status bsrmv_matrix_get_info(const bsrmv_matrix *A, bsrmv_matrix_info *inf
     info->rows = A->mb * A->bs;
     info->cols = A->nb * A->bs;
     info->owns_arrays = A->owns;
-    info->symmetric = A->sym;
+    info->symmetric = !A->sym ? BSRMV_SYM_NONE : A->herm ? BSRMV_SYM_HERMITIAN : BSRMV_SYM_SYMMETRIC;
     info->index = A->row_ptr ? BSRMV_INDEX_64 : BSRMV_INDEX_32;
     int64_t lo = A->mb > 0 ? INT64_MAX : 0, hi = 0, empty = 0;
     for (int64_t i = 0; i < A->mb; i++) {
@@ -310,8 +328,6 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: NULL matrix");
     if (bsrmv_type_size(type) == 0)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_convert: unknown type %d", (int)type);
-    if (A->sym && bsrmv_type_is_complex(type))
-        return bsrmv_refuse_complex(type, "symmetric storage");
     if (bsrmv_type_is_complex(A->type) && !bsrmv_type_is_complex(type))
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
                           "bsrmv_matrix_convert: %s to %s would drop the imaginary parts",
@@ -349,6 +365,7 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
         M->row_ptr = NULL;
     }
     M->sym = A->sym;
+    M->herm = A->herm;
     if (A->nnzb > 0)
         memcpy(ci, A->col_idx, (size_t)A->nnzb * sizeof *ci);
 #pragma omp parallel for schedule(static) if (n > 1000000)

@@ -417,8 +417,8 @@ typedef struct header {
     /* Symmetric files: first line with an entry below and above the
      * diagonal (0: none yet); one file may use only one triangle. */
     int64_t lower_line, upper_line;
-    /* bsrmv_mm_read_sym: a real symmetric file's triangle is kept, as the
-     * upper (symmetric storage is real only). */
+    /* bsrmv_mm_read_sym: a symmetric or hermitian file's triangle is kept,
+     * as the upper. */
     bool keep_triangle;
 } header;
 
@@ -472,8 +472,6 @@ static bsrmv_status parse_banner(reader *r, char *line, header *h)
     if (h->sym == SYM_HERMITIAN && h->field != FIELD_COMPLEX)
         return bsrmv_fail(BSRMV_ERR_FORMAT,
                           "%s:1: a hermitian matrix must have the 'complex' field", r->path);
-    if (h->field == FIELD_COMPLEX)
-        h->keep_triangle = false;
     return BSRMV_SUCCESS;
 }
 
@@ -627,8 +625,9 @@ static bsrmv_status parse_entry(reader *r, header *h, char *line, sink *s)
                               i > j ? "below" : "above", (long long)other,
                               i > j ? "above" : "below");
     }
-    if (h->keep_triangle && h->sym == SYM_SYMMETRIC)
-        return i < j ? add(r, s, i, j, v, vi) : add(r, s, j, i, v, vi);
+    if (h->keep_triangle && (h->sym == SYM_SYMMETRIC || h->sym == SYM_HERMITIAN))
+        return i <= j ? add(r, s, i, j, v, vi)
+                      : add(r, s, j, i, v, h->sym == SYM_HERMITIAN ? -vi : vi);
     st = add(r, s, i, j, v, vi);
     /* The mirror: a_ji = a_ij, -a_ij or conj(a_ij). */
     if (st == BSRMV_SUCCESS && h->sym != SYM_GENERAL && i != j)
@@ -716,7 +715,10 @@ static bsrmv_status read_all(reader *r, bsrmv_coo **out, int *symmetric)
     }
     *out = s.coo;
     if (symmetric)
-        *symmetric = h.keep_triangle && h.sym == SYM_SYMMETRIC;
+        *symmetric = !h.keep_triangle          ? BSRMV_SYM_NONE
+                     : h.sym == SYM_SYMMETRIC ? BSRMV_SYM_SYMMETRIC
+                     : h.sym == SYM_HERMITIAN ? BSRMV_SYM_HERMITIAN
+                                              : BSRMV_SYM_NONE;
     return BSRMV_SUCCESS;
 fail:
     bsrmv_coo_destroy(s.coo);
@@ -842,13 +844,13 @@ static bsrmv_status reserve(writer *w)
     return WRITE_BUFFER - w->len < MAX_LINE ? flush(w) : BSRMV_SUCCESS;
 }
 
-static bsrmv_status write_all(writer *w, const bsrmv_coo *coo)
+static bsrmv_status write_all(writer *w, const bsrmv_coo *coo, const char *sym_name)
 {
     w->len += (size_t)snprintf(w->buf, WRITE_BUFFER,
-                               "%%%%MatrixMarket matrix coordinate %s general\n"
+                               "%%%%MatrixMarket matrix coordinate %s %s\n"
                                "%% written by bsrmv\n"
                                "%lld %lld %lld\n",
-                               coo->imag ? "complex" : "real", (long long)coo->m,
+                               coo->imag ? "complex" : "real", sym_name, (long long)coo->m,
                                (long long)coo->n, (long long)coo->nnz);
     for (int64_t k = 0; k < coo->nnz; k++) {
         bsrmv_status st = reserve(w);
@@ -869,10 +871,80 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+static bsrmv_status write_coo(const char *path, const bsrmv_coo *coo, const char *sym_name);
+
 bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo)
 {
     if (!path || !coo)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_write: NULL argument");
+    return write_coo(path, coo, "general");
+}
+
+/* The lower triangle of symmetric storage S as COO entries: every stored
+ * entry on or above the diagonal, mirrored (conjugated when Hermitian). */
+static bsrmv_status lower_triangle(const bsrmv_matrix *S, bsrmv_coo **out)
+{
+    const int64_t bs = S->bs, bs2 = bs * bs;
+    const int p = bsrmv_type_parts(S->type);
+    int64_t n = 0;
+    for (int64_t i = 0; i < S->mb; i++)
+        for (int64_t k = bsrmv_row_start(S, i); k < bsrmv_row_start(S, i + 1); k++)
+            n += S->col_idx[k] == i ? bs * (bs + 1) / 2 : bs2;
+    bsrmv_status st = p == 2 ? bsrmv_coo_create_complex(out, S->mb * bs, S->nb * bs, n)
+                             : bsrmv_coo_create(out, S->mb * bs, S->nb * bs, n);
+    if (st)
+        return st;
+    bsrmv_coo *c = *out;
+    int64_t e = 0;
+    for (int64_t i = 0; i < S->mb; i++)
+        for (int64_t k = bsrmv_row_start(S, i); k < bsrmv_row_start(S, i + 1); k++) {
+            const int64_t j = S->col_idx[k];
+            for (int64_t r = 0; r < bs; r++)
+                for (int64_t cc = j == i ? r : 0; cc < bs; cc++) {
+                    const int64_t at = k * bs2 + (S->order == BSRMV_COL_MAJOR ? cc * bs + r
+                                                                              : r * bs + cc);
+                    c->row[e] = j * bs + cc;
+                    c->col[e] = i * bs + r;
+                    c->val[e] = bsrmv_part_get(S->val, S->type, at * p);
+                    if (p == 2) {
+                        const double im = bsrmv_part_get(S->val, S->type, at * p + 1);
+                        if (S->herm && j == i && r == cc && im != 0) {
+                            bsrmv_coo_destroy(c);
+                            *out = NULL;
+                            return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                                              "bsrmv_mm_write_sym: diagonal entry (%lld, %lld) "
+                                              "of a Hermitian matrix has the imaginary part %g; "
+                                              "a hermitian file holds real diagonals",
+                                              (long long)(i * bs + r), (long long)(i * bs + r),
+                                              im);
+                        }
+                        c->imag[e] = S->herm ? -im : im;
+                    }
+                    e++;
+                }
+        }
+    return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_mm_write_sym(const char *path, const bsrmv_matrix *S)
+{
+    if (!path || !S)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_write_sym: NULL argument");
+    if (!S->sym)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bsrmv_mm_write_sym: the matrix is not in symmetric storage "
+                          "(bsrmv_matrix_to_coo and bsrmv_mm_write write a full one)");
+    bsrmv_coo *c;
+    bsrmv_status st = lower_triangle(S, &c);
+    if (st)
+        return st;
+    st = write_coo(path, c, S->herm ? "hermitian" : "symmetric");
+    bsrmv_coo_destroy(c);
+    return st;
+}
+
+static bsrmv_status write_coo(const char *path, const bsrmv_coo *coo, const char *sym_name)
+{
     if (coo->m < 0 || coo->n < 0 || coo->nnz < 0 ||
         (coo->nnz > 0 && (!coo->row || !coo->col || !coo->val)))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_mm_write: negative size or NULL array");
@@ -908,7 +980,7 @@ bsrmv_status bsrmv_mm_write(const char *path, const bsrmv_coo *coo)
             return bsrmv_fail(BSRMV_ERR_NOMEM, "cannot open %s: out of memory", path);
         return bsrmv_fail(BSRMV_ERR_IO, "cannot open %s: %s", path, strerror(e));
     }
-    bsrmv_status st = write_all(&w, coo);
+    bsrmv_status st = write_all(&w, coo, sym_name);
     errno = 0;
     /* Closing flushes: a full disk often shows only here. */
     if (w.gz) {

@@ -1,14 +1,16 @@
-/* Symmetric storage: conversions between the full matrix and its diagonal
- * and upper blocks. */
+/* Symmetric and Hermitian storage: conversions between the full matrix and
+ * its diagonal and upper blocks. */
 #include "internal.h"
 
 #include <math.h>
 #include <string.h>
 
-static inline double value_at(const bsrmv_matrix *A, int64_t at)
+/* Value at of A (complex: its real part in re, the imaginary one in im). */
+static inline void value_at(const bsrmv_matrix *A, int64_t at, double *re, double *im)
 {
-    return A->type == BSRMV_DOUBLE ? ((const double *)A->val)[at]
-                                   : ((const float *)A->val)[at];
+    const int p = bsrmv_type_parts(A->type);
+    *re = bsrmv_part_get(A->val, A->type, at * p);
+    *im = p == 2 ? bsrmv_part_get(A->val, A->type, at * p + 1) : 0.0;
 }
 
 /* Offset of entry (r, c) inside a block of A. */
@@ -31,43 +33,56 @@ static int64_t find_block(const bsrmv_matrix *A, int64_t i, int64_t j)
     return lo < bsrmv_row_start(A, i + 1) && A->col_idx[lo] == j ? lo : -1;
 }
 
-/* Block k of row i against its mirror m (-1: zeros), entry by entry. */
-static bsrmv_status compare_mirror(const bsrmv_matrix *A, int64_t i, int64_t k, int64_t m,
-                                   double tol)
+/* Block k of row i against its mirror m (-1: zeros), entry by entry; herm
+ * compares with the conjugate of the mirror. */
+static bsrmv_status compare_mirror(const char *who, const bsrmv_matrix *A, int64_t i, int64_t k,
+                                   int64_t m, double tol, bool herm)
 {
     const int bs = A->bs;
     const int64_t bs2 = (int64_t)bs * bs, j = A->col_idx[k];
     for (int r = 0; r < bs; r++)
         for (int c = 0; c < bs; c++) {
-            const double a = value_at(A, k * bs2 + entry(A, r, c));
-            const double b = m < 0 ? 0.0 : value_at(A, m * bs2 + entry(A, c, r));
-            if (!(fabs(a - b) <= tol * fmax(fabs(a), fabs(b))))
+            double a, ai, b = 0, bi = 0;
+            value_at(A, k * bs2 + entry(A, r, c), &a, &ai);
+            if (m >= 0)
+                value_at(A, m * bs2 + entry(A, c, r), &b, &bi);
+            if (herm)
+                bi = -bi;
+            if (hypot(a - b, ai - bi) <= tol * fmax(hypot(a, ai), hypot(b, bi)))
+                continue;
+            if (!bsrmv_type_is_complex(A->type))
                 return bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                                  "bsrmv_matrix_to_sym: not symmetric: entry (%lld, %lld) is "
-                                  "%.17g, entry (%lld, %lld) %.17g%s (tolerance %g)",
-                                  (long long)(i * bs + r), (long long)(j * bs + c), a,
+                                  "%s: not symmetric: entry (%lld, %lld) is %.17g, entry "
+                                  "(%lld, %lld) %.17g%s (tolerance %g)",
+                                  who, (long long)(i * bs + r), (long long)(j * bs + c), a,
                                   (long long)(j * bs + c), (long long)(i * bs + r), b,
                                   m < 0 ? ", its block not stored" : "", tol);
+            return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                              "%s: not %s: entry (%lld, %lld) is %.17g%+.17gi, entry "
+                              "(%lld, %lld) %.17g%+.17gi%s (tolerance %g)",
+                              who, herm ? "Hermitian" : "symmetric", (long long)(i * bs + r),
+                              (long long)(j * bs + c), a, ai, (long long)(j * bs + c),
+                              (long long)(i * bs + r), b, herm ? -bi : bi,
+                              m < 0 ? ", its block not stored" : "", tol);
         }
     return BSRMV_SUCCESS;
 }
 
-bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double tol)
+static bsrmv_status to_sym(const char *who, bsrmv_matrix **S, const bsrmv_matrix *A, double tol,
+                           bool herm)
 {
     if (!S || !A)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_to_sym: NULL argument");
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL argument", who);
     *S = NULL;
     if (A->sym)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "bsrmv_matrix_to_sym: the matrix is already in symmetric storage");
+                          "%s: the matrix is already in symmetric storage", who);
     if (!(tol >= 0))
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_matrix_to_sym: tolerance %g", tol);
-    if (bsrmv_type_is_complex(A->type))
-        return bsrmv_refuse_complex(A->type, "bsrmv_matrix_to_sym (symmetric storage)");
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: tolerance %g", who, tol);
     if (A->mb != A->nb)
-        return bsrmv_fail(BSRMV_ERR_DIMENSION,
-                          "bsrmv_matrix_to_sym: %lld x %lld blocks, not square",
+        return bsrmv_fail(BSRMV_ERR_DIMENSION, "%s: %lld x %lld blocks, not square", who,
                           (long long)A->mb, (long long)A->nb);
+    herm = herm && bsrmv_type_is_complex(A->type);
     int64_t upper = 0;
     for (int64_t i = 0; i < A->mb; i++)
         for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++) {
@@ -76,7 +91,7 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
             /* A pair of stored blocks is compared once, from above. */
             if (j < i && m >= 0)
                 continue;
-            bsrmv_status s = compare_mirror(A, i, k, m, tol);
+            bsrmv_status s = compare_mirror(who, A, i, k, m, tol, herm);
             if (s)
                 return s;
             upper += j >= i;
@@ -93,6 +108,7 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
         return s;
     }
     (*S)->sym = true;
+    (*S)->herm = herm;
     const size_t block_bytes = (size_t)A->bs * A->bs * bsrmv_type_size(A->type);
     int64_t n = 0;
     rp[0] = 0;
@@ -107,6 +123,16 @@ bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double
         rp[i + 1] = n;
     }
     return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_matrix_to_sym(bsrmv_matrix **S, const bsrmv_matrix *A, double tol)
+{
+    return to_sym("bsrmv_matrix_to_sym", S, A, tol, false);
+}
+
+bsrmv_status bsrmv_matrix_to_herm(bsrmv_matrix **S, const bsrmv_matrix *A, double tol)
+{
+    return to_sym("bsrmv_matrix_to_herm", S, A, tol, true);
 }
 
 bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S)
@@ -173,6 +199,9 @@ bsrmv_status bsrmv_matrix_from_sym(bsrmv_matrix **A, const bsrmv_matrix *S)
                     const size_t to = (size_t)(t * bs2 + entry(S, c, r)) * vs;
                     const size_t from = (size_t)(k * bs2 + entry(S, r, c)) * vs;
                     memcpy((char *)v + to, (const char *)S->val + from, vs);
+                    if (S->herm) /* negate the imaginary part */
+                        bsrmv_part_set(v, S->type, (int64_t)(to / vs) * 2 + 1,
+                                       -bsrmv_part_get(v, S->type, (int64_t)(to / vs) * 2 + 1));
                 }
         }
     }

@@ -308,7 +308,9 @@ static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double
                 stem[n - k] = 0;
         }
         snprintf(name, size, "%s:%s:sym", stem, o->blocking == BSRMV_SPLIT ? "split" : "promote");
-        if (bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, t, o->order) ||
+        if ((o->coo_triangle == BSRMV_SYM_HERMITIAN
+                 ? bsrmv_matrix_from_coo_herm(S, coo, bs, o->blocking, t, o->order)
+                 : bsrmv_matrix_from_coo_sym(S, coo, bs, o->blocking, t, o->order)) ||
             (o->blocking == BSRMV_PROMOTE && bsrmv_matrix_perturb_promoted(*S, o->seed))) {
             bsrmv_matrix_destroy(*S);
             *S = NULL;

@@ -8,6 +8,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
@@ -17,7 +18,9 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <complex>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -70,12 +73,39 @@ bsrmv_type type_of(nb::dlpack::dtype dt)
         return BSRMV_DOUBLE;
     if (dt == nb::dtype<float>())
         return BSRMV_FLOAT;
-    raise(BSRMV_ERR_ARGUMENT, "values must be float32 or float64");
+    if (dt == nb::dtype<std::complex<double>>())
+        return BSRMV_COMPLEX_DOUBLE;
+    if (dt == nb::dtype<std::complex<float>>())
+        return BSRMV_COMPLEX_FLOAT;
+    raise(BSRMV_ERR_ARGUMENT, "values must be float32, float64, complex64 or complex128");
 }
 
+bool is_complex(bsrmv_type t)
+{
+    return t == BSRMV_COMPLEX_FLOAT || t == BSRMV_COMPLEX_DOUBLE;
+}
+
+// The NumPy name of a library type.
 const char *type_name(bsrmv_type t)
 {
-    return t == BSRMV_DOUBLE ? "float64" : "float32";
+    switch (t) {
+    case BSRMV_FLOAT: return "float32";
+    case BSRMV_DOUBLE: return "float64";
+    case BSRMV_COMPLEX_FLOAT: return "complex64";
+    case BSRMV_COMPLEX_DOUBLE: return "complex128";
+    }
+    return "?";
+}
+
+nb::dlpack::dtype dlpack_of(bsrmv_type t)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return nb::dtype<float>();
+    case BSRMV_DOUBLE: return nb::dtype<double>();
+    case BSRMV_COMPLEX_FLOAT: return nb::dtype<std::complex<float>>();
+    case BSRMV_COMPLEX_DOUBLE: return nb::dtype<std::complex<double>>();
+    }
+    return nb::dtype<double>();
 }
 
 using Index64 = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -126,11 +156,13 @@ Matrix *own(bsrmv_matrix *A, bsrmv_type vector_type, nb::object keep = nb::none(
     return new Matrix(A, std::move(keep));
 }
 
-// sym: the arrays are the diagonal and upper blocks of a symmetric matrix
-// (the library has that form for a 64-bit row_ptr only).
+// sym: a bsrmv_symmetry, the arrays are the diagonal and upper blocks of a
+// symmetric or Hermitian matrix (the library has that form for a 64-bit
+// row_ptr only).  vector_double: mixed precision for float values; a
+// complex matrix's vectors are of its own type.
 template <class RowPtr>
 Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int64_t nb,
-                    int bs, int row_major, bool copy, nb::object keep, bool sym,
+                    int bs, int row_major, bool copy, nb::object keep, int sym,
                     int vector_double)
 {
     bsrmv_type t = type_of(val.dtype());
@@ -156,7 +188,12 @@ Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int
     {
         nb::gil_scoped_release nogil;
         if constexpr (std::is_same_v<RowPtr, Index64>) {
-            if (sym)
+            if (sym == BSRMV_SYM_HERMITIAN)
+                s = copy ? bsrmv_matrix_create_herm(&A, nb, bs, nnzb, row_ptr.data(),
+                                                    col_idx.data(), val.data(), t, order)
+                         : bsrmv_matrix_wrap_herm(&A, nb, bs, nnzb, row_ptr.data(),
+                                                  col_idx.data(), val.data(), t, order);
+            else if (sym)
                 s = copy ? bsrmv_matrix_create_sym(&A, nb, bs, nnzb, row_ptr.data(),
                                                    col_idx.data(), val.data(), t, order)
                          : bsrmv_matrix_wrap_sym(&A, nb, bs, nnzb, row_ptr.data(),
@@ -174,7 +211,7 @@ Matrix *make_matrix(RowPtr row_ptr, Index32 col_idx, Values val, int64_t mb, int
         }
     }
     check(s);
-    return own(A, vector_double ? BSRMV_DOUBLE : BSRMV_FLOAT,
+    return own(A, is_complex(t) ? t : vector_double ? BSRMV_DOUBLE : BSRMV_FLOAT,
                copy ? nb::none() : std::move(keep));
 }
 
@@ -194,8 +231,10 @@ Matrix *read_mtx(const std::string &path, int bs, int promote, uint64_t seed, in
         bsrmv_blocking how = promote ? BSRMV_PROMOTE : BSRMV_SPLIT;
         bsrmv_type t = dbl ? BSRMV_DOUBLE : BSRMV_FLOAT;
         if (s == BSRMV_SUCCESS)
-            s = sym ? bsrmv_matrix_from_coo_sym(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
-                    : bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_ROW_MAJOR);
+            s = sym == BSRMV_SYM_HERMITIAN
+                    ? bsrmv_matrix_from_coo_herm(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
+                : sym ? bsrmv_matrix_from_coo_sym(&A, coo, bs, how, t, BSRMV_ROW_MAJOR)
+                      : bsrmv_matrix_from_coo(&A, coo, bs, how, t, BSRMV_ROW_MAJOR);
         if (s == BSRMV_SUCCESS && promote)
             s = bsrmv_matrix_perturb_promoted(A, seed);
     }
@@ -222,16 +261,16 @@ Matrix *generate_grid(int64_t nx, int64_t ny, int64_t nz, int bs, int points, ui
     return new Matrix(A);
 }
 
-// The symmetric storage of a full matrix (entries checked against their
-// mirrors to tol), and back; new library-owned matrices of the same vector
-// type.
-Matrix *to_sym(const Matrix &M, double tol)
+// The symmetric (herm: Hermitian) storage of a full matrix (entries
+// checked against their mirrors to tol), and back; new library-owned
+// matrices of the same vector type.
+Matrix *to_sym(const Matrix &M, double tol, bool herm)
 {
     bsrmv_matrix *S = nullptr;
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
-        s = bsrmv_matrix_to_sym(&S, M.A, tol);
+        s = herm ? bsrmv_matrix_to_herm(&S, M.A, tol) : bsrmv_matrix_to_sym(&S, M.A, tol);
     }
     check(s);
     return own(S, M.info.vector_type);
@@ -269,7 +308,7 @@ nb::tuple matrix_arrays(nb::handle self_h)
     }
     nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>> a_ci(ci, {nnzb}, self_h);
     size_t shape[3] = {nnzb, bs, bs};
-    nb::dlpack::dtype dt = M.info.type == BSRMV_DOUBLE ? nb::dtype<double>() : nb::dtype<float>();
+    nb::dlpack::dtype dt = dlpack_of(M.info.type);
     nb::ndarray<nb::numpy> a_v(const_cast<void *>(v), 3, shape, self_h, nullptr, dt);
     return nb::make_tuple(a_rp, a_ci, a_v);
 }
@@ -288,6 +327,60 @@ void matrix_spmv(const Matrix &M, int op, double alpha, InVec x, double beta, Ou
         apply_threads();
         s = bsrmv_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, M.A, x.data(), (int64_t)x.shape(0),
                        beta, y.data(), (int64_t)y.shape(0));
+    }
+    check(s);
+}
+
+// y = alpha op(A) x + beta y with complex alpha and beta (op 0: A, 1: A^T,
+// 2: A^H), through bsrmv_spmv_scalars: the scalars as values of the vector
+// type; a real type refuses non-zero imaginary parts.
+void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
+                   std::complex<double> beta, OutVec y)
+{
+    M.check_vec(x.dtype(), "x");
+    M.check_vec(y.dtype(), "y");
+    const bsrmv_type t = M.info.vector_type;
+    if (!is_complex(t) && (alpha.imag() != 0 || beta.imag() != 0))
+        raise(BSRMV_ERR_ARGUMENT, std::string("complex alpha or beta for a ") + type_name(t) +
+                                      " matrix");
+    size_t es = bsrmv_type_size(t);
+    auto xb = (uintptr_t)x.data(), yb = (uintptr_t)y.data();
+    if (x.shape(0) && y.shape(0) && xb < yb + y.shape(0) * es && yb < xb + x.shape(0) * es)
+        raise(BSRMV_ERR_ARGUMENT, "x and y must not overlap");
+    // alpha and beta as values of the vector type
+    alignas(std::complex<double>) unsigned char a[sizeof(std::complex<double>)],
+        b[sizeof(std::complex<double>)];
+    auto put = [t](unsigned char *buf, std::complex<double> v) {
+        switch (t) {
+        case BSRMV_FLOAT: {
+            float f = (float)v.real();
+            std::memcpy(buf, &f, sizeof f);
+            break;
+        }
+        case BSRMV_DOUBLE: {
+            double d = v.real();
+            std::memcpy(buf, &d, sizeof d);
+            break;
+        }
+        case BSRMV_COMPLEX_FLOAT: {
+            std::complex<float> c(v);
+            std::memcpy(buf, &c, sizeof c);
+            break;
+        }
+        case BSRMV_COMPLEX_DOUBLE: std::memcpy(buf, &v, sizeof v); break;
+        }
+    };
+    put(a, alpha);
+    put(b, beta);
+    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
+    if (op < 0 || op > 2)
+        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
+    bsrmv_status s;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        s = bsrmv_spmv_scalars(ops[op], &a, M.A, x.data(), (int64_t)x.shape(0), &b, y.data(),
+                               (int64_t)y.shape(0));
     }
     check(s);
 }
@@ -691,11 +784,14 @@ NB_MODULE(_core, m)
                     nb::rv_policy::take_ownership)
         .def_static("read_mtx", &read_mtx, nb::rv_policy::take_ownership)
         .def_static("generate_grid", &generate_grid, nb::rv_policy::take_ownership)
-        .def("to_sym", &to_sym, nb::arg("tol"), nb::rv_policy::take_ownership)
+        .def("to_sym", &to_sym, nb::arg("tol"), nb::arg("herm") = false,
+             nb::rv_policy::take_ownership)
         .def("from_sym", &from_sym, nb::rv_policy::take_ownership)
         .def("arrays", [](nb::handle self) { return matrix_arrays(self); })
         .def("spmv", &matrix_spmv, nb::arg("op"), nb::arg("alpha"), nb::arg("x").noconvert(),
              nb::arg("beta"), nb::arg("y").noconvert())
+        .def("spmv_c", &matrix_spmv_c, nb::arg("op"), nb::arg("alpha"),
+             nb::arg("x").noconvert(), nb::arg("beta"), nb::arg("y").noconvert())
         .def("spmm", &matrix_spmm, nb::arg("op"), nb::arg("alpha"), nb::arg("x").noconvert(),
              nb::arg("beta"), nb::arg("y").noconvert(), nb::arg("row_layout"))
         .def("time_c_spmv", &time_c_spmv, nb::arg("x").noconvert(), nb::arg("y").noconvert(),
@@ -715,6 +811,11 @@ NB_MODULE(_core, m)
         .def_prop_ro("vector_double",
                      [](const Matrix &M) { return M.info.vector_type == BSRMV_DOUBLE; })
         .def_prop_ro("symmetric", [](const Matrix &M) { return M.info.symmetric != 0; })
+        .def_prop_ro("hermitian",
+                     [](const Matrix &M) { return M.info.symmetric == BSRMV_SYM_HERMITIAN; })
+        .def_prop_ro("dtype_name", [](const Matrix &M) { return type_name(M.info.type); })
+        .def_prop_ro("vector_dtype_name",
+                     [](const Matrix &M) { return type_name(M.info.vector_type); })
         .def_prop_ro("row_major", [](const Matrix &M) { return M.info.order == BSRMV_ROW_MAJOR; })
         .def_prop_ro("owns_arrays", [](const Matrix &M) { return M.info.owns_arrays != 0; })
         .def_prop_ro("spmv_bytes", [](const Matrix &M) { return bsrmv_matrix_spmv_bytes(M.A); });

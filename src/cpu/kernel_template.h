@@ -6,7 +6,8 @@
  * of the loops inside a block, CONJ(v) (the conjugate of a value of T: v
  * itself for real types), COMPLEX for complex T (the conjugate-transpose
  * kernels are made; real types use the transpose ones for OP_C) and SYM
- * where the symmetric-storage kernels are made.  The block size, block
+ * where the symmetric-storage kernels are made (SYM_ONLY: those alone, for
+ * a type whose other kernels are in another translation unit).  The block size, block
  * order, unroll depth and row_ptr width reach the always_inline bodies as
  * arguments that are compile-time constants in every specialised caller,
  * so -O3 unrolls the block loops and vectorises them for that size, and
@@ -15,10 +16,11 @@
 
 #include "template_defs.h"
 
-/* acc[r] += sum_c A(r,c) * xb[c] for one block. */
-INLINE void FN(block_n)(const int bs, const bsrmv_order order, V *restrict acc,
+/* acc[r] += sum_c A(r,c) * xb[c] for one block (A conjugated when cj). */
+INLINE void FN(block_n)(const int bs, const bsrmv_order order, const int cj, V *restrict acc,
                         const T *restrict a, const V *restrict xb)
 {
+#define A_(at) ((V)(cj ? CONJ(a[at]) : a[at]))
     if (order == BSRMV_COL_MAJOR) {
         /* Eberhardt & Hoemmen's Algorithm 1: stream val down each column.
          * Unrolling all columns of a 16x16 or larger block made GCC's code
@@ -28,17 +30,18 @@ INLINE void FN(block_n)(const int bs, const bsrmv_order order, V *restrict acc,
             const V xc = xb[c];
             BLOCK_SIMD()
             for (int r = 0; r < bs; r++)
-                acc[r] += (V)a[c * bs + r] * xc;
+                acc[r] += A_(c * bs + r) * xc;
         }
     } else {
         for (int r = 0; r < bs; r++) {
             V s = 0;
             BLOCK_SIMD(reduction(+ : s))
             for (int c = 0; c < bs; c++)
-                s += (V)a[r * bs + c] * xb[c];
+                s += A_(r * bs + c) * xb[c];
             acc[r] += s;
         }
     }
+#undef A_
 }
 
 /* yj[c] += sum_r A(r,c) * xi[r]: one block transposed (conjugated when
@@ -93,10 +96,10 @@ INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int6
     }
     for (; k + U <= k1; k += U)
         for (int u = 0; u < U; u++)
-            FN(block_n)(bs, order, acc + u * bs, val + (k + u) * bs2,
+            FN(block_n)(bs, order, 0, acc + u * bs, val + (k + u) * bs2,
                         x + (int64_t)ci[k + u] * bs);
     for (; k < k1; k++)
-        FN(block_n)(bs, order, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
+        FN(block_n)(bs, order, 0, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
     for (int u = 1; u < U; u++)
         for (int r = 0; r < bs; r++)
             acc[r] += acc[u * bs + r];
@@ -153,14 +156,17 @@ INLINE void FN(rows_t)(const int bs, const bsrmv_order order, const int cj, bsrm
  * read once more for its mirror, adding A_ij^T (alpha x_i) to y_j: in y
  * itself while j < r1 (rows of this thread, whose y the caller has scaled
  * by beta), else in this thread's buffer, buf[(j - r1)*bs ...].  acc and
- * ax hold bs values. */
-INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, const int64_t r0,
-                         const int64_t r1, const int64_t *restrict rp,
+ * ax hold bs values.  The complex types conjugate the values of the direct
+ * use where cj has bit 0 set and those of the mirrored use where it has
+ * bit 1 (Hermitian storage: A_ji = A_ij^H; and the products with conj(A)). */
+INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, const int cj,
+                         const int64_t r0, const int64_t r1, const int64_t *restrict rp,
                          const int32_t *restrict ci, const T *restrict val,
                          const V *restrict x, const V alpha, V *restrict y, V *restrict buf,
                          V *restrict acc, V *restrict ax)
 {
     const int64_t bs2 = (int64_t)bs * bs;
+    const int cn = cj & 1, ct = cj >> 1 & 1;
     for (int64_t i = r0; i < r1; i++) {
         const V *xi = x + i * bs;
         for (int r = 0; r < U * bs; r++)
@@ -170,7 +176,7 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         int64_t k = rp[i];
         const int64_t k1 = rp[i + 1];
         if (k < k1 && ci[k] == i) {
-            FN(block_n)(bs, order, acc, val + k * bs2, xi);
+            FN(block_n)(bs, order, cn, acc, val + k * bs2, xi);
             k++;
         }
         /* U accumulator sets, as in row_sum: consecutive blocks do not
@@ -179,14 +185,14 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
             for (int u = 0; u < U; u++) {
                 const int64_t j = ci[k + u];
                 const T *a = val + (k + u) * bs2;
-                FN(block_n)(bs, order, acc + u * bs, a, x + j * bs);
-                FN(block_t)(bs, order, 0, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+                FN(block_n)(bs, order, cn, acc + u * bs, a, x + j * bs);
+                FN(block_t)(bs, order, ct, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
             }
         for (; k < k1; k++) {
             const int64_t j = ci[k];
             const T *a = val + k * bs2;
-            FN(block_n)(bs, order, acc, a, x + j * bs);
-            FN(block_t)(bs, order, 0, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
+            FN(block_n)(bs, order, cn, acc, a, x + j * bs);
+            FN(block_t)(bs, order, ct, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
         }
         for (int u = 1; u < U; u++)
             for (int r = 0; r < bs; r++)
@@ -219,9 +225,9 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
                (const T *)A->val, (const V *)x, (V *)yt)
 #define ARGS_S                                                                          \
     int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A, const void *x, scalar alpha,   \
-        void *y, void *buf
+        void *y, void *buf, int cj
 #define PASS_S(BS, U, ORDER, ACC, AX)                                                   \
-    FN(rows_sym)(BS, U, ORDER, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
+    FN(rows_sym)(BS, U, ORDER, cj, r0, r1, A->row_ptr, A->col_idx, (const T *)A->val,          \
                  (const V *)x, (V)alpha, (V *)y, (V *)buf, ACC, AX)
 
 /* The conjugate-transpose kernels (complex types only; ENTRY_ gives real
@@ -268,12 +274,14 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         PASS_P(B, U, BSRMV_ROW_MAJOR, acc);                                             \
     }
 
+#ifndef SYM_ONLY
 /* Specialised: bs and the unroll depth are constants. */
 #define SPECIALISE(B) KERNELS(B, B, UNROLL_FOR(B), _Alignas(64))
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
 /* Generic: any bs, one accumulator set (the plain triple loop). */
 KERNELS(any, bs, 1, )
+#endif
 
 #ifdef SYM
 #define SPECIALISE_SYM(B)                                                               \
@@ -315,8 +323,10 @@ static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
      {{FN(CONJ_NAME(col_##NAME##_64)), FN(CONJ_NAME(row_##NAME##_64))},                 \
       {FN(CONJ_NAME(col_##NAME##_32)), FN(CONJ_NAME(row_##NAME##_32))}}}
 #define ENTRY(B) ENTRY_(B, B),
+#ifndef SYM_ONLY
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
 static const kernel_set FN(generic) = ENTRY_(any, 0);
+#endif
 #undef ENTRY
 #undef ENTRY_
 #undef KERNELS

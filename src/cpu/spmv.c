@@ -39,10 +39,12 @@ static const cpu_kernels *type_kernels(const bsrmv_matrix *A)
     return NULL;
 }
 
-/* Symmetric storage is real only (sym.c refuses the other types). */
+/* The complex types' symmetric-storage kernels are in tables of their own. */
 static const sym_set *pick_sym(const bsrmv_matrix *A)
 {
-    const cpu_kernels *k = type_kernels(A);
+    const cpu_kernels *k = A->type == BSRMV_COMPLEX_DOUBLE  ? &bsrmv_cpu_sym_kernels_z
+                           : A->type == BSRMV_COMPLEX_FLOAT ? &bsrmv_cpu_sym_kernels_c
+                                                            : type_kernels(A);
     for (int i = 0; A->cpu_kernel == BSRMV_CPU_AUTO && i < nsym_specialised; i++)
         if (k->sym_specialised[i].bs == A->bs)
             return &k->sym_specialised[i];
@@ -167,7 +169,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
  * that it needs no other synchronisation: only the touched part of each
  * becomes memory. */
 static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
-                             const void *x, scalar alpha, scalar beta, void *y)
+                             int cj, const void *x, scalar alpha, scalar beta, void *y)
 {
     const int64_t *rp = A->row_ptr; /* symmetric storage: always 64-bit */
     const int bs = A->bs;
@@ -175,7 +177,7 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
     const int nt = threads_for(2 * A->nnzb * bs * bs + A->mb);
     if (nt == 1) {
         ops->scale(0, A->mb * bs, beta, y);
-        ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL);
+        ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL, cj);
         return BSRMV_SUCCESS;
     }
     /* Per part: first row, buffer start (in block rows), buffer length. */
@@ -213,7 +215,7 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
             if (mine)
                 memset(mine, 0, (size_t)(len[p] * bs) * vs);
             ops->scale(r0 * bs, r1 * bs, beta, y);
-            ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine);
+            ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine, cj);
         }
 #pragma omp barrier
         for (int p = tid; p < nt; p += np)
@@ -267,10 +269,15 @@ static bsrmv_status spmv(const char *who, bsrmv_op op, scalar alpha, const bsrmv
         scale_parallel(ops, ny, beta, y);
         return BSRMV_SUCCESS;
     }
-    /* A symmetric matrix is its own transpose (symmetric storage is real
-     * only, so also its conjugate transpose). */
-    if (A->sym)
-        return spmv_sym(pick_sym(A), ops, A, x, alpha, beta, y);
+    /* Symmetric storage: A^T = A, and A^H = conj(A) (the values conjugated
+     * in both uses); Hermitian: A^H = A, with the mirrored use conjugated,
+     * and A^T = conj(A) (the direct use conjugated).  rows_sym takes the
+     * two as bits 0 (direct) and 1 (mirrored) of cj. */
+    if (A->sym) {
+        const bool conj_all = A->herm ? op == BSRMV_OP_T : op == BSRMV_OP_C;
+        const int cj = conj_all ? (A->herm ? 1 : 3) : (A->herm ? 2 : 0);
+        return spmv_sym(pick_sym(A), ops, A, cj, x, alpha, beta, y);
+    }
     const kernel_set *ks = pick_kernels(A);
     if (op != BSRMV_OP_N)
         return spmv_t(ks, ops, A, op, x, alpha, beta, y, ny);

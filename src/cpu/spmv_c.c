@@ -1,6 +1,6 @@
 /* CPU SpMV kernels for float complex values and vectors: C's complex
- * arithmetic, the block loops unrolled as for the mixed pair (no symmetric
- * storage for complex values). */
+ * arithmetic, the block loops unrolled as for the mixed pair (symmetric
+ * storage: spmv_csym.c). */
 #include <complex.h>
 #define T float _Complex
 #define V float _Complex

@@ -1,7 +1,9 @@
 /* The body of each spmv_<type>.c: kernel_template.h instantiated for one
  * type pair, and its table exported for the driver.  The includer defines
- * T, V and SUF, and optionally VOPS, SYM, COMPLEX, CONJ(v) and
- * BLOCK_SIMD(clauses) (kernel_template.h says what each does). */
+ * T, V and SUF, and optionally VOPS, SYM, SYM_ONLY, COMPLEX, CONJ(v) and
+ * BLOCK_SIMD(clauses) (kernel_template.h says what each does).  With
+ * SYM_ONLY the table is bsrmv_cpu_sym_kernels_SUF and holds the
+ * symmetric-storage kernels alone. */
 #include "spmv_kernels.h"
 
 #include <omp.h>
@@ -17,6 +19,11 @@
 
 #include "kernel_template.h"
 
+#ifdef SYM_ONLY
+const cpu_kernels FN(bsrmv_cpu_sym_kernels) = {NULL, NULL, FN(sym_specialised),
+                                               &FN(sym_generic), NULL};
+#else
+
 #ifdef SYM
 #define SYM_TABLES_ FN(sym_specialised), &FN(sym_generic)
 #else
@@ -29,3 +36,4 @@
 #endif
 const cpu_kernels FN(bsrmv_cpu_kernels) = {FN(specialised), &FN(generic), SYM_TABLES_,
                                            VOPS_TABLE_};
+#endif

@@ -39,9 +39,10 @@ typedef void (*kernel_p)(int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A,
                          const void *x, void *out);
 typedef void (*kernel_t)(int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A,
                          const void *x, void *yt);
-/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h. */
+/* Symmetric storage, block rows [r0, r1): see rows_sym in kernel_template.h
+ * (cj: which uses of the values are conjugated). */
 typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
-                         const void *x, scalar alpha, void *y, void *buf);
+                         const void *x, scalar alpha, void *y, void *buf, int cj);
 typedef struct kernel_set {
     int bs;
     kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
@@ -79,5 +80,9 @@ typedef struct cpu_kernels {
  * z: double complex, c: float complex. */
 extern const cpu_kernels bsrmv_cpu_kernels_d, bsrmv_cpu_kernels_s, bsrmv_cpu_kernels_sd,
     bsrmv_cpu_kernels_z, bsrmv_cpu_kernels_c;
+/* The complex types' symmetric and Hermitian storage kernels, each type in
+ * a translation unit of its own (spmv_zsym.c, spmv_csym.c): the sym
+ * entries alone are set. */
+extern const cpu_kernels bsrmv_cpu_sym_kernels_z, bsrmv_cpu_sym_kernels_c;
 
 #endif

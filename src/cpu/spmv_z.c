@@ -1,6 +1,6 @@
 /* CPU SpMV kernels for double complex values and vectors: C's complex
- * arithmetic, the block loops unrolled as for the mixed pair (no symmetric
- * storage for complex values). */
+ * arithmetic, the block loops unrolled as for the mixed pair (symmetric
+ * storage: spmv_zsym.c). */
 #include <complex.h>
 #define T double _Complex
 #define V double _Complex

@@ -179,6 +179,11 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
                           "bsrmv_gpu_matrix_upload: float values with double vectors are built "
                           "for bs <= 32 on the GPU, not %d",
                           A->bs);
+    /* The SYM kernels (and the full copy's op-N shortcut) are real: a
+     * complex A^T or A^H of these storages would come out wrong. */
+    if (A->sym && bsrmv_type_is_complex(A->type))
+        return bsrmv_refuse_complex(A->type, "bsrmv_gpu_matrix_upload of symmetric or Hermitian "
+                                             "storage");
     DeviceScope ds;
     bsrmv_gpu_matrix *m;
     bsrmv_status st = new_handle(&m, A->mb, A->nb, A->bs, A->nnzb, A->type, A->order, device, ds);

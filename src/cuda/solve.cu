@@ -293,6 +293,7 @@ struct GpuCtx {
     int maxdots;       /* slots of res and rows of part                     */
     double *part, *res, *coef; /* device */
     double *host;              /* pinned, maxdots                           */
+    double *sums, *stage;      /* pageable, maxdots: GMRES dots and coefficients */
 };
 
 static GpuCtx *ctx_of(sv_backend *be)
@@ -338,11 +339,15 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
     return ND > 0 && out ? fetch(c, ND, grid, out) : BSRMV_SUCCESS;
 }
 
-/* Coefficients of a GMRES combination to the device, in stream order (a
- * pageable source is staged before the call returns). */
-static bsrmv_status put_coef(GpuCtx *c, int k, const double *h)
+/* Coefficients of a GMRES combination (real parts: the backend is real) to
+ * the device, in stream order (the pageable staging array is copied before
+ * the call returns). */
+static bsrmv_status put_coef(GpuCtx *c, int k, const sv_scalar *h)
 {
-    CU_RET(cudaMemcpyAsync(c->coef, h, (size_t)k * sizeof(double), cudaMemcpyHostToDevice, c->s),
+    for (int i = 0; i < k; i++)
+        c->stage[i] = h[i].re;
+    CU_RET(cudaMemcpyAsync(c->coef, c->stage, (size_t)k * sizeof(double), cudaMemcpyHostToDevice,
+                           c->s),
        "copying GMRES coefficients");
     return BSRMV_SUCCESS;
 }
@@ -410,7 +415,7 @@ template <typename T> static bsrmv_status g_precond(sv_backend *be, const void *
 
 template <typename T>
 static bsrmv_status g_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
-                           double *out)
+                           sv_scalar *out)
 {
     OpDots<T> op = {};
     op.k = k;
@@ -421,12 +426,12 @@ static bsrmv_status g_dots(sv_backend *be, int k, const void *const *a, const vo
     double all[MAX_FUSED_DOTS];
     bsrmv_status st = fused<T, MAX_FUSED_DOTS>(be, op, false, all);
     for (int i = 0; i < k && !st; i++)
-        out[i] = all[i];
+        out[i] = sv_sc(all[i], 0);
     return st;
 }
 
 template <typename T>
-static bsrmv_status g_mdot(sv_backend *be, int k, const void *V, const void *u, double *out)
+static bsrmv_status g_mdot(sv_backend *be, int k, const void *V, const void *u, sv_scalar *out)
 {
     GpuCtx *c = ctx_of(be);
     if (k > c->maxdots)
@@ -436,19 +441,22 @@ static bsrmv_status g_mdot(sv_backend *be, int k, const void *V, const void *u, 
     k_mdot<T><<<dim3(k, parts), MDOT_THREADS, 0, c->s>>>(C_<T>(V), C_<T>(u), be->n, chunk,
                                                            c->part);
     CU_RET(cudaGetLastError(), "launching the GMRES dot products");
-    return fetch(c, k, parts, out);
+    bsrmv_status st = fetch(c, k, parts, c->sums);
+    for (int i = 0; i < k && !st; i++)
+        out[i] = sv_sc(c->sums[i], 0);
+    return st;
 }
 
 template <typename T>
-static bsrmv_status g_axpy(sv_backend *be, double alpha, const void *x, void *y)
+static bsrmv_status g_axpy(sv_backend *be, sv_scalar alpha, const void *x, void *y)
 {
-    return fused<T, 0>(be, OpAxpy<T>{(T)alpha, C_<T>(x), P_<T>(y)}, false, nullptr);
+    return fused<T, 0>(be, OpAxpy<T>{(T)alpha.re, C_<T>(x), P_<T>(y)}, false, nullptr);
 }
 
 template <typename T>
-static bsrmv_status g_xpby(sv_backend *be, const void *z, double beta, void *p)
+static bsrmv_status g_xpby(sv_backend *be, const void *z, sv_scalar beta, void *p)
 {
-    return fused<T, 0>(be, OpXpby<T>{C_<T>(z), (T)beta, P_<T>(p)}, false, nullptr);
+    return fused<T, 0>(be, OpXpby<T>{C_<T>(z), (T)beta.re, P_<T>(p)}, false, nullptr);
 }
 
 template <typename T>
@@ -458,10 +466,10 @@ static bsrmv_status g_residual(sv_backend *be, const void *b, void *r, double *r
 }
 
 template <typename T>
-static bsrmv_status g_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
+static bsrmv_status g_cg_step(sv_backend *be, sv_scalar alpha, void *x, const void *p, void *r,
                               const void *q, void *z, double out[2])
 {
-    OpCgStep<T> op = {(T)alpha, P_<T>(x), P_<T>(r), P_<T>(z), C_<T>(p), C_<T>(q)};
+    OpCgStep<T> op = {(T)alpha.re, P_<T>(x), P_<T>(r), P_<T>(z), C_<T>(p), C_<T>(q)};
     bsrmv_status st = fused<T, 2>(be, op, true, out);
     if (!st && !be->has_p)
         out[0] = out[1];
@@ -469,33 +477,38 @@ static bsrmv_status g_cg_step(sv_backend *be, double alpha, void *x, const void 
 }
 
 template <typename T>
-static bsrmv_status g_bicg_p(sv_backend *be, double beta, double omega, const void *r, void *p,
-                             const void *v, void *phat)
+static bsrmv_status g_bicg_p(sv_backend *be, sv_scalar beta, sv_scalar omega, const void *r,
+                             void *p, const void *v, void *phat)
 {
-    OpBicgP<T> op = {(T)beta, (T)omega, C_<T>(r), C_<T>(v), P_<T>(p), P_<T>(phat)};
+    OpBicgP<T> op = {(T)beta.re, (T)omega.re, C_<T>(r), C_<T>(v), P_<T>(p), P_<T>(phat)};
     return fused<T, 0>(be, op, true, nullptr);
 }
 
 template <typename T>
-static bsrmv_status g_bicg_s(sv_backend *be, double alpha, void *r, const void *v, void *shat)
+static bsrmv_status g_bicg_s(sv_backend *be, sv_scalar alpha, void *r, const void *v,
+                             void *shat)
 {
-    OpBicgS<T> op = {(T)alpha, P_<T>(r), P_<T>(shat), C_<T>(v)};
+    OpBicgS<T> op = {(T)alpha.re, P_<T>(r), P_<T>(shat), C_<T>(v)};
     return fused<T, 0>(be, op, true, nullptr);
 }
 
 template <typename T>
-static bsrmv_status g_bicg_x(sv_backend *be, double alpha, double omega, void *x,
+static bsrmv_status g_bicg_x(sv_backend *be, sv_scalar alpha, sv_scalar omega, void *x,
                              const void *phat, const void *shat, void *r, const void *t,
-                             const void *r0, double out[2])
+                             const void *r0, sv_scalar out[2])
 {
-    OpBicgX<T> op = {(T)alpha,      (T)omega,     P_<T>(x), P_<T>(r),
+    OpBicgX<T> op = {(T)alpha.re,  (T)omega.re,  P_<T>(x), P_<T>(r),
                      C_<T>(phat), C_<T>(shat), C_<T>(t), C_<T>(r0)};
-    return fused<T, 2>(be, op, false, out);
+    double d[2];
+    bsrmv_status st = fused<T, 2>(be, op, false, d);
+    out[0] = sv_sc(d[0], 0);
+    out[1] = sv_sc(d[1], 0);
+    return st;
 }
 
 template <typename T>
-static bsrmv_status g_lincomb(sv_backend *be, int k, const double *c, const void *V, void *u,
-                              double *uu)
+static bsrmv_status g_lincomb(sv_backend *be, int k, const sv_scalar *c, const void *V,
+                              void *u, double *uu)
 {
     bsrmv_status st = put_coef(ctx_of(be), k, c);
     if (st)
@@ -505,7 +518,8 @@ static bsrmv_status g_lincomb(sv_backend *be, int k, const double *c, const void
 }
 
 template <typename T>
-static bsrmv_status g_gmres_x(sv_backend *be, int k, const double *c, const void *V, void *x)
+static bsrmv_status g_gmres_x(sv_backend *be, int k, const sv_scalar *c, const void *V,
+                              void *x)
 {
     bsrmv_status st = put_coef(ctx_of(be), k, c);
     if (st)
@@ -538,6 +552,8 @@ static void free_ctx(GpuCtx *c)
     cudaFree(c->res);
     cudaFree(c->coef);
     cudaFreeHost(c->host);
+    free(c->sums);
+    free(c->stage);
 }
 
 /* Buffers for up to maxdots dots of up to grid partials each. */
@@ -561,6 +577,10 @@ static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
        "allocating GMRES coefficients");
     CU_RET(cudaMallocHost((void **)&c->host, (size_t)maxdots * sizeof(double)),
        "allocating pinned host memory");
+    c->sums = (double *)malloc((size_t)maxdots * sizeof(double));
+    c->stage = (double *)malloc((size_t)maxdots * sizeof(double));
+    if (!c->sums || !c->stage)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d GMRES scalars", maxdots);
     return BSRMV_SUCCESS;
 }
 

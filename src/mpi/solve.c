@@ -47,6 +47,21 @@ static bsrmv_status allsum(sv_backend *be, bsrmv_status st, int k, double *out)
     return BSRMV_SUCCESS;
 }
 
+/* allsum of k scalars, both parts */
+static bsrmv_status allsum_sc(sv_backend *be, bsrmv_status st, int k, sv_scalar *out)
+{
+    double *b = D(be)->sum;
+    for (int i = 0; i < k && !st; i++) {
+        b[2 * i] = out[i].re;
+        b[2 * i + 1] = out[i].im;
+    }
+    if ((st = allsum(be, st, 2 * k, b)))
+        return st;
+    for (int i = 0; i < k; i++)
+        out[i] = sv_sc(b[2 * i], b[2 * i + 1]);
+    return BSRMV_SUCCESS;
+}
+
 static bsrmv_status d_alloc(sv_backend *be, int count, void **v)
 {
     dist_backend *d = D(be);
@@ -67,16 +82,16 @@ static bsrmv_status d_spmv(sv_backend *be, const void *x, void *y)
 }
 
 static bsrmv_status d_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
-                           double *out)
+                           sv_scalar *out)
 {
     sv_backend *c = &D(be)->inner;
-    return allsum(be, c->dots(c, k, a, b, out), k, out);
+    return allsum_sc(be, c->dots(c, k, a, b, out), k, out);
 }
 
-static bsrmv_status d_mdot(sv_backend *be, int k, const void *V, const void *u, double *out)
+static bsrmv_status d_mdot(sv_backend *be, int k, const void *V, const void *u, sv_scalar *out)
 {
     sv_backend *c = &D(be)->inner;
-    return allsum(be, c->mdot(c, k, V, u, out), k, out);
+    return allsum_sc(be, c->mdot(c, k, V, u, out), k, out);
 }
 
 static bsrmv_status d_residual(sv_backend *be, const void *b, void *r, double *rr)
@@ -85,22 +100,22 @@ static bsrmv_status d_residual(sv_backend *be, const void *b, void *r, double *r
     return allsum(be, c->residual(c, b, r, rr), 1, rr);
 }
 
-static bsrmv_status d_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
+static bsrmv_status d_cg_step(sv_backend *be, sv_scalar alpha, void *x, const void *p, void *r,
                               const void *q, void *z, double out[2])
 {
     sv_backend *c = &D(be)->inner;
     return allsum(be, c->cg_step(c, alpha, x, p, r, q, z, out), 2, out);
 }
 
-static bsrmv_status d_bicg_x(sv_backend *be, double alpha, double omega, void *x,
+static bsrmv_status d_bicg_x(sv_backend *be, sv_scalar alpha, sv_scalar omega, void *x,
                              const void *phat, const void *shat, void *r, const void *t,
-                             const void *r0, double out[2])
+                             const void *r0, sv_scalar out[2])
 {
     sv_backend *c = &D(be)->inner;
-    return allsum(be, c->bicg_x(c, alpha, omega, x, phat, shat, r, t, r0, out), 2, out);
+    return allsum_sc(be, c->bicg_x(c, alpha, omega, x, phat, shat, r, t, r0, out), 2, out);
 }
 
-static bsrmv_status d_lincomb(sv_backend *be, int k, const double *cf, const void *V, void *u,
+static bsrmv_status d_lincomb(sv_backend *be, int k, const sv_scalar *cf, const void *V, void *u,
                               double *uu)
 {
     sv_backend *c = &D(be)->inner;
@@ -162,8 +177,8 @@ bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
     dist_backend d = {.A = A, .dA = dA, .stream = stream};
     if (!st)
         d.inner = *inner;
-    /* GMRES sums up to restart + 1 products in one call */
-    const int most = bsrmv_sv_restart(opt) + SV_MAX_DOTS + 2;
+    /* GMRES sums up to restart + 1 products in one call, two parts each */
+    const int most = 2 * (bsrmv_sv_restart(opt) + SV_MAX_DOTS) + 3;
     if (!st && !(d.sum = malloc((size_t)most * sizeof *d.sum)))
         st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the reduction buffer");
     if ((st = bsrmv_dist_agree(A->comm, st))) {

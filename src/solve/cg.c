@@ -4,7 +4,10 @@
  * x += alpha p, r -= alpha q, z = M r with r.z and r.r (second reduction);
  * then p = z + beta p.  When the recurrence says converged, the true
  * residual is computed; if it is still above rtol (drift) the method
- * restarts from it, and stops when that no longer helps. */
+ * restarts from it, and stops when that no longer helps.  For the complex
+ * types the dots are x^H y: with a Hermitian A and M, p.q and r.z are real
+ * and their real parts are used; a p.q that is not positive is a breakdown,
+ * so an indefinite A ends in an error, never in a claimed solution. */
 #include "solve_internal.h"
 
 #include <math.h>
@@ -28,8 +31,10 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x)
         double rz;
         if (be->has_p) {
             const void *a[1] = {res}, *c[1] = {z};
-            if ((st = sv_precond(r, res, z)) || (st = sv_dots(r, 1, a, c, &rz)))
+            sv_scalar d;
+            if ((st = sv_precond(r, res, z)) || (st = sv_dots(r, 1, a, c, &d)))
                 goto done;
+            rz = d.re;
         } else {
             rz = rel * rel * r->bnorm * r->bnorm;
         }
@@ -37,18 +42,20 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x)
             goto done;
         while (r->iterations < r->max_iter) {
             double pq, out[2];
+            sv_scalar d;
             const void *a[1] = {p}, *c[1] = {q};
-            if ((st = sv_spmv(r, p, q)) || (st = sv_dots(r, 1, a, c, &pq)))
+            if ((st = sv_spmv(r, p, q)) || (st = sv_dots(r, 1, a, c, &d)))
                 goto done;
+            pq = d.re;
             if (!(pq > 0) || !isfinite(pq)) {
                 st = bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
                                 "CG broke down at iteration %d: p.Ap = %g; A is not "
-                                "symmetric positive definite",
+                                "symmetric (Hermitian) positive definite",
                                 r->iterations + 1, pq);
                 goto done;
             }
             const double alpha = rz / pq;
-            if ((st = sv_cg_step(r, alpha, x, p, res, q, z, out)))
+            if ((st = sv_cg_step(r, sv_sc(alpha, 0), x, p, res, q, z, out)))
                 goto done;
             r->iterations++;
             rel = sqrt(out[1]) / r->bnorm;
@@ -65,7 +72,7 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x)
                 break;
             const double beta = out[0] / rz;
             rz = out[0];
-            if ((st = sv_xpby(r, z, beta, p)))
+            if ((st = sv_xpby(r, z, sv_sc(beta, 0), p)))
                 goto done;
         }
         if (rel > r->rtol)

@@ -4,6 +4,7 @@
  * order, so a solve is deterministic for a given thread count. */
 #include "solve_internal.h"
 
+#include <complex.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,9 @@ typedef struct cpu_op {
     int bs;
     const void *inv; /* NULL: M = I */
     void *v[2 * SV_MAX_DOTS];
-    double s[2];
+    sv_scalar s[2];
     int k;
-    const double *c;
+    const sv_scalar *c;
 } cpu_op;
 
 typedef void (*cpu_fn)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch);
@@ -43,6 +44,18 @@ typedef struct cpu_kernels {
 #include "cpu_ops.h"
 #undef T
 #undef SUF
+#define CPLX
+#define T double _Complex
+#define SUF z
+#include "cpu_ops.h"
+#undef T
+#undef SUF
+#define T float _Complex
+#define SUF c
+#include "cpu_ops.h"
+#undef T
+#undef SUF
+#undef CPLX
 
 typedef struct cpu_ctx {
     const bsrmv_matrix *A;
@@ -55,8 +68,11 @@ static const cpu_kernels *K(const sv_backend *be)
     return ((const cpu_ctx *)be->ctx)->k;
 }
 
-/* Runs fn over all block rows and sums nred dot products into out. */
-static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, double *out)
+/* Runs fn over all block rows and sums its nred partial sums over the
+ * threads: into out[0..nred), or with sc into the scalars sc[0..nred/np)
+ * (np = 2 sums a scalar for the complex types, else 1). */
+static bsrmv_status run_(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, double *out,
+                         sv_scalar *sc)
 {
     const cpu_ctx *c = be->ctx;
     o->n = be->n;
@@ -64,7 +80,8 @@ static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, do
     o->inv = c->P ? c->P->inv : NULL;
     const int nt = be->n < PARALLEL_MIN ? 1 : omp_get_max_threads();
     const int slots = (nred + PAD - 1) / PAD * PAD;
-    const size_t scratch = (size_t)2 * be->bs; /* gmres_x: y and M y of one block */
+    /* gmres_x: y and M y of one block */
+    const size_t scratch = (size_t)2 * be->bs * bsrmv_type_parts(be->type);
     double *red = bsrmv_calloc((size_t)nt * ((size_t)slots + scratch) + 1, sizeof *red);
     if (!red)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d threads' partial sums", nt);
@@ -77,13 +94,31 @@ static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, do
         const int64_t r0 = be->mb * p / np, r1 = be->mb * (p + 1) / np;
         fn(o, r0, r1, red + (size_t)p * slots, red + (size_t)nt * slots + (size_t)p * scratch);
     }
+    const int np = bsrmv_type_parts(be->type);
     for (int i = 0; i < nred; i++) {
-        out[i] = 0;
+        double t = 0;
         for (int p = 0; p < team; p++)
-            out[i] += red[(size_t)p * slots + i];
+            t += red[(size_t)p * slots + i];
+        if (!sc)
+            out[i] = t;
+        else if (i % np)
+            sc[i / np].im = t;
+        else
+            sc[i / np] = sv_sc(t, 0);
     }
     bsrmv_free(red);
     return BSRMV_SUCCESS;
+}
+
+static bsrmv_status run(const sv_backend *be, cpu_fn fn, cpu_op *o, int nred, double *out)
+{
+    return run_(be, fn, o, nred, out, NULL);
+}
+
+/* run for ops that return k scalars */
+static bsrmv_status run_sc(const sv_backend *be, cpu_fn fn, cpu_op *o, int k, sv_scalar *sc)
+{
+    return run_(be, fn, o, k * (bsrmv_type_parts(be->type)), NULL, sc);
 }
 
 static bsrmv_status cpu_zero(sv_backend *be, void *x);
@@ -146,29 +181,30 @@ static bsrmv_status cpu_precond(sv_backend *be, const void *r, void *z)
 }
 
 static bsrmv_status cpu_dots(sv_backend *be, int k, const void *const *a, const void *const *b,
-                             double *out)
+                             sv_scalar *out)
 {
     cpu_op o = {.k = k};
     for (int i = 0; i < k; i++) {
         o.v[i] = V(a[i]);
         o.v[SV_MAX_DOTS + i] = V(b[i]);
     }
-    return run(be, K(be)->dots, &o, k, out);
+    return run_sc(be, K(be)->dots, &o, k, out);
 }
 
-static bsrmv_status cpu_mdot(sv_backend *be, int k, const void *Vs, const void *u, double *out)
+static bsrmv_status cpu_mdot(sv_backend *be, int k, const void *Vs, const void *u,
+                             sv_scalar *out)
 {
     cpu_op o = {.v = {V(Vs), V(u)}, .k = k};
-    return run(be, K(be)->mdot, &o, k, out);
+    return run_sc(be, K(be)->mdot, &o, k, out);
 }
 
-static bsrmv_status cpu_axpy(sv_backend *be, double alpha, const void *x, void *y)
+static bsrmv_status cpu_axpy(sv_backend *be, sv_scalar alpha, const void *x, void *y)
 {
     cpu_op o = {.v = {V(x), y}, .s = {alpha}};
     return run(be, K(be)->axpy, &o, 0, NULL);
 }
 
-static bsrmv_status cpu_xpby(sv_backend *be, const void *z, double beta, void *p)
+static bsrmv_status cpu_xpby(sv_backend *be, const void *z, sv_scalar beta, void *p)
 {
     cpu_op o = {.v = {V(z), p}, .s = {beta}};
     return run(be, K(be)->xpby, &o, 0, NULL);
@@ -180,42 +216,47 @@ static bsrmv_status cpu_residual(sv_backend *be, const void *b, void *r, double 
     return run(be, K(be)->residual, &o, 1, rr);
 }
 
-static bsrmv_status cpu_cg_step(sv_backend *be, double alpha, void *x, const void *p, void *r,
+static bsrmv_status cpu_cg_step(sv_backend *be, sv_scalar alpha, void *x, const void *p, void *r,
                                 const void *q, void *z, double out[2])
 {
     cpu_op o = {.v = {x, V(p), r, V(q), z}, .s = {alpha}};
     return run(be, K(be)->cg_step, &o, 2, out);
 }
 
-static bsrmv_status cpu_bicg_p(sv_backend *be, double beta, double omega, const void *r,
+static bsrmv_status cpu_bicg_p(sv_backend *be, sv_scalar beta, sv_scalar omega, const void *r,
                                void *p, const void *v, void *phat)
 {
     cpu_op o = {.v = {V(r), p, V(v), phat}, .s = {beta, omega}};
     return run(be, K(be)->bicg_p, &o, 0, NULL);
 }
 
-static bsrmv_status cpu_bicg_s(sv_backend *be, double alpha, void *r, const void *v, void *shat)
+static bsrmv_status cpu_bicg_s(sv_backend *be, sv_scalar alpha, void *r, const void *v, void *shat)
 {
     cpu_op o = {.v = {r, V(v), shat}, .s = {alpha}};
     return run(be, K(be)->bicg_s, &o, 0, NULL);
 }
 
-static bsrmv_status cpu_bicg_x(sv_backend *be, double alpha, double omega, void *x,
+static bsrmv_status cpu_bicg_x(sv_backend *be, sv_scalar alpha, sv_scalar omega, void *x,
                                const void *phat, const void *shat, void *r, const void *t,
-                               const void *r0, double out[2])
+                               const void *r0, sv_scalar out[2])
 {
     cpu_op o = {.v = {x, V(phat), V(shat), r, V(t), V(r0)}, .s = {alpha, omega}};
-    return run(be, K(be)->bicg_x, &o, 2, out);
+    const int cplx = bsrmv_type_is_complex(be->type);
+    double d[3];
+    bsrmv_status st = run(be, K(be)->bicg_x, &o, 2 + cplx, d);
+    out[0] = sv_sc(d[0], 0);
+    out[1] = sv_sc(d[1], cplx ? d[2] : 0);
+    return st;
 }
 
-static bsrmv_status cpu_lincomb(sv_backend *be, int k, const double *c, const void *Vs, void *u,
+static bsrmv_status cpu_lincomb(sv_backend *be, int k, const sv_scalar *c, const void *Vs, void *u,
                                 double *uu)
 {
     cpu_op o = {.v = {V(Vs), u}, .k = k, .c = c};
     return run(be, K(be)->lincomb, &o, 1, uu);
 }
 
-static bsrmv_status cpu_gmres_x(sv_backend *be, int k, const double *c, const void *Vs, void *x)
+static bsrmv_status cpu_gmres_x(sv_backend *be, int k, const sv_scalar *c, const void *Vs, void *x)
 {
     cpu_op o = {.v = {V(Vs), x}, .k = k, .c = c};
     return run(be, K(be)->gmres_x, &o, 0, NULL);
@@ -239,7 +280,10 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
     be->mb = A ? A->mb : P->mb;
     be->bs = A ? A->bs : P->bs;
     be->type = A ? A->vtype : P->type;
-    c->k = be->type == BSRMV_DOUBLE ? &kernels_d : &kernels_s;
+    c->k = be->type == BSRMV_DOUBLE           ? &kernels_d
+           : be->type == BSRMV_FLOAT          ? &kernels_s
+           : be->type == BSRMV_COMPLEX_DOUBLE ? &kernels_z
+                                              : &kernels_c;
     be->n = be->mb * be->bs;
     be->has_p = P != NULL;
     be->spmv_bytes = A ? bsrmv_matrix_spmv_bytes(A) : 0;
@@ -261,8 +305,8 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
     be->bicg_x = cpu_bicg_x;
     be->lincomb = cpu_lincomb;
     be->gmres_x = cpu_gmres_x;
-    /* bsrmv_spmm is built for full storage */
-    be->spmm = A && !A->sym ? cpu_spmm : NULL;
+    /* bsrmv_spmm is built for real full storage */
+    be->spmm = A && !A->sym && !bsrmv_type_is_complex(be->type) ? cpu_spmm : NULL;
     return BSRMV_SUCCESS;
 }
 

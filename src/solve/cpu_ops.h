@@ -1,12 +1,35 @@
 /* The host vector operations of the solvers for one value type: included by
- * cpu.c with T (float or double) and SUF (s or d) defined.  Each op works
- * on the block rows [r0, r1) of one thread, adds its dot products into
- * red[] (double), and touches every vector once: the M-applications run on
- * the block just written, still in L1. */
+ * cpu.c with T (float, double or their complex forms), SUF (a name suffix)
+ * and, for the complex types, CPLX defined.  Each op works on the block rows
+ * [r0, r1) of one thread, adds its dot products into red[] (double; a
+ * complex dot takes two slots, re and im), and touches every vector once:
+ * the M-applications run on the block just written, still in L1.  For the
+ * real types the macros below reduce to the plain real expressions, and
+ * the imaginary sums are dead code. */
 
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
 #define F(name) CAT(name, SUF)
+
+#ifdef CPLX
+#define NP 2
+#define DT double _Complex
+#define CJ(v) conj(v)
+#define RE(v) creal(v)
+#define IM(v) cimag(v)
+#define SCAL(s) ((T)CMPLX((s).re, (s).im))
+#else
+#define NP 1
+#define DT double
+#define CJ(v) (v)
+#define RE(v) (v)
+#define IM(v) 0.0
+#define SCAL(s) ((T)(s).re)
+#endif
+/* conj(a) b in double */
+#define DOT(a, b) (CJ((DT)(a)) * (DT)(b))
+/* |a|^2 in double */
+#define NORM2(a) RE(DOT(a, a))
 
 /* z = Pinv_i y for one block (column-major inverse); constant bs lets the
  * compiler unroll. */
@@ -72,11 +95,16 @@ static void F(op_dots)(const cpu_op *o, int64_t r0, int64_t r1, double *red, voi
 {
     for (int i = 0; i < o->k; i++) {
         const T *a = o->v[i], *b = o->v[SV_MAX_DOTS + i];
-        double s = 0;
-#pragma omp simd reduction(+ : s)
-        for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++)
-            s += (double)a[e] * (double)b[e];
-        red[i] += s;
+        double s = 0, si = 0;
+#pragma omp simd reduction(+ : s, si)
+        for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++) {
+            const DT d = DOT(a[e], b[e]);
+            s += RE(d);
+            si += IM(d);
+        }
+        red[NP * i] += s;
+        if (NP == 2)
+            red[NP * i + 1] += si;
     }
 }
 
@@ -90,18 +118,23 @@ static void F(op_mdot)(const cpu_op *o, int64_t r0, int64_t r1, double *red, voi
         const int64_t e1 = e0 + SV_CHUNK < end ? e0 + SV_CHUNK : end;
         for (int l = 0; l < o->k; l++) {
             const T *vl = V + (size_t)l * o->n;
-            double s = 0;
-#pragma omp simd reduction(+ : s)
-            for (int64_t e = e0; e < e1; e++)
-                s += (double)vl[e] * (double)u[e];
-            red[l] += s;
+            double s = 0, si = 0;
+#pragma omp simd reduction(+ : s, si)
+            for (int64_t e = e0; e < e1; e++) {
+                const DT d = DOT(vl[e], u[e]);
+                s += RE(d);
+                si += IM(d);
+            }
+            red[NP * l] += s;
+            if (NP == 2)
+                red[NP * l + 1] += si;
         }
     }
 }
 
 static void F(op_axpy)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    const T a = (T)o->s[0], *x = o->v[0];
+    const T a = SCAL(o->s[0]), *x = o->v[0];
     T *y = o->v[1];
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++)
         y[e] += a * x[e];
@@ -109,7 +142,7 @@ static void F(op_axpy)(const cpu_op *o, int64_t r0, int64_t r1, double *red, voi
 
 static void F(op_xpby)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    const T b = (T)o->s[0], *z = o->v[0];
+    const T b = SCAL(o->s[0]), *z = o->v[0];
     T *p = o->v[1];
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++)
         p[e] = z[e] + b * p[e];
@@ -124,17 +157,17 @@ static void F(op_residual)(const cpu_op *o, int64_t r0, int64_t r1, double *red,
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++) {
         const T v = b[e] - r[e];
         r[e] = v;
-        s += (double)v * v;
+        s += NORM2(v);
     }
     red[0] += s;
 }
 
-/* x += a p; r -= a q; z = M r; red = {r.z, r.r}.  Block row by block row,
- * so z is computed from the r just written. */
+/* x += a p; r -= a q; z = M r; red = {Re r.z, r.r}.  Block row by block
+ * row, so z is computed from the r just written. */
 static void F(op_cg_step)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
     const int bs = o->bs;
-    const T a = (T)o->s[0];
+    const T a = SCAL(o->s[0]);
     T *x = o->v[0], *r = o->v[2], *z = o->v[4];
     const T *p = o->v[1], *q = o->v[3];
     double rz = 0, rr = 0;
@@ -143,12 +176,12 @@ static void F(op_cg_step)(const cpu_op *o, int64_t r0, int64_t r1, double *red, 
         for (int64_t e = e0; e < e1; e++) {
             x[e] += a * p[e];
             r[e] -= a * q[e];
-            rr += (double)r[e] * r[e];
+            rr += NORM2(r[e]);
         }
         if (o->inv) {
             F(apply)(bs, (const T *)o->inv + (size_t)i * bs * bs, r + e0, z + e0);
             for (int64_t e = e0; e < e1; e++)
-                rz += (double)r[e] * z[e];
+                rz += RE(DOT(r[e], z[e]));
         }
     }
     red[0] += o->inv ? rz : rr;
@@ -158,7 +191,7 @@ static void F(op_cg_step)(const cpu_op *o, int64_t r0, int64_t r1, double *red, 
 /* p = r + beta (p - omega v); phat = M p */
 static void F(op_bicg_p)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    const T beta = (T)o->s[0], omega = (T)o->s[1], *r = o->v[0], *v = o->v[2];
+    const T beta = SCAL(o->s[0]), omega = SCAL(o->s[1]), *r = o->v[0], *v = o->v[2];
     T *p = o->v[1];
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++)
         p[e] = r[e] + beta * (p[e] - omega * v[e]);
@@ -169,7 +202,7 @@ static void F(op_bicg_p)(const cpu_op *o, int64_t r0, int64_t r1, double *red, v
 /* s = r - alpha v (into r); shat = M s */
 static void F(op_bicg_s)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    const T alpha = (T)o->s[0], *v = o->v[1];
+    const T alpha = SCAL(o->s[0]), *v = o->v[1];
     T *r = o->v[0];
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++)
         r[e] -= alpha * v[e];
@@ -178,23 +211,27 @@ static void F(op_bicg_s)(const cpu_op *o, int64_t r0, int64_t r1, double *red, v
 }
 
 /* x += alpha phat + omega shat; r = s - omega t (r holds s);
- * red = {r.r, r0.r} */
+ * red = {r.r, r0.r} (r0.r: NP slots) */
 static void F(op_bicg_x)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    const T alpha = (T)o->s[0], omega = (T)o->s[1];
+    const T alpha = SCAL(o->s[0]), omega = SCAL(o->s[1]);
     T *x = o->v[0], *r = o->v[3];
     const T *ph = o->v[1], *sh = o->v[2], *t = o->v[4], *rs = o->v[5];
-    double rr = 0, r0r = 0;
-#pragma omp simd reduction(+ : rr, r0r)
+    double rr = 0, r0r = 0, r0ri = 0;
+#pragma omp simd reduction(+ : rr, r0r, r0ri)
     for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++) {
         x[e] += alpha * ph[e] + omega * sh[e];
         const T v = r[e] - omega * t[e];
         r[e] = v;
-        rr += (double)v * v;
-        r0r += (double)rs[e] * v;
+        rr += NORM2(v);
+        const DT d = DOT(rs[e], v);
+        r0r += RE(d);
+        r0ri += IM(d);
     }
     red[0] += rr;
     red[1] += r0r;
+    if (NP == 2)
+        red[2] += r0ri;
 }
 
 /* u -= sum_l c_l V_l; red[0] = u.u, chunk by chunk (u stays in L1) */
@@ -207,12 +244,12 @@ static void F(op_lincomb)(const cpu_op *o, int64_t r0, int64_t r1, double *red, 
     for (int64_t e0 = r0 * o->bs; e0 < end; e0 += SV_CHUNK) {
         const int64_t e1 = e0 + SV_CHUNK < end ? e0 + SV_CHUNK : end;
         for (int l = 0; l < o->k; l++) {
-            const T *vl = V + (size_t)l * o->n, c = (T)o->c[l];
+            const T *vl = V + (size_t)l * o->n, c = SCAL(o->c[l]);
             for (int64_t e = e0; e < e1; e++)
                 u[e] -= c * vl[e];
         }
         for (int64_t e = e0; e < e1; e++)
-            s += (double)u[e] * u[e];
+            s += NORM2(u[e]);
     }
     red[0] += s;
 }
@@ -228,7 +265,7 @@ static void F(op_gmres_x)(const cpu_op *o, int64_t r0, int64_t r1, double *red, 
         for (int r = 0; r < bs; r++)
             y[r] = 0;
         for (int l = 0; l < o->k; l++) {
-            const T *vl = V + (size_t)l * o->n + e0, c = (T)o->c[l];
+            const T *vl = V + (size_t)l * o->n + e0, c = SCAL(o->c[l]);
             for (int r = 0; r < bs; r++)
                 y[r] += c * vl[r];
         }
@@ -251,3 +288,11 @@ static const cpu_kernels F(kernels) = {
 #undef F
 #undef CAT
 #undef CAT_
+#undef NP
+#undef DT
+#undef CJ
+#undef RE
+#undef IM
+#undef SCAL
+#undef DOT
+#undef NORM2

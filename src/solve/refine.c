@@ -35,11 +35,14 @@ bsrmv_status bsrmv_sv_refine(bsrmv_solver method, sv_backend *hi, sv_backend *lo
 
     bsrmv_status st;
     double bb;
+    sv_scalar b2;
     const void *pair[1] = {b};
     if (hi->n == 0)
         bb = 0;
-    else if ((st = hi->dots(hi, 1, pair, pair, &bb)))
+    else if ((st = hi->dots(hi, 1, pair, pair, &b2)))
         return st;
+    else
+        bb = b2.re;
     if (!isfinite(bb))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "b holds NaN or Inf");
     if (bb == 0) {
@@ -102,7 +105,7 @@ bsrmv_status bsrmv_sv_refine(bsrmv_solver method, sv_backend *hi, sv_backend *lo
             st = is;
             break;
         }
-        if ((st = sv_axpy(&r, 1.0, d, x)))
+        if ((st = sv_axpy(&r, sv_sc(1, 0), d, x)))
             break;
     }
     bsrmv_status ss = hi->sync(hi);
@@ -126,6 +129,8 @@ bsrmv_status bsrmv_sv_check_refine(const char *who, int64_t mb, int64_t nb, int 
                                    bsrmv_type type, bsrmv_type vtype, int64_t lmb, int64_t lnb,
                                    int lbs, bsrmv_type lvtype)
 {
+    if (bsrmv_type_is_complex(type))
+        return bsrmv_refuse_complex(type, who);
     if (type != BSRMV_DOUBLE || vtype != BSRMV_DOUBLE)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: A must be double (values and vectors)", who);
     if (lvtype != BSRMV_DOUBLE)

@@ -13,8 +13,6 @@ bsrmv_status bsrmv_sv_check(bsrmv_solver method, int64_t mb, int64_t nb, int bs,
     if (method != BSRMV_SOLVER_CG && method != BSRMV_SOLVER_BICGSTAB &&
         method != BSRMV_SOLVER_GMRES)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown solver %d", (int)method);
-    if (bsrmv_type_is_complex(type))
-        return bsrmv_refuse_complex(type, "the solvers");
     if (mb != nb)
         return bsrmv_fail(BSRMV_ERR_DIMENSION,
                           "the solvers need a square matrix; A has %lld x %lld blocks",
@@ -74,11 +72,14 @@ bsrmv_status bsrmv_sv_solve(bsrmv_solver method, sv_backend *be, const void *b, 
 
     bsrmv_status st;
     double bb;
+    sv_scalar d;
     const void *pair[1] = {b};
     if (be->n == 0 && !be->collective)
         bb = 0;
-    else if ((st = be->dots(be, 1, pair, pair, &bb)))
+    else if ((st = be->dots(be, 1, pair, pair, &d)))
         return st;
+    else
+        bb = d.re;
     if (!isfinite(bb))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "b holds NaN or Inf");
     if (bb == 0) {

@@ -8,7 +8,11 @@
  * traffic per iteration is known exactly (docs/SOLVERS.md lists it).
  *
  * Conventions of the operations: vectors hold n = mb*bs values of the
- * backend's type; dot products are accumulated in double.  M is the block
+ * backend's type; dot products a.b are a^H b (conjugated first factor for
+ * the complex types), accumulated in double.  Scalars travel as sv_scalar
+ * pairs whatever the type: a real backend reads .re and returns .im = 0, and
+ * the host arithmetic below is exact on such pairs, so real solves do the
+ * same operations as with plain doubles.  M is the block
  * Jacobi inverse when has_p is set, else the identity: then the ops do not
  * write their M-outputs (z, phat, shat), and the methods pass the input
  * vector itself in their place. */
@@ -21,12 +25,65 @@ extern "C" {
 
 #include "internal.h"
 
+#include <math.h>
+
 struct bsrmv_precond {
     int64_t mb;
     int bs;
     bsrmv_type type;
     void *inv; /* mb inverse diagonal blocks, bs*bs values each, column-major */
 };
+
+/* A scalar of the methods (plain C: the header is shared with C++). */
+typedef struct sv_scalar {
+    double re, im;
+} sv_scalar;
+
+static inline sv_scalar sv_sc(double re, double im)
+{
+    sv_scalar s = {re, im};
+    return s;
+}
+static inline sv_scalar sv_sc_add(sv_scalar a, sv_scalar b)
+{
+    return sv_sc(a.re + b.re, a.im + b.im);
+}
+static inline sv_scalar sv_sc_sub(sv_scalar a, sv_scalar b)
+{
+    return sv_sc(a.re - b.re, a.im - b.im);
+}
+static inline sv_scalar sv_sc_conj(sv_scalar a)
+{
+    return sv_sc(a.re, -a.im);
+}
+/* Real pairs take the real product and quotient alone: no rounding or
+ * signed zeros from the zero imaginary parts. */
+static inline sv_scalar sv_sc_mul(sv_scalar a, sv_scalar b)
+{
+    if (a.im == 0 && b.im == 0)
+        return sv_sc(a.re * b.re, 0);
+    return sv_sc(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+static inline sv_scalar sv_sc_div(sv_scalar a, sv_scalar b)
+{
+    if (b.im == 0)
+        return sv_sc(a.re / b.re, a.im == 0 ? 0 : a.im / b.re);
+    /* Smith's algorithm: no overflow from squaring b */
+    if (fabs(b.re) >= fabs(b.im)) {
+        const double q = b.im / b.re, d = b.re + b.im * q;
+        return sv_sc((a.re + a.im * q) / d, (a.im - a.re * q) / d);
+    }
+    const double q = b.re / b.im, d = b.re * q + b.im;
+    return sv_sc((a.re * q + a.im) / d, (a.im * q - a.re) / d);
+}
+static inline double sv_sc_abs(sv_scalar a)
+{
+    return a.im == 0 ? fabs(a.re) : hypot(a.re, a.im);
+}
+static inline int sv_sc_isfinite(sv_scalar a)
+{
+    return isfinite(a.re) && isfinite(a.im);
+}
 
 /* The options' defaults (bsrmv.h). */
 #define SV_DEFAULT_RTOL 1e-8
@@ -61,31 +118,31 @@ struct sv_backend {
     bsrmv_status (*precond)(sv_backend *be, const void *r, void *z); /* z = M r */
     /* out[i] = a[i].b[i], i < k <= SV_MAX_DOTS */
     bsrmv_status (*dots)(sv_backend *be, int k, const void *const *a, const void *const *b,
-                         double *out);
+                         sv_scalar *out);
     /* out[i] = V_i.u, i < k */
-    bsrmv_status (*mdot)(sv_backend *be, int k, const void *V, const void *u, double *out);
-    bsrmv_status (*axpy)(sv_backend *be, double alpha, const void *x, void *y); /* y += alpha x */
-    bsrmv_status (*xpby)(sv_backend *be, const void *z, double beta, void *p); /* p = z + beta p */
+    bsrmv_status (*mdot)(sv_backend *be, int k, const void *V, const void *u, sv_scalar *out);
+    bsrmv_status (*axpy)(sv_backend *be, sv_scalar alpha, const void *x, void *y); /* y += alpha x */
+    bsrmv_status (*xpby)(sv_backend *be, const void *z, sv_scalar beta, void *p); /* p = z + beta p */
     /* r = b - r (r holds A x on entry); *rr = r.r */
     bsrmv_status (*residual)(sv_backend *be, const void *b, void *r, double *rr);
-    /* CG: x += alpha p; r -= alpha q; z = M r; out = {r.z, r.r} */
-    bsrmv_status (*cg_step)(sv_backend *be, double alpha, void *x, const void *p, void *r,
+    /* CG: x += alpha p; r -= alpha q; z = M r; out = {Re r.z, r.r} */
+    bsrmv_status (*cg_step)(sv_backend *be, sv_scalar alpha, void *x, const void *p, void *r,
                             const void *q, void *z, double out[2]);
     /* BiCGSTAB: p = r + beta (p - omega v); phat = M p */
-    bsrmv_status (*bicg_p)(sv_backend *be, double beta, double omega, const void *r, void *p,
+    bsrmv_status (*bicg_p)(sv_backend *be, sv_scalar beta, sv_scalar omega, const void *r, void *p,
                            const void *v, void *phat);
     /* BiCGSTAB: s = r - alpha v, in place of r; shat = M s */
-    bsrmv_status (*bicg_s)(sv_backend *be, double alpha, void *r, const void *v, void *shat);
+    bsrmv_status (*bicg_s)(sv_backend *be, sv_scalar alpha, void *r, const void *v, void *shat);
     /* BiCGSTAB: x += alpha phat + omega shat; r = r - omega t (r holds s);
      * out = {r.r, r0.r} */
-    bsrmv_status (*bicg_x)(sv_backend *be, double alpha, double omega, void *x, const void *phat,
-                           const void *shat, void *r, const void *t, const void *r0,
-                           double out[2]);
-    /* GMRES: u -= sum_i c_i V_i; *uu = u.u  (c: k host doubles) */
-    bsrmv_status (*lincomb)(sv_backend *be, int k, const double *c, const void *V, void *u,
+    bsrmv_status (*bicg_x)(sv_backend *be, sv_scalar alpha, sv_scalar omega, void *x,
+                           const void *phat, const void *shat, void *r, const void *t,
+                           const void *r0, sv_scalar out[2]);
+    /* GMRES: u -= sum_i c_i V_i; *uu = u.u  (c: k host scalars) */
+    bsrmv_status (*lincomb)(sv_backend *be, int k, const sv_scalar *c, const void *V, void *u,
                             double *uu);
     /* GMRES: x += M (sum_i c_i V_i) */
-    bsrmv_status (*gmres_x)(sv_backend *be, int k, const double *c, const void *V, void *x);
+    bsrmv_status (*gmres_x)(sv_backend *be, int k, const sv_scalar *c, const void *V, void *x);
     /* Y = A X for k column-major vectors (leading dimensions in values),
      * whose spans may interleave; NULL where the matrix has no SpMM (then
      * the products of several right-hand sides are separate spmv calls) */
@@ -174,21 +231,22 @@ bsrmv_status sv_zero(sv_run *r, void *x);
 bsrmv_status sv_copy(sv_run *r, const void *x, void *y);
 bsrmv_status sv_precond(sv_run *r, const void *v, void *z);
 bsrmv_status sv_dots(sv_run *r, int k, const void *const *a, const void *const *b,
-                     double *out);
-bsrmv_status sv_mdot(sv_run *r, int k, const void *V, const void *u, double *out);
-bsrmv_status sv_axpy(sv_run *r, double alpha, const void *x, void *y);
-bsrmv_status sv_xpby(sv_run *r, const void *z, double beta, void *p);
+                     sv_scalar *out);
+bsrmv_status sv_mdot(sv_run *r, int k, const void *V, const void *u, sv_scalar *out);
+bsrmv_status sv_axpy(sv_run *r, sv_scalar alpha, const void *x, void *y);
+bsrmv_status sv_xpby(sv_run *r, const void *z, sv_scalar beta, void *p);
 bsrmv_status sv_residual(sv_run *r, const void *b, void *res, double *rr);
-bsrmv_status sv_cg_step(sv_run *r, double alpha, void *x, const void *p, void *res,
+bsrmv_status sv_cg_step(sv_run *r, sv_scalar alpha, void *x, const void *p, void *res,
                         const void *q, void *z, double out[2]);
-bsrmv_status sv_bicg_p(sv_run *r, double beta, double omega, const void *res, void *p,
+bsrmv_status sv_bicg_p(sv_run *r, sv_scalar beta, sv_scalar omega, const void *res, void *p,
                        const void *v, void *phat);
-bsrmv_status sv_bicg_s(sv_run *r, double alpha, void *res, const void *v, void *shat);
-bsrmv_status sv_bicg_x(sv_run *r, double alpha, double omega, void *x, const void *phat,
+bsrmv_status sv_bicg_s(sv_run *r, sv_scalar alpha, void *res, const void *v, void *shat);
+bsrmv_status sv_bicg_x(sv_run *r, sv_scalar alpha, sv_scalar omega, void *x, const void *phat,
                        const void *shat, void *res, const void *t, const void *r0,
-                       double out[2]);
-bsrmv_status sv_lincomb(sv_run *r, int k, const double *c, const void *V, void *u, double *uu);
-bsrmv_status sv_gmres_x(sv_run *r, int k, const double *c, const void *V, void *x);
+                       sv_scalar out[2]);
+bsrmv_status sv_lincomb(sv_run *r, int k, const sv_scalar *c, const void *V, void *u,
+                        double *uu);
+bsrmv_status sv_gmres_x(sv_run *r, int k, const sv_scalar *c, const void *V, void *x);
 
 /* Vector i of a contiguous set of vectors of length n. */
 static inline void *sv_vec(const sv_backend *be, void *V, int64_t i)

@@ -365,6 +365,23 @@ static void test_refusals(void)
         TU_CHECK(dB == NULL, "a refused upload leaves no handle");
         bsrmv_matrix_destroy(B);
     }
+    /* complex symmetric and Hermitian storage stay on the host */
+    {
+        const int64_t rp[3] = {0, 2, 3};
+        const int32_t ci[3] = {0, 1, 1};
+        const double v[6] = {2, 0, 1, -1, 3, 0};
+        for (int herm = 0; herm < 2; herm++) {
+            bsrmv_matrix *S;
+            bsrmv_gpu_matrix *dS = NULL;
+            TU_OK(herm ? bsrmv_matrix_create_herm(&S, 2, 1, 3, rp, ci, v, BSRMV_COMPLEX_DOUBLE,
+                                                  BSRMV_COL_MAJOR)
+                       : bsrmv_matrix_create_sym(&S, 2, 1, 3, rp, ci, v, BSRMV_COMPLEX_DOUBLE,
+                                                 BSRMV_COL_MAJOR));
+            TU_FAILS(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL), BSRMV_ERR_UNSUPPORTED);
+            TU_CHECK(dS == NULL, "a refused upload leaves no handle");
+            bsrmv_matrix_destroy(S);
+        }
+    }
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1.0, dA, 2, dx, 32, 0.0, dy, 32, BSRMV_LAYOUT_COL, NULL),
              BSRMV_ERR_UNSUPPORTED);
     double ms;

@@ -12,11 +12,12 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 
 def _value_dtype(dt: np.dtype) -> np.dtype:
-    """float32 and float64 stay; any other real type computes in float64."""
-    if dt == np.float32 or dt == np.float64:
+    """float32, float64, complex64 and complex128 stay; any other complex
+    type computes in complex128, any other real type in float64."""
+    if dt in (np.float32, np.float64, np.complex64, np.complex128):
         return np.dtype(dt)
     if np.issubdtype(dt, np.complexfloating):
-        raise ArgumentError(f"complex values ({dt}) are not supported")
+        return np.dtype(np.complex128)
     return np.dtype(np.float64)
 
 
@@ -71,14 +72,18 @@ class BSRMatrix:
     C-contiguous are copied (``copy=False`` turns any copy of ``data`` or
     ``indices`` into an error).
 
-    Types: ``dtype`` is the type of the stored values, ``vector_dtype`` that
-    of x, y and the sums of every product; they are equal unless a float32
-    matrix computes with float64 vectors (mixed precision, see
-    :meth:`astype`).
+    Types: ``dtype`` is the type of the stored values (float32, float64,
+    complex64 or complex128), ``vector_dtype`` that of x, y and the sums of
+    every product; they are equal unless a float32 matrix computes with
+    float64 vectors (mixed precision, see :meth:`astype`).  Complex
+    matrices take complex alpha and beta; ``A.H`` is the conjugate
+    transpose.
 
     Symmetric storage (``symmetric`` True): only the diagonal and upper
     blocks are stored (``nnzb`` counts those); products use both
-    triangles and move about half the bytes.
+    triangles and move about half the bytes.  A complex matrix in that
+    storage is complex symmetric (A = A^T) or, ``hermitian`` True,
+    Hermitian (A = A^H).
 
     Thread safety: SpMV and solves release the GIL and may run on the same
     matrix from several threads at once.
@@ -93,8 +98,8 @@ class BSRMatrix:
         self._keep = keep
         bs = core.bs
         self.shape: Tuple[int, int] = (core.mb * bs, core.nb * bs)
-        self.dtype = np.dtype(np.float64 if core.is_double else np.float32)
-        self.vector_dtype = np.dtype(np.float64 if core.vector_double else np.float32)
+        self.dtype = np.dtype(core.dtype_name)
+        self.vector_dtype = np.dtype(core.vector_dtype_name)
         self.blocksize: int = bs
         self.nnzb: int = core.nnzb
         self.order: str = "row" if core.row_major else "col"
@@ -105,12 +110,18 @@ class BSRMatrix:
         """True for symmetric storage (diagonal and upper blocks only)."""
         return self._m.symmetric
 
+    @property
+    def hermitian(self) -> bool:
+        """True for Hermitian storage (complex; the lower blocks are the
+        conjugate transposes of the upper ones)."""
+        return self._m.hermitian
+
     # ---- construction ---------------------------------------------------
     @classmethod
     def from_arrays(cls, data: Any, indices: Any, indptr: Any, shape: Tuple[int, int],
                     blocksize: Optional[int] = None, *, order: str = "row",
                     copy: Optional[bool] = None, symmetric: bool = False,
-                    vector_dtype: Any = None) -> "BSRMatrix":
+                    vector_dtype: Any = None, hermitian: bool = False) -> "BSRMatrix":
         """BSR arrays as scipy stores them.
 
         data: (nnzb, bs, bs) blocks, or nnzb*bs*bs values with ``blocksize``;
@@ -124,9 +135,13 @@ class BSRMatrix:
         symmetric matrix (a block below the diagonal is a
         :class:`bsrmv.StructureError`); the diagonal blocks are used as
         given.  The library reads this form with an int64 indptr only, so
-        another indptr is copied to int64.  vector_dtype=np.float64 on
-        float32 data: mixed precision (float64 x and y, sums in float64).
+        another indptr is copied to int64.  hermitian=True: the same for a
+        Hermitian matrix (complex data: block (j, i) is the conjugate
+        transpose of block (i, j); for real data the same as symmetric).
+        vector_dtype=np.float64 on float32 data: mixed precision (float64 x
+        and y, sums in float64); complex data computes in its own type.
         """
+        symmetric = bool(symmetric or hermitian)
         if order not in ("row", "col"):
             raise ArgumentError(f"order must be 'row' or 'col', not {order!r}")
         data_in = np.asarray(data)
@@ -155,26 +170,34 @@ class BSRMatrix:
         col = np.ascontiguousarray(ind_in, dtype=np.int32)
         row = np.ascontiguousarray(
             ptr_in, dtype=np.int32 if ptr_in.dtype == np.int32 and not symmetric else np.int64)
-        vector_double = vdt == np.float64 if vector_dtype is None else \
-            _real_dtype(vector_dtype, "vector_dtype") == np.float64
+        if np.issubdtype(vdt, np.complexfloating):
+            if vector_dtype is not None and np.dtype(vector_dtype) != vdt:
+                raise ArgumentError(f"a {vdt} matrix computes with {vdt} vectors, not "
+                                    f"{np.dtype(vector_dtype)}")
+            vector_double = False
+        else:
+            vector_double = vdt == np.float64 if vector_dtype is None else \
+                _real_dtype(vector_dtype, "vector_dtype") == np.float64
         shared = {"data": _same(val, data_in), "indices": _same(col, ind_in),
                   "indptr": _same(row, ptr_in)}
         if copy is False and not (shared["data"] and shared["indices"]):
             what = [k for k in ("data", "indices") if not shared[k]]
             raise ArgumentError(
                 f"copy=False but {' and '.join(what)} cannot be used in place (need float32/"
-                f"float64 C-contiguous values and int32 C-contiguous indices)")
+                f"float64/complex64/complex128 C-contiguous values and int32 C-contiguous "
+                f"indices)")
         keep = (row, col, val)
         make = _core.Matrix.make_i32 if row.dtype == np.int32 else _core.Matrix.make
         core = make(row, col, val.reshape(-1), m // bs, n // bs, bs, order == "row", bool(copy),
-                    keep, bool(symmetric), vector_double)
+                    keep, 2 if hermitian else 1 if symmetric else 0, vector_double)
         if copy:
             return cls(core)
         return cls(core, keep, shared)
 
     @classmethod
     def from_scipy(cls, A: Any, *, copy: Optional[bool] = None, symmetric: bool = False,
-                   tol: float = 0.0, vector_dtype: Any = None) -> "BSRMatrix":
+                   tol: float = 0.0, vector_dtype: Any = None,
+                   hermitian: bool = False) -> "BSRMatrix":
         """A scipy ``bsr_array``/``bsr_matrix`` with square blocks.
 
         The blocks (row-major in scipy) and int32 column indices are used in
@@ -190,14 +213,17 @@ class BSRMatrix:
         checked against its mirror, ``|a_ij - a_ji| <= tol * max(|a_ij|,
         |a_ji|)`` (:class:`bsrmv.ArgumentError` naming the first entry that
         differs), and the diagonal and upper blocks are kept in a copy
-        owned by the library (see :meth:`to_symmetric`).  vector_dtype: as
-        for :meth:`from_arrays`.
+        owned by the library (see :meth:`to_symmetric`).  hermitian=True: the
+        same for a Hermitian matrix, each entry checked against the
+        conjugate of its mirror (:meth:`to_hermitian`).  vector_dtype: as for
+        :meth:`from_arrays`.
         """
-        if symmetric:
+        if symmetric or hermitian:
             if copy is False:
                 raise ArgumentError("symmetric=True keeps a copy of the upper blocks; it"
                                     " cannot be combined with copy=False")
-            return cls.from_scipy(A, vector_dtype=vector_dtype).to_symmetric(tol)
+            full = cls.from_scipy(A, vector_dtype=vector_dtype)
+            return full.to_hermitian(tol) if hermitian else full.to_symmetric(tol)
         fmt = getattr(A, "format", None)
         if fmt != "bsr":
             raise ArgumentError(f"from_scipy needs a scipy BSR array/matrix, got format {fmt!r}"
@@ -221,6 +247,12 @@ class BSRMatrix:
         its mirror to ``tol`` as in :meth:`from_scipy`, the upper blocks
         kept."""
         return BSRMatrix(self._m.to_sym(float(tol)))
+
+    def to_hermitian(self, tol: float = 0.0) -> "BSRMatrix":
+        """The Hermitian storage of this (full, square) matrix: as
+        :meth:`to_symmetric`, each entry checked against the conjugate of its
+        mirror (``|a_ij - conj(a_ji)| <= tol * max(|a_ij|, |a_ji|)``)."""
+        return BSRMatrix(self._m.to_sym(float(tol), True))
 
     def to_full(self) -> "BSRMatrix":
         """The full storage of a symmetric matrix (both triangles), a new
@@ -247,7 +279,8 @@ class BSRMatrix:
                 raise SizeOverflowError(f"value {val.reshape(-1)[at]!r} (entry {at}) is beyond"
                                         f" {dt}")
         M = BSRMatrix.from_arrays(new, col, row, self.shape, self.blocksize, order=self.order,
-                                  symmetric=self.symmetric, vector_dtype=vector_dtype)
+                                  symmetric=self.symmetric, hermitian=self.hermitian,
+                                  vector_dtype=vector_dtype)
         M.shared["data"] = False  # a new array, not the caller's
         return M
 
@@ -273,7 +306,8 @@ class BSRMatrix:
     def _vec(self, x: Any, n: int, name: str) -> np.ndarray:
         x = np.asarray(x)
         if x.dtype != self.vector_dtype or not x.flags.c_contiguous:
-            if np.issubdtype(x.dtype, np.complexfloating):
+            if np.issubdtype(x.dtype, np.complexfloating) and \
+                    not np.issubdtype(self.vector_dtype, np.complexfloating):
                 raise ArgumentError(f"{name} is complex; the matrix is {self.dtype}")
             x = np.ascontiguousarray(x, dtype=self.vector_dtype)
         if x.shape[0] != n:
@@ -284,8 +318,11 @@ class BSRMatrix:
         # Fast path: NumPy vectors as the library takes them; the binding
         # checks contiguity, writability and lengths, and refuses anything
         # else with a TypeError, which sends it down the converting path.
+        # Complex scalars, complex matrices and op 2 (A^H) take the
+        # converting path's scalar call.
         vdt = self.vector_dtype
-        if type(x) is np.ndarray and x.dtype is vdt and x.ndim == 1:
+        if type(alpha) is float and type(beta) is float and op < 2 and vdt.kind == "f" and \
+                type(x) is np.ndarray and x.dtype is vdt and x.ndim == 1:
             if y is None and beta == 0.0:
                 y = np.empty(self.shape[op], dtype=vdt)
                 try:
@@ -314,8 +351,15 @@ class BSRMatrix:
             y = np.empty(n_out, dtype=self.vector_dtype)
         else:
             self._check_out(y, (n_out,))
-        self._m.spmv(op, alpha, x, beta, y)
+        self._spmv(op, alpha, x, beta, y)
         return y
+
+    def _spmv(self, op: int, alpha: Any, x: np.ndarray, beta: Any, y: np.ndarray) -> None:
+        if isinstance(alpha, complex) or isinstance(beta, complex) or op == 2 or \
+                self.vector_dtype.kind == "c" or np.iscomplexobj(alpha) or np.iscomplexobj(beta):
+            self._m.spmv_c(op, complex(alpha), x, complex(beta), y)
+        else:
+            self._m.spmv(op, float(alpha), x, float(beta), y)
 
     def _check_out(self, y: Any, shape: tuple) -> None:
         if not isinstance(y, np.ndarray):
@@ -336,7 +380,7 @@ class BSRMatrix:
         x = np.asarray(x)
         if x.shape[0] != n_in:
             raise DimensionError(f"x has {x.shape[0]} rows, expected {n_in}")
-        if x.dtype != vdt and np.issubdtype(x.dtype, np.complexfloating):
+        if x.dtype != vdt and np.issubdtype(x.dtype, np.complexfloating) and vdt.kind != "c":
             raise ArgumentError(f"x is complex; the matrix is {self.dtype}")
         k = x.shape[1]
         lx = _layouts(x.shape, x.strides, x.itemsize)
@@ -354,23 +398,24 @@ class BSRMatrix:
         row = ly[0] is not None
         if x.dtype != vdt or lx[0 if row else 1] is None:
             x = np.asarray(x, dtype=vdt, order="C" if row else "F")
-        if self.symmetric or vdt != self.dtype:
+        if self.symmetric or vdt != self.dtype or vdt.kind == "c" or op == 2 or \
+                isinstance(alpha, complex) or isinstance(beta, complex):
             return self._apply_columns(op, x, alpha, beta, y)
         self._m.spmm(op, alpha, x, beta, y, row)
         return y
 
     def _apply_columns(self, op, x, alpha, beta, y):
-        """The library's SpMM is built for full storage with one type:
-        symmetric and mixed-precision matrices multiply column by column
-        (in place where the columns are contiguous)."""
+        """The library's SpMM is built for full storage with one real type:
+        symmetric, mixed-precision and complex matrices multiply column by
+        column (in place where the columns are contiguous)."""
         for j in range(x.shape[1]):
             xc = np.ascontiguousarray(x[:, j])
             yc = y[:, j]
             if yc.flags.c_contiguous:
-                self._m.spmv(op, alpha, xc, beta, yc)
+                self._spmv(op, alpha, xc, beta, yc)
             else:
                 yt = np.empty_like(yc) if beta == 0.0 else np.ascontiguousarray(yc)
-                self._m.spmv(op, alpha, xc, beta, yt)
+                self._spmv(op, alpha, xc, beta, yt)
                 yc[:] = yt
         return y
 
@@ -389,6 +434,12 @@ class BSRMatrix:
         """y = alpha*A.T@x + beta*y (x of length nrows); as :meth:`matvec`."""
         return self._apply(1, x, alpha, beta, y)
 
+    def hmatvec(self, x: Any, alpha: Any = 1.0, beta: Any = 0.0,
+                y: Optional[np.ndarray] = None) -> np.ndarray:
+        """y = alpha*A^H@x + beta*y, the conjugate transpose (A.T for a real
+        matrix); as :meth:`matvec`."""
+        return self._apply(2, x, alpha, beta, y)
+
     def __matmul__(self, x: Any) -> np.ndarray:
         return self._apply(0, x, 1.0, 0.0, None)
 
@@ -397,12 +448,18 @@ class BSRMatrix:
         """The transpose as a view (no copy): ``A.T @ x`` runs op = T."""
         return TransposedBSRMatrix(self)
 
+    @property
+    def H(self) -> "TransposedBSRMatrix":
+        """The conjugate transpose as a view (no copy): ``A.H @ x`` runs
+        op = C."""
+        return TransposedBSRMatrix(self, conjugate=True)
+
     def aslinearoperator(self) -> Any:
         """A ``scipy.sparse.linalg.LinearOperator`` over this matrix."""
         from scipy.sparse.linalg import LinearOperator
 
-        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec,
-                              matmat=self.matvec, rmatmat=self.rmatvec,
+        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.hmatvec,
+                              matmat=self.matvec, rmatmat=self.hmatvec,
                               dtype=self.vector_dtype)
 
     @property
@@ -413,18 +470,21 @@ class BSRMatrix:
     def __repr__(self) -> str:
         types = str(self.dtype) if self.vector_dtype == self.dtype else \
             f"{self.dtype} values, {self.vector_dtype} vectors"
-        sym = ", symmetric storage" if self.symmetric else ""
+        sym = ", Hermitian storage" if self.hermitian else \
+            ", symmetric storage" if self.symmetric else ""
         return (f"<bsrmv.BSRMatrix {self.shape[0]}x{self.shape[1]}, bs={self.blocksize}, "
                 f"nnzb={self.nnzb}, {types}, {self.order}-major blocks{sym}>")
 
 
 class TransposedBSRMatrix:
-    """``A.T``: products with the transpose of a :class:`BSRMatrix`."""
+    """``A.T`` (``A.H`` with conjugate): products with the transpose (the
+    conjugate transpose) of a :class:`BSRMatrix`."""
 
-    __slots__ = ("_a",)
+    __slots__ = ("_a", "_conj")
 
-    def __init__(self, a: BSRMatrix) -> None:
+    def __init__(self, a: BSRMatrix, conjugate: bool = False) -> None:
         self._a = a
+        self._conj = conjugate
 
     @property
     def shape(self) -> Tuple[int, int]:
@@ -440,14 +500,22 @@ class TransposedBSRMatrix:
 
     @property
     def T(self) -> BSRMatrix:
+        if self._conj:
+            raise ArgumentError("A.H.T is conj(A), which has no view; use A.H.H or A")
         return self._a
 
-    def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0,
+    @property
+    def H(self) -> BSRMatrix:
+        if not self._conj:
+            raise ArgumentError("A.T.H is conj(A), which has no view; use A.T.T or A")
+        return self._a
+
+    def matvec(self, x: Any, alpha: Any = 1.0, beta: Any = 0.0,
                y: Optional[np.ndarray] = None) -> np.ndarray:
-        return self._a.rmatvec(x, alpha, beta, y)
+        return self._a._apply(2 if self._conj else 1, x, alpha, beta, y)
 
     def __matmul__(self, x: Any) -> np.ndarray:
-        return self._a.rmatvec(x)
+        return self._a._apply(2 if self._conj else 1, x, 1.0, 0.0, None)
 
 
 def read_mtx(path: str, bs: int, blocking: str = "split", *, dtype: Any = np.float64,

@@ -53,7 +53,7 @@ def _args(method: str, precond: Optional[str], tol: Optional[float], dtype: np.d
     if precond not in ("block_jacobi", None, "none"):
         raise ArgumentError(f"precond must be 'block_jacobi' or None, not {precond!r}")
     if tol is None:
-        tol = 1e-8 if dtype == np.float64 else 1e-5
+        tol = 1e-8 if dtype in (np.float64, np.complex128) else 1e-5
     if not tol > 0:
         raise ArgumentError("tol must be > 0")
     return _METHODS[method], precond == "block_jacobi", float(tol)
@@ -68,7 +68,7 @@ def solve(A: Any, b: Any, method: str = "cg", precond: Optional[str] = "block_ja
     A: a square :class:`BSRMatrix` (b a NumPy vector) or a
     :class:`bsrmv.gpu.GpuBSRMatrix` (b a CuPy/PyTorch vector; ``stream`` as
     for its products).  Stops at ||b - A x|| <= tol*||b|| (tol default 1e-8
-    for float64, 1e-5 for float32) or after maxiter iterations; GMRES
+    for float64 and complex128, 1e-5 for float32 and complex64) or after maxiter iterations; GMRES
     restarts every ``restart``.  Returns (x, report); a solve that does not
     converge returns its last iterate with ``report.converged`` False and
     the reason in ``report.message`` (like scipy's ``info``), other failures
