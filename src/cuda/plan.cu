@@ -73,13 +73,27 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         const int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
     }
-    /* Complex values: a complex block of bs reads the bytes of a real one
-     * of about 1.4 bs, and on large regular grids the real table picks
-     * by-block up to bs 5 and by-column from bs 6: by-block at complex bs
-     * 2-4, by-column elsewhere (scripts/gpu_complex.sh times the built
-     * alternatives against it). */
-    if (bsrmv_type_is_complex(m->type) && m->bs >= 2 && m->bs <= 4)
-        return bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    /* Complex values, measured on 27-point grids of ~400 MB (H100,
+     * scripts/gpu_complex.sh, every built candidate against cuSPARSE's
+     * complex paths): on such large regular matrices (the grid conditions
+     * of the real table) wide at bs 2, staged at complex float bs 3 and
+     * complex double bs 7; by-block at bs 2-4 otherwise, by-column
+     * elsewhere (by-block lost to by-column from bs 5). */
+    if (bsrmv_type_is_complex(m->type)) {
+        const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
+        const bool z = m->type == BSRMV_COMPLEX_DOUBLE;
+        bsrmv_gpu_config g = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
+        if (grid && m->bs == 2)
+            g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
+                  : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, 256, 0};
+        else if (grid && (z ? m->bs == 7 : m->bs == 3))
+            g = z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
+                  : bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3};
+        if (g.kernel != BSRMV_GPU_AUTO && cfg_built(m, g))
+            return g;
+        if (m->bs >= 2 && m->bs <= 4)
+            return bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+    }
     const bsrmv_gpu_config c = m->bs <= 32 ? bsrmv_gpu_config{BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}
                                            : bsrmv_gpu_config{BSRMV_GPU_K3_LARGE, 32, 1, 0, 0};
     return plan_complete(c, &m->feat);
