@@ -17,7 +17,8 @@
 #define CJ(v) conj(v)
 #define RE(v) creal(v)
 #define IM(v) cimag(v)
-#define SCAL(s) ((T)CMPLX((s).re, (s).im))
+/* __builtin_complex: glibc defines CMPLX for GCC only, not for clang */
+#define SCAL(s) ((T)__builtin_complex((s).re, (s).im))
 #else
 #define NP 1
 #define DT double
