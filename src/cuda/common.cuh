@@ -446,6 +446,9 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 #define BSRMV_VECSTREAM_C_LIST(X) X(3, 0)
 #define BSRMV_STAGED_Z_LIST(X) X(7, 0) X(8, 0)
 #define BSRMV_STAGED_C_LIST(X) X(3, 0)
+/* K2 for complex double at bs 6-8, whose blocks move the bytes of real
+ * blocks of bs 8.5-11 (where K2 wins on real grids): X(BS, NTG). */
+#define BSRMV_K2_Z_LIST(X) X(6, 2) X(7, 2) X(8, 2) X(8, 4)
 #define BSRMV_ROWTHREAD_LIST(X) X(8, 0) X(12, 0) X(16, 0) X(24, 0) X(32, 0) X(0, 0)
 #define BSRMV_K2_LIST(X)                                                       \
     X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(8, 4) X(12, 4) X(16, 4) X(24, 4)         \

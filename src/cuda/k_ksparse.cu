@@ -182,7 +182,11 @@ int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
         return LAUNCH_NOT_BUILT;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_K2_LIST, a.bs);
 #define X(BS, NTG) BSRMV_LAUNCH_IF(bsk == BS && l.group == NTG, run_k2, BS, NTG)
-    BSRMV_K2_LIST(X)
+    if constexpr (std::is_same<T, cplx<double>>::value) {
+        BSRMV_K2_Z_LIST(X)
+    } else if constexpr (!is_cplx<T>::value) {
+        BSRMV_K2_LIST(X)
+    }
 #undef X
     return LAUNCH_NOT_BUILT;
 }
@@ -439,6 +443,7 @@ int launch_k3units(const Args<T> &a, int order, const Launch &l, cudaStream_t s,
 }
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_k2)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_k2)
 BSRMV_INSTANTIATE_LAUNCHER(launch_k3)
 BSRMV_INSTANTIATE_LAUNCHER(launch_k3units)
 

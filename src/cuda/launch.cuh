@@ -120,6 +120,8 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_vecstream<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_STAGED:
         return launch_staged<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_K2_MEDIUM:
+        return launch_k2<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_TRANSPOSE:
         return launch_transpose<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     default:

@@ -77,7 +77,8 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * scripts/gpu_complex.sh, every built candidate against cuSPARSE's
      * complex paths): on such large regular matrices (the grid conditions
      * of the real table) wide at bs 2, staged at complex float bs 3 and
-     * complex double bs 7; by-block at bs 2-4 otherwise, by-column
+     * complex double bs 7, K2 at complex double bs 8 (2834 GB/s against
+     * by-column's 2675); by-block at bs 2-4 otherwise, by-column
      * elsewhere (by-block lost to by-column from bs 5). */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
@@ -89,6 +90,8 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         else if (grid && (z ? m->bs == 7 : m->bs == 3))
             g = z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
                   : bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3};
+        else if (grid && z && m->bs == 8)
+            g = bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, 4, 1, 0, 8};
         if (g.kernel != BSRMV_GPU_AUTO && cfg_built(m, g))
             return g;
         if (m->bs >= 2 && m->bs <= 4)

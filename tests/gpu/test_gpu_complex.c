@@ -268,12 +268,12 @@ static void test_families(void)
 {
     static const struct {
         bsrmv_type type;
-        int bs, wide, vec_stream, staged;
+        int bs, wide, vec_stream, staged, k2;
     } want[] = {
-        {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 0},
-        {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 0, 0, 1},
-        {BSRMV_COMPLEX_FLOAT, 2, 1, 0, 0},  {BSRMV_COMPLEX_FLOAT, 3, 1, 1, 1},
-        {BSRMV_COMPLEX_FLOAT, 6, 0, 0, 0},
+        {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 0, 0},
+        {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 0, 0, 1, 1},
+        {BSRMV_COMPLEX_FLOAT, 2, 1, 0, 0, 0},  {BSRMV_COMPLEX_FLOAT, 3, 1, 1, 1, 0},
+        {BSRMV_COMPLEX_FLOAT, 6, 0, 0, 0, 0},
     };
     /* the staged kernel's bulk copies are sm_90's */
     int dev = 0, major = 0;
@@ -299,15 +299,17 @@ static void test_families(void)
             }
             const int others = nc - n[BSRMV_GPU_BY_BLOCK] - n[BSRMV_GPU_K1_SMALL] -
                                n[BSRMV_GPU_BY_COLUMN] - n[BSRMV_GPU_WIDE] - n[BSRMV_GPU_VEC_STREAM] -
-                               n[BSRMV_GPU_STAGED];
+                               n[BSRMV_GPU_STAGED] - n[BSRMV_GPU_K2_MEDIUM];
             TU_CHECK(n[BSRMV_GPU_BY_COLUMN] > 0 && others == 0 &&
+                         (n[BSRMV_GPU_K2_MEDIUM] > 0) == want[i].k2 &&
                          (n[BSRMV_GPU_WIDE] > 0) == want[i].wide &&
                          (n[BSRMV_GPU_VEC_STREAM] > 0) == want[i].vec_stream &&
                          (n[BSRMV_GPU_STAGED] > 0) == (want[i].staged && major >= 9),
-                     "%s bs=%d %s: %d by-column, %d wide, %d vector stream, %d staged, %d others of %d",
+                     "%s bs=%d %s: %d by-column, %d wide, %d vector stream, %d staged, %d K2, "
+                     "%d others of %d",
                      want[i].type == BSRMV_COMPLEX_DOUBLE ? "z" : "c", want[i].bs, o ? "row" : "col",
                      n[BSRMV_GPU_BY_COLUMN], n[BSRMV_GPU_WIDE], n[BSRMV_GPU_VEC_STREAM],
-                     n[BSRMV_GPU_STAGED], others, nc);
+                     n[BSRMV_GPU_STAGED], n[BSRMV_GPU_K2_MEDIUM], others, nc);
             bsrmv_gpu_matrix_destroy(dA);
             bsrmv_matrix_destroy(A);
         }
