@@ -100,8 +100,8 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
     }
 }
 
-/* Complex values: by-block (K1), by-column, wide, vector stream, staged
- * and the transpose (param 1: conjugate), the families their X-macro
+/* Complex values: by-block (K1), by-column, wide, vector stream, staged,
+ * K2 and the transpose (param 1: conjugate), the families their X-macro
  * lists build. */
 template <typename R>
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<cplx<R>> &a,
