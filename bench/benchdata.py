@@ -90,6 +90,10 @@ class Run:
         self.wrong = []
         # (set, case, bs, device, lib, threads) -> [records]
         groups = defaultdict(list)
+        # A set timed in two GPU modes (bench --gpu-traffic cg,0): its
+        # solver-like records are the device "gpu", its back-to-back ones
+        # "gpu-b2b" (older runs have the back-to-back mode only: "gpu").
+        solver_sets = {r.get("set") for r in self.records if r.get("traffic_bytes", 0) > 0}
         for r in self.records:
             if r.get("backend") == "stream":
                 if r.get("kernel") == "gpu_read":
@@ -104,7 +108,10 @@ class Run:
             if not (r.get("rel_err", 0) <= tol(r)):
                 self.wrong.append(r)
                 continue
-            groups[(r["set"], r["case"], r["bs"], lk[1], lk[0], r.get("threads", 0))].append(r)
+            dev = lk[1]
+            if dev == "gpu" and r["set"] in solver_sets and not r.get("traffic_bytes", 0) > 0:
+                dev = "gpu-b2b"
+            groups[(r["set"], r["case"], r["bs"], dev, lk[0], r.get("threads", 0))].append(r)
         self.cells = {}
         for key, rs in groups.items():
             lib = key[4]

@@ -485,6 +485,13 @@ def complex_cpu_rows(run, recs, lines, level):
 # ---- GPU --------------------------------------------------------------------------
 
 
+def b2b_ratio(run, set_, case, bs):
+    """bsrmv's pick / the best cuSPARSE path, timed back to back."""
+    b = run.cell(set_, case, bs, "gpu-b2b", "bsrmv")
+    peers = [c["gbps"] for c in (run.cell(set_, case, bs, "gpu-b2b", p) for p in bd.GPU_PEERS) if c]
+    return b["gbps"] / max(peers) if b and peers else None
+
+
 def gpu_table(run, set_, lines, summary):
     rows = run.rows(set_, "gpu")
     if not rows:
@@ -492,9 +499,12 @@ def gpu_table(run, set_, lines, summary):
     read = run.gpu_read
     head = ["matrix", "bs", "MB", "bsrmv", "% read", "bsrmv kernel (auto)", "best bsrmv kernel"]
     head += [p for p in bd.GPU_PEERS] + ["best cuSPARSE", "bsrmv/best"]
+    b2b = any(k[0] == set_ and k[3] == "gpu-b2b" for k in run.cells)
+    if b2b:
+        head.append("back to back: bsrmv/best")
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
-    rs = []
+    rs, rs_b2b = [], []
     small = []
     for case, bs in rows:
         c = {lib: run.cell(set_, case, bs, "gpu", lib) for lib in bd.GPU_LIBS}
@@ -509,6 +519,11 @@ def gpu_table(run, set_, lines, summary):
                f"{c['bsrmv-best']['gbps']:.0f} `{c['bsrmv-best']['kernel']}`" if c["bsrmv-best"] else "-"]
         row += [fmt(c[p]["gbps"], 0) if c[p] else "n/a" for p in bd.GPU_PEERS]
         row += [best[1] if best else "-", ratio_cell(r)]
+        if b2b:
+            r2 = b2b_ratio(run, set_, case, bs)
+            row.append(ratio_cell(r2))
+            if r2:
+                rs_b2b.append(r2)
         lines.append("| " + " | ".join(row) + " |")
         if r:
             rs.append(r)
@@ -517,7 +532,10 @@ def gpu_table(run, set_, lines, summary):
     lines.append("")
     lines.append(f"Geometric mean of bsrmv (auto) / best cuSPARSE over {len(rs)} rows: "
                  f"**{fmt(bd.geomean(rs), 2)}** (min {fmt(min(rs, default=None), 2)}, "
-                 f"max {fmt(max(rs, default=None), 2)}, {sum(x < 1 for x in rs)} rows below 1).")
+                 f"max {fmt(max(rs, default=None), 2)}, {sum(x < 1 for x in rs)} rows below 1)"
+                 + (" with a CG iteration's vector traffic between calls; back to back "
+                    f"**{fmt(bd.geomean(rs_b2b), 2)}** (min {fmt(min(rs_b2b, default=None), 2)}, "
+                    f"{sum(x < 1 for x in rs_b2b)} rows below 1)." if b2b else "."))
     lines.append("")
     summary.append((set_, len(rows), rs, None))
     return small
@@ -536,6 +554,14 @@ def gpu_section(run, title, level="##"):
                "BSR_ALG1 on column- and row-major blocks, CSR_ALG1 on the scalar expansion; `n/a`: "
                "the call failed or is not offered for this case (see the log). GB/s with bsrmv's "
                "byte count for every path.")
+    if run.meta.get("gpu_traffic"):
+        out.append("")
+        out.append("Timing modes: sets without every-kernel data are timed twice (`bench "
+                   f"--gpu-traffic {run.meta['gpu_traffic']}`). The GB/s columns and `bsrmv/best` are "
+                   "the solver-like mode: before each timed call, a copy of a CG iteration's "
+                   "vectors (10 x rows values) passes through the caches, as in a solver's loop. "
+                   "`back to back: bsrmv/best` has the calls queued one after another, where a "
+                   "matrix that fits in L2 is read from L2.")
     out.append("")
     summary, smalls = [], []
     for set_ in bd.MEASURED_SETS:

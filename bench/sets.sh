@@ -121,6 +121,8 @@ fi
 # GPU: the sets that time every bsrmv GPU kernel (per-kernel data of the
 # GB/s-vs-bs plots); the others time the dispatcher's pick and cuSPARSE.
 : "${GPU_ALL_KERNEL_SETS:=grid,sweep}"
+# the GPU timing modes of the other sets (bench --gpu-traffic): solver-like, then back to back
+: "${GPU_TRAFFIC:=cg,0}"
 
 # Sets in the order they run: when a time budget is given (--budget, the
 # GPU default), what does not fit is skipped and listed, so the cheap and

@@ -34,7 +34,11 @@
 #                  BSR_ALG1 (col, row), SpMV CSR_ALG1, and on the sets of
 #                  GPU_ALL_KERNEL_SETS (grid, sweep) and the complex set
 #                  every bsrmv GPU kernel too (`--gpu-kernels all`;
-#                  elsewhere `auto`).  No CPU
+#                  elsewhere `auto`).  The `auto` sets time every path
+#                  twice (`--gpu-traffic $GPU_TRAFFIC`, default cg,0): with
+#                  a CG iteration's vector traffic between calls, as a
+#                  solver calls SpMV (the report's ratio), and back to back
+#                  (beside it, where the matrix fits in L2).  No CPU
 #                  timing and no CPU peers there (recorded as a note: the CPU
 #                  suite measures them), except the scaling set: bsrmv on
 #                  the host at 1,2,4,8,16 threads.  A failing block size is
@@ -327,7 +331,7 @@ if [ "$HAVE_PETSC" = 1 ] && [ "$NPROC" -gt 1 ]; then
 fi
 [ "$HAVE_PETSC" = 1 ] && note "petsc-baij, petsc-aij: PETSc Seq matrices run on 1 thread (PETSc has no threaded MatMult); petsc-mpibaij (MPI ranks) on the grid set only"
 [ "$HAVE_SCIPY" = 1 ] && note "scipy-bsr, scipy-csr: 1 thread (scipy's sparse matvec is serial)"
-[ "$MODE" = gpu ] && note "gpu: every bsrmv GPU kernel timed on the sets $GPU_ALL_KERNEL_SETS, the dispatcher's pick (auto) on the others; cuSPARSE everywhere; no CPU timing but the scaling set"
+[ "$MODE" = gpu ] && note "gpu: every bsrmv GPU kernel timed on the sets $GPU_ALL_KERNEL_SETS, the dispatcher's pick (auto) on the others, timed with --gpu-traffic $GPU_TRAFFIC; cuSPARSE everywhere; no CPU timing but the scaling set"
 
 if [ "$MODE" = gpu ] && [ "$DRY" = 0 ]; then
     if ! timeout 120 "$BSRMV" bench --grid 2 --bs 1 --reps 1 --gpu --no-cpu --gpu-kernels auto --json \
@@ -498,7 +502,8 @@ measure() {
 # failure the rest of the list goes on in a new process.
 measure_gpu() {
     local set=$1 case=$2 kind=$3 arg=$4 list=() bs mb out rc last kernels=auto
-    [[ ",$GPU_ALL_KERNEL_SETS," == *",$set,"* ]] && kernels=all
+    local traffic=$GPU_TRAFFIC
+    [[ ",$GPU_ALL_KERNEL_SETS," == *",$set,"* ]] && kernels=all traffic=0
     for bs in ${5//,/ }; do
         mb=$(est_mb "$kind" "$arg" "$bs")
         if [ "$mb" -gt "$(cap_for "$set")" ]; then skip "$set" "$case" "$bs" "values ~${mb} MB > cap $(cap_for "$set") MB"
@@ -512,7 +517,7 @@ measure_gpu() {
         fi
         local joined; joined=$(IFS=,; echo "${list[*]}")
         local cmd=("$BSRMV" bench "${src[@]}" --bs "$joined" --gpu --no-cpu --gpu-kernels "$kernels" --json
-                   --reps "$REPS")
+                   --gpu-traffic "$traffic" --reps "$REPS")
         log "$set $case bs $joined, kernels $kernels ($(elapsed) s)"
         if [ "$DRY" = 1 ]; then echo "+ ${cmd[*]}"; break; fi
         out=$(mktemp)
@@ -735,7 +740,7 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
         "$LOAD_START" "$(cut -d' ' -f1-3 /proc/loadavg)" "$OTHER_LOAD" "$BUDGET" "$FAILED"
     printf '"threads":"%s","scale_threads":"%s","reps":%d,"rounds":%d,"max_mb":%d,"grid_mb":%d,' \
         "$([ "$MODE" = gpu ] && echo "$SCALE_THREADS (scaling set only)" || echo "$THREADS")" "$SCALE_THREADS" "$REPS" "$ROUNDS" "$MAX_MB" "$GRID_MB"
-    [ "$MODE" = gpu ] && printf '"gpu_all_kernel_sets":"%s",' "$GPU_ALL_KERNEL_SETS"
+    [ "$MODE" = gpu ] && printf '"gpu_all_kernel_sets":"%s","gpu_traffic":"%s",' "$GPU_ALL_KERNEL_SETS" "$GPU_TRAFFIC"
     printf '"env":"GLIBC_TUNABLES=%s OPENBLAS_NUM_THREADS=1",' "$GLIBC_TUNABLES"
     printf '"peers":{"petsc":"%s","mpirun":"%s","librsb":"%s","scipy":"%s"},' \
         "$([ $HAVE_PETSC = 1 ] && pkg-config --modversion PETSc)" \

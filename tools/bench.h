@@ -77,8 +77,10 @@ struct bench_options {
     int gpu_tune;                   /* the pick is bsrmv_gpu_matrix_tune's */
     /* Other memory traffic before each timed GPU call, as a solver's vector
      * operations make between its SpMVs: bytes (0: calls back to back), or
-     * BENCH_TRAFFIC_CG for the vectors of one CG iteration. */
-    double gpu_traffic;
+     * BENCH_TRAFFIC_CG for the vectors of one CG iteration; each case is
+     * timed once per entry. */
+    double gpu_traffic[2];
+    int n_gpu_traffic;
     int verbose;                    /* per-phase wall times on stderr      */
     int k[BENCH_MAX_LIST];          /* --k: SpMM vector counts             */
     int n_k;

@@ -1048,66 +1048,33 @@ done:
     return rc;
 }
 
-int bench_gpu(const struct bench_options *o, struct bench_case *c)
-{
-    return bench_gpu_run(o, c, 1, NULL);
-}
-
-int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_cusparse,
-                  struct bench_gpu_summary *sum)
+/* Every path of one case in the current traffic mode: cuSPARSE, the
+ * gather bound, bsrmv's kernels (and the symmetric storage's); their
+ * records written, and summed up into sum where given. */
+static int measure_mode(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
+                        int with_cusparse, struct bench_gpu_summary *sum)
 {
     const bsrmv_matrix_info *in = &c->info;
-    const size_t ts = bsrmv_type_size(in->vector_type); /* of x and y */
     const int mixed = in->type != in->vector_type;
-    /* complex: no gather bound and no SpMM on the device (docs/COMPLEX.md) */
     const int cplx = bench_parts(in->type) == 2;
-    const int reps = o->gpu_reps > 0 ? o->gpu_reps : o->reps >= 50 ? o->reps : 50;
     struct rec *recs = calloc(MAXREC, sizeof *recs);
     bsrmv_gpu_config cfgs[MAXCFG];
-    int nrec = 0, nc = 0, best_i = -1, rc = 0;
-    struct bx b = {0};
+    int nrec = 0, nc = 0, best_i = -1, rc = 1;
     if (!recs) {
         fprintf(stderr, "bsrmv: out of host memory\n");
         return 1;
     }
-    const double t0 = bench_now_ms();
-    g_stall_us = o->cold_launch ? 0 : g_stall_us > 0 ? g_stall_us : 100;
-    measure_device(o);
-    if (!cuda_ok(cudaStreamCreate(&b.s), "cudaStreamCreate"))
-        goto fail;
-    if (bsrmv_gpu_matrix_upload(&b.dA, c->A, 0, b.s) != BSRMV_SUCCESS) {
-        fprintf(stderr, "bsrmv: upload: %s\n", bsrmv_last_error());
-        goto fail;
-    }
-    b.nx = in->cols;
-    b.ny = in->rows;
-    b.alpha = c->alpha;
-    b.beta = c->beta;
-    if (bsrmv_gpu_malloc(&b.dx, (size_t)in->cols * ts) || bsrmv_gpu_malloc(&b.dy, (size_t)in->rows * ts) ||
-        bsrmv_gpu_to_device(b.dx, c->x, (size_t)in->cols * ts)) {
-        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
-        goto fail;
-    }
-    g_traffic = o->gpu_traffic == BENCH_TRAFFIC_CG ? (size_t)10 * (size_t)in->rows * ts : (size_t)o->gpu_traffic;
-    if (g_traffic >= 2 && bsrmv_gpu_malloc(&g_traffic_buf, g_traffic)) {
-        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
-        goto fail;
-    }
-    if (g_traffic >= 2 && !cuda_ok(cudaMemset(g_traffic_buf, 0, g_traffic), "cudaMemset"))
-        goto fail;
-    c->ms.gpu_setup += bench_now_ms() - t0;
-
     double best_cs = 0;
     char best_cs_name[64] = "";
     /* cuSPARSE has no float-value, double-vector BSR product, and the
      * gather bound reads x in the value type: neither for mixed */
     if (with_cusparse && !mixed &&
-        cusparse_paths(c, &b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
-        goto fail;
+        cusparse_paths(c, b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
+        goto done;
     /* the matrix's gather without its rows: what separates a kernel from
      * it is the cost of the rows */
     recs[nrec].ms = 0;
-    if (!mixed && !cplx && bsrmv_gpu_gather_bound(b.dA, b.dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
+    if (!mixed && !cplx && bsrmv_gpu_gather_bound(b->dA, b->dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
         fprintf(stderr, "bsrmv: gather bound: %s\n", bsrmv_last_error());
     else if (recs[nrec].ms > 0) {
         snprintf(recs[nrec].kernel, sizeof recs[nrec].kernel, "gather_bound");
@@ -1115,7 +1082,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
         recs[nrec].rel_err = NAN;
         nrec++;
     }
-    rc = bsrmv_kernels(o, c, &b, reps, recs, &nrec, cfgs, &nc, &best_i);
+    rc = bsrmv_kernels(o, c, b, reps, recs, &nrec, cfgs, &nc, &best_i);
     if (rc == 0 && c->S) {
         /* --sym: the pick and the SYM candidates on the symmetric storage,
          * against the full storage's pick (the first bsrmv record) */
@@ -1123,12 +1090,12 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
         for (int i = 0; i < nrec && full_ms == 0; i++)
             if (!strncmp(recs[i].kernel, "auto:", 5))
                 full_ms = recs[i].ms;
-        struct bx bsym = b;
+        struct bx bsym = *b;
         bsrmv_gpu_config scfgs[MAXCFG];
         int snc = 0, sbest = -1, first = nrec;
-        if (bsrmv_gpu_matrix_upload(&bsym.dA, c->S, 0, b.s) != BSRMV_SUCCESS) {
+        if (bsrmv_gpu_matrix_upload(&bsym.dA, c->S, 0, b->s) != BSRMV_SUCCESS) {
             fprintf(stderr, "bsrmv: upload of the symmetric matrix: %s\n", bsrmv_last_error());
-            goto fail;
+            goto done;
         }
         rc = bsrmv_kernels(o, c, &bsym, reps, recs, &nrec, scfgs, &snc, &sbest);
         bsrmv_gpu_matrix_destroy(bsym.dA);
@@ -1150,6 +1117,61 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     }
     if (sum)
         summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
+done:
+    free(recs);
+    return rc;
+}
+
+int bench_gpu(const struct bench_options *o, struct bench_case *c)
+{
+    return bench_gpu_run(o, c, 1, NULL);
+}
+
+int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_cusparse,
+                  struct bench_gpu_summary *sum)
+{
+    const bsrmv_matrix_info *in = &c->info;
+    const size_t ts = bsrmv_type_size(in->vector_type); /* of x and y */
+    /* complex: no gather bound and no SpMM on the device (docs/COMPLEX.md) */
+    const int cplx = bench_parts(in->type) == 2;
+    const int reps = o->gpu_reps > 0 ? o->gpu_reps : o->reps >= 50 ? o->reps : 50;
+    int rc = 0;
+    struct bx b = {0};
+    const double t0 = bench_now_ms();
+    g_stall_us = o->cold_launch ? 0 : g_stall_us > 0 ? g_stall_us : 100;
+    measure_device(o);
+    if (!cuda_ok(cudaStreamCreate(&b.s), "cudaStreamCreate"))
+        goto fail;
+    if (bsrmv_gpu_matrix_upload(&b.dA, c->A, 0, b.s) != BSRMV_SUCCESS) {
+        fprintf(stderr, "bsrmv: upload: %s\n", bsrmv_last_error());
+        goto fail;
+    }
+    b.nx = in->cols;
+    b.ny = in->rows;
+    b.alpha = c->alpha;
+    b.beta = c->beta;
+    if (bsrmv_gpu_malloc(&b.dx, (size_t)in->cols * ts) || bsrmv_gpu_malloc(&b.dy, (size_t)in->rows * ts) ||
+        bsrmv_gpu_to_device(b.dx, c->x, (size_t)in->cols * ts)) {
+        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+        goto fail;
+    }
+    c->ms.gpu_setup += bench_now_ms() - t0;
+
+    /* each traffic mode times every path again; the summary is the first
+     * mode's, SpMM runs in the last */
+    for (int m = 0; m < (o->n_gpu_traffic ? o->n_gpu_traffic : 1) && !rc; m++) {
+        const double tr = o->n_gpu_traffic ? o->gpu_traffic[m] : 0;
+        bsrmv_gpu_free(g_traffic_buf);
+        g_traffic_buf = NULL;
+        g_traffic = tr == BENCH_TRAFFIC_CG ? (size_t)10 * (size_t)in->rows * ts : (size_t)tr;
+        if (g_traffic >= 2 && bsrmv_gpu_malloc(&g_traffic_buf, g_traffic)) {
+            fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+            goto fail;
+        }
+        if (g_traffic >= 2 && !cuda_ok(cudaMemset(g_traffic_buf, 0, g_traffic), "cudaMemset"))
+            goto fail;
+        rc = measure_mode(o, c, &b, reps, with_cusparse, m == 0 ? sum : NULL);
+    }
     if (o->n_k > 0 && cplx)
         fprintf(stderr, "bsrmv: --k: no GPU SpMM for complex values\n");
     else if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
@@ -1166,6 +1188,5 @@ done:
     bsrmv_gpu_matrix_destroy(b.dA);
     if (b.s)
         cudaStreamDestroy(b.s);
-    free(recs);
     return rc;
 }

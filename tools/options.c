@@ -273,7 +273,11 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         } else if (strcmp(a, "--cold-launch") == 0) {
             o->cold_launch = 1;
         } else if ((v = args_value(argc, argv, &i, "--gpu-traffic"))) {
-            o->gpu_traffic = strcmp(v, "cg") == 0 ? BENCH_TRAFFIC_CG : args_number("--gpu-traffic", v, 0, 1e6) * 1e6;
+            char items[2][32];
+            o->n_gpu_traffic = split_list("--gpu-traffic", v, items, 2);
+            for (int t = 0; t < o->n_gpu_traffic; t++)
+                o->gpu_traffic[t] = strcmp(items[t], "cg") == 0 ? BENCH_TRAFFIC_CG
+                                                               : args_number("--gpu-traffic", items[t], 0, 1e6) * 1e6;
         } else if (strcmp(a, "--gpu-tune") == 0) {
             o->gpu_tune = 1;
         } else if ((v = args_value(argc, argv, &i, "--gpu-reps"))) {
