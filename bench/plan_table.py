@@ -11,13 +11,17 @@ The table is a decision list: the first row whose type, order, bs and
 conditions match, and whose kernel is built for the matrix, is the plan.
   * Learned rows, per (type, order, bs) seen in the data: a small tree on the
     matrix's features (src/plan/features.c computes the same ones), each leaf
-    the configuration with the best geometric-mean efficiency over its cases.
-    Bounded by the largest l2 (bytes / L2 size) of the data for that key.
+    the configuration within 5% of the best kernel in the most of its cases
+    (objective_hit).  Bounded by 1.5x the largest l2 (bytes / L2 size) and
+    maxmean of the data for that key.
   * Rule rows, for every (type, order, bs) up to 64: the 27-point-grid and
     power-law tuning (large regular and large irregular matrices) that the
     learned rows do not cover, written out per block size.
 
   bench/plan_table.py --matrices ../shared/matrices DATA.jsonl.gz... > src/plan/default.tbl
+
+--cv also learns once per matrix with that matrix left out and reports the
+choice on it: the estimate of how the table does on matrices it has not seen.
 """
 import argparse
 import collections
@@ -31,9 +35,12 @@ import scipy.io
 import scipy.sparse as sp
 
 L2_BYTES = 60 * 2**20  # cudaDevAttrL2CacheSize of the device measured (--l2-mib)
+MEMSM = 37.0  # its peak DRAM GB/s per SM, the feature memsm (--memsm)
 FEATURES = ("l2", "mean", "cv", "maxmean")
 HOLDOUT = "bcsstk15,nasa4704,s1rmq4m1,bcspwr10,rajat01,lns_3937,cage8,luxembourg_osm"
-MIN_LEAF = 3  # distinct matrices per leaf
+MIN_LEAF = 4  # distinct matrices per leaf
+MIN_GAIN = 0.01  # score a split must add per case
+DEPTH = 3
 # Where the grid tuning applies before the learned rows: matrices well past
 # the L2 with rows of nearly equal length, as the 27-point grids it was
 # measured on.
@@ -42,7 +49,6 @@ GRID_LIKE = ("l2>=2", "maxmean<=2")
 
 def _grid_like(f):
     return f["l2"] >= 2 and f["maxmean"] <= 2
-MIN_GAIN = 0.01  # mean log-efficiency a split must add per case
 
 
 # ---- features (the definitions of src/plan/features.c) --------------------
@@ -59,33 +65,38 @@ def _pattern(matrices, stem):
     return _patterns[stem]
 
 
-def block_row_lengths(matrices, name, bs):
+def block_pattern(matrices, name, bs):
+    """The block pattern (CSR) of a promoted or split matrix."""
     stem, how = name.split(":")
     a = _pattern(matrices, stem)
     if how == "promote":
-        return np.diff(a.indptr)
+        return a
     c = a.tocoo()
     mb, nb = -(-a.shape[0] // bs), -(-a.shape[1] // bs)
     b = sp.csr_matrix((np.ones(len(c.row)), (c.row // bs, c.col // bs)), shape=(mb, nb))
     b.sum_duplicates()
-    return np.diff(b.indptr)
+    return b
 
 
-def features(lens, nbytes):
+def features(b, nbytes):
+    lens = np.diff(b.indptr)
     mean = float(lens.mean()) if len(lens) else 0.0
+    mb = b.shape[0]
     return {
         "l2": nbytes / L2_BYTES,
         "mean": mean,
         "cv": float(lens.std()) / mean if mean else 0.0,
         "maxmean": float(lens.max()) / mean if mean else 0.0,
-        "mb": float(len(lens)),
+        "mb": float(mb),
+        "nnzb": float(b.nnz),
+        "empty": float(np.mean(lens == 0)) if mb else 0.0,
     }
 
 
 # ---- data -------------------------------------------------------------------
 
 def load(paths, matrices):
-    """cases[(matrix, bs, type, order, solver_mode)] = dict(f, k, cs, auto)."""
+    """cases[(matrix, bs, type, order, solver_mode)] = dict(f, k, cs, best, ...)."""
     cases = collections.defaultdict(dict)
     for p in paths:
         opener = gzip.open if p.endswith(".gz") else open
@@ -101,14 +112,14 @@ def load(paths, matrices):
                 if r["backend"] == "cusparse":
                     c.setdefault("cs", {})[k] = r["time_ms"]
                 elif k.startswith("auto:"):
-                    c["auto"] = r["time_ms"]
+                    continue  # the plan of the build measured, not a configuration
                 else:
                     c.setdefault("k", {})[k] = r["time_ms"]
     done = {}
     for key, c in cases.items():
         if "k" not in c or "cs" not in c:
             continue
-        c["f"] = features(block_row_lengths(matrices, key[0], key[1]), c["bytes"])
+        c["f"] = features(block_pattern(matrices, key[0], key[1]), c["bytes"])
         c["best"] = min(c["k"].values())
         c["name"] = key[0]
         f = c["f"]
@@ -120,49 +131,95 @@ def load(paths, matrices):
 
 # ---- learning ---------------------------------------------------------------
 
-def score(cases, cfg):
-    """Sum of log efficiency (best / time), a kernel below 90% counted twice."""
-    s = 0.0
-    for c in cases:
-        t = c["k"].get(cfg)
-        if t is None:
-            return -math.inf
-        e = c["best"] / t
-        s += math.log(e) + 2 * min(0.0, math.log(e / 0.9))
-    return s
+class Group:
+    """The cases of one (bs, type, order) as arrays: S[i, j] is case i's
+    score of configuration j (-inf where it was not measured)."""
+
+    def __init__(self, cases, objective, features):
+        self.cases = cases
+        self.cfgs = sorted(set().union(*(c["k"] for c in cases)))
+        t = np.array([[c["k"].get(k, np.inf) for k in self.cfgs] for c in cases])
+        e = np.array([c["best"] for c in cases])[:, None] / t
+        r = np.array([min(c["cs"].values()) for c in cases])[:, None] / t
+        with np.errstate(divide="ignore"):
+            self.S = objective(e, r)
+        self.S[e == 0] = -np.inf
+        self.F = {f: np.array([c["f"][f] for c in cases]) for f in features}
+        names = sorted({matrix_of(c) for c in cases})
+        self.m = np.array([names.index(matrix_of(c)) for c in cases])
 
 
-def best_cfg(cases):
-    cfgs = set.intersection(*(set(c["k"]) for c in cases))
-    return max(sorted(cfgs), key=lambda k: score(cases, k))
+def objective_log(e, r):
+    """Log efficiency (best / time), a kernel below 90% counted twice."""
+    return np.log(e) + 2 * np.minimum(0.0, np.log(e / 0.9))
 
 
-def matrices(cases):
-    return len({c["name"].split(":")[0] for c in cases})
+def objective_hit(e, r):
+    """1 within 5% of the best kernel, plus half the log efficiency (which
+    leaf loses least where none is within 5%) and twice the log of the
+    shortfall below the best cuSPARSE path.  Left out one matrix at a time
+    (--cv), this generalises better than objective_log: the leaves no longer
+    trade a few close cases for the mean."""
+    return (e >= 0.95) + 0.5 * np.log(e) + 2 * np.minimum(0.0, np.log(r))
 
 
-def grow(cases, depth):
-    """A leaf (cfg) or (feature, threshold, below, above)."""
-    leaf = best_cfg(cases)
-    if depth == 0 or matrices(cases) < 2 * MIN_LEAF:
-        return leaf
-    base = score(cases, leaf)
+OBJECTIVES = {"log": objective_log, "hit": objective_hit}
+
+
+def matrix_of(c):
+    return c["name"].split(":")[0]
+
+
+def _sums(S):
+    """Column sums of S with -inf kept (0 * inf would give nan)."""
+    bad = np.isneginf(S)
+    return np.where(bad.any(0), -np.inf, np.where(bad, 0.0, S).sum(0))
+
+
+def leaf_of(g, idx):
+    s = _sums(g.S[idx])
+    return int(np.argmax(s)), float(s.max())
+
+
+def grow(g, idx, depth, min_leaf, min_gain):
+    """A leaf (cfg) or (feature, threshold, below, above) over the cases idx."""
+    leaf, base = leaf_of(g, idx)
+    nmat = lambda ix: len(set(g.m[ix].tolist()))
+    if depth == 0 or nmat(idx) < 2 * min_leaf:
+        return g.cfgs[leaf]
     best = None
-    for f in FEATURES:
-        vals = sorted({c["f"][f] for c in cases})
+    for f in g.F:
+        x = g.F[f][idx]
+        vals = np.unique(x)
         for lo, hi in zip(vals, vals[1:]):
             th = float("%.3g" % ((lo + hi) / 2))
-            below = [c for c in cases if c["f"][f] < th]
-            above = [c for c in cases if c["f"][f] >= th]
-            if matrices(below) < MIN_LEAF or matrices(above) < MIN_LEAF:
+            below, above = idx[x < th], idx[x >= th]
+            if nmat(below) < min_leaf or nmat(above) < min_leaf:
                 continue
-            g = score(below, best_cfg(below)) + score(above, best_cfg(above)) - base
-            if best is None or g > best[0]:
-                best = (g, f, th, below, above)
-    if best is None or best[0] < MIN_GAIN * len(cases):
-        return leaf
+            gain = leaf_of(g, below)[1] + leaf_of(g, above)[1] - base
+            if best is None or gain > best[0]:
+                best = (gain, f, th, below, above)
+    if best is None or best[0] < min_gain * len(idx):
+        return g.cfgs[leaf]
     _, f, th, below, above = best
-    return (f, th, grow(below, depth - 1), grow(above, depth - 1))
+    return (f, th, grow(g, below, depth - 1, min_leaf, min_gain), grow(g, above, depth - 1, min_leaf, min_gain))
+
+
+def learn(cases, opt):
+    """{(bs, type, order): (tree, l2 bound, maxmean bound)} from the cases
+    {key: case}, for each key with at least opt.min_leaf matrices."""
+    groups = collections.defaultdict(list)
+    for key, c in sorted(cases.items()):
+        groups[key[1:4]].append(c)
+    model = {}
+    for k, cs in sorted(groups.items()):
+        g = Group(cs, OBJECTIVES[opt.objective], opt.features.split(","))
+        if len(set(g.m.tolist())) < opt.min_leaf:
+            continue
+        tree = grow(g, np.arange(len(cs)), opt.depth, opt.min_leaf, opt.min_gain)
+        model[k] = (tree, float("%.3g" % (1.5 * g.F["l2"].max())),
+                    float("%.3g" % (1.5 * max(c["f"]["maxmean"] for c in cs))))
+    return model
 
 
 def leaves(tree, conds=()):
@@ -287,50 +344,48 @@ def irregular_rows(bs, dbl, row):
 
 # ---- output -----------------------------------------------------------------
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("data", nargs="+", help="JSON lines of bench/plan_data.sh")
-    ap.add_argument("--matrices", default="../shared/matrices")
-    ap.add_argument("--holdout", default=HOLDOUT, help="matrices kept out of the learning")
-    ap.add_argument("--depth", type=int, default=2)
-    ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")
-    ap.add_argument("--device", default="", help="the device the data was measured on, for the header")
-    ap.add_argument("--check", action="store_true", help="sum up bench/plan_check.sh records instead")
-    a = ap.parse_args()
-    if a.check:
-        check(a.data)
-        return
-    global L2_BYTES
-    L2_BYTES = a.l2_mib * 2**20
-    cases = load(a.data, a.matrices)
-    held = set(a.holdout.split(","))
-    is_held = lambda key: key[0].split(":")[0] in held
-    groups = collections.defaultdict(list)
-    for key, c in cases.items():
-        if not is_held(key):
-            groups[key[1:4]].append(c)
-    trees, lmax = {}, {}
-    for g, cs in groups.items():
-        if matrices(cs) >= MIN_LEAF:
-            trees[g] = grow(cs, a.depth)
-            lmax[g] = (max(c["f"]["l2"] for c in cs), max(c["f"]["maxmean"] for c in cs))
+def rule_choice(key, c):
+    """The rule rows' pick for a case, as the table orders them."""
+    bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
+    f = c["f"]
+    rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + \
+        (sweep_rows(bs, dbl, row) if not _grid_like(f) else []) + plain_rows(bs, dbl, row)
+    for conds, cf in rows:
+        if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]:
+            return cf
+    return None
 
-    out = sys.stdout
+
+def predict(model, key, c):
+    """The table's pick for a case: grid rows, learned rows, rule rows; a
+    row whose configuration was not measured on the case (not built for it)
+    is passed over, as the plan passes over a kernel that is not built."""
+    f = c["f"]
+    m = model.get(key[1:4])
+    pick = None
+    if _grid_like(f):
+        pick = rule_choice(key, c)
+    elif m and f["l2"] < m[1] and f["maxmean"] < m[2]:
+        pick = choose(m[0], f)
+    return pick if pick in c["k"] else rule_choice(key, c)
+
+
+def write_table(out, model, device, nheld):
     out.write("# The GPU plan's default table: generated by bench/plan_table.py from\n"
               "# bench/plan_data.sh measurements%s; do not edit by hand.\n"
               "# type order bs config [conditions]: the first row that matches and whose\n"
               "# kernel is built is the plan (src/plan/table.c, docs/GPU.md).\n"
-              % (" on an " + a.device if a.device else ""))
+              % (" on an " + device if device else ""))
     out.write("# Large regular matrices: the grid tuning (rule rows below) comes first.\n")
     for bs in range(1, 65):
         for ty in ("double", "float"):
             for order in ("col", "row"):
                 for conds, c in plain_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(GRID_LIKE + conds)))
-    out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % len(held))
-    for (bs, ty, order), tree in sorted(trees.items()):
+    out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % nheld)
+    for (bs, ty, order), (tree, l2max, mmmax) in sorted(model.items()):
         for conds, c in leaves(tree):
-            lim = ("l2<%.3g" % (1.5 * lmax[(bs, ty, order)][0]), "maxmean<%.3g" % (1.5 * lmax[(bs, ty, order)][1]))
+            lim = ("l2<%g" % l2max, "maxmean<%g" % mmmax)
             out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(lim + conds)))
     out.write("# Rule rows: large irregular (power-law) and regular (grid) matrices.\n")
     for bs in range(1, 65):
@@ -343,48 +398,65 @@ def main():
     out.write("# Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).\n")
     out.write("*      *   65-65535 %s\n" % cfg("k3_large", 32, 1, 0, 0))
 
-    # evaluation: the table's choice (learned rows only where they apply)
-    def rule_choice(key, c):
-        bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
-        f = c["f"]
-        rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + \
-            (sweep_rows(bs, dbl, row) if not _grid_like(f) else []) + plain_rows(bs, dbl, row)
-        for conds, cf in rows:
-            ok = all(_cond(cd, f, key) for cd in conds)
-            if ok and cf in c["k"]:
-                return cf
-        return None
 
-    stats = collections.defaultdict(list)
-    for key, c in sorted(cases.items()):
-        g = key[1:4]
-        f = c["f"]
-        pick = None
-        if _grid_like(f):
-            pick = rule_choice(key, c)
-        elif g in trees and f["l2"] < float("%.3g" % (1.5 * lmax[g][0])) and f["maxmean"] < float("%.3g" % (1.5 * lmax[g][1])):
-            pick = choose(trees[g], f)
-        if pick is None:
-            pick = rule_choice(key, c)
+def report(label, picks):
+    """How the picks [(key, case, cfg)] do, per timing mode, on stderr."""
+    gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+    modes = collections.defaultdict(list)
+    for key, c, pick in picks:
         t = c["k"].get(pick)
         if t is None:
             print("no choice for", key, file=sys.stderr)
             continue
         bc = min(c["cs"].values())
-        part = "held-out" if is_held(key) else "training"
-        stats[(part, key[4])].append((c["best"] / t, bc / t, bc / c["auto"] if "auto" in c else 0,
-                                      c["best"] / c["auto"] if "auto" in c else 0, key))
-    gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
-    for (part, solver), v in sorted(stats.items()):
-        e = [x[0] for x in v]
-        r = [x[1] for x in v]
-        print("%-8s %-12s %3d cases: choice/best bsrmv gm %.3f, >=0.95 in %.0f%%, >=0.90 in %.0f%%, min %.2f; "
-              "vs best cuSPARSE gm %.3f, %d below 1.0 (min %.2f) | before: eff gm %.3f >=0.95 %.0f%%, "
-              "vs cuSPARSE gm %.3f, %d below 1.0"
-              % (part, "solver" if solver else "back-to-back", len(v), gm(e), 100 * np.mean([x >= 0.95 for x in e]),
+        modes[key[4]].append((c["best"] / t, bc / t, bc / c["best"]))
+    for solver, v in sorted(modes.items()):
+        e, r = [x[0] for x in v], [x[1] for x in v]
+        print("%-9s %-12s %4d cases: choice/best bsrmv gm %.3f, >=0.95 in %.0f%%, >=0.90 in %.0f%%, min %.2f; "
+              "vs best cuSPARSE gm %.3f, %d below 1.0 (min %.2f; best bsrmv below 1.0: %d)"
+              % (label, "solver" if solver else "back-to-back", len(v), gm(e), 100 * np.mean([x >= 0.95 for x in e]),
                  100 * np.mean([x >= 0.9 for x in e]), min(e), gm(r), sum(x < 1 for x in r), min(r),
-                 gm([x[3] for x in v]), 100 * np.mean([x[3] >= 0.95 for x in v]), gm([x[2] for x in v]),
                  sum(x[2] < 1 for x in v)), file=sys.stderr)
+
+
+def main():
+    global L2_BYTES, MEMSM
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data", nargs="+", help="JSON lines of bench/plan_data.sh")
+    ap.add_argument("--matrices", default="../shared/matrices")
+    ap.add_argument("--holdout", default=HOLDOUT, help="matrices kept out of the learning")
+    ap.add_argument("--depth", type=int, default=DEPTH)
+    ap.add_argument("--min-leaf", type=int, default=MIN_LEAF, help="distinct matrices per leaf")
+    ap.add_argument("--min-gain", type=float, default=MIN_GAIN, help="score a split must add per case")
+    ap.add_argument("--objective", default="hit", choices=sorted(OBJECTIVES), help="a leaf's score per case")
+    ap.add_argument("--features", default=",".join(FEATURES), help="the features the trees split on")
+    ap.add_argument("--cv", action="store_true",
+                    help="also leave each matrix out in turn: learn on the others, pick for it")
+    ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")
+    ap.add_argument("--memsm", type=float, default=MEMSM,
+                    help="its peak DRAM GB/s per SM, as src/cuda/plan.cu computes it (H200: 37, H100 SXM: 25)")
+    ap.add_argument("--device", default="", help="the device the data was measured on, for the header")
+    ap.add_argument("--check", action="store_true", help="sum up bench/plan_check.sh records instead")
+    a = ap.parse_args()
+    if a.check:
+        check(a.data)
+        return
+    L2_BYTES = a.l2_mib * 2**20
+    MEMSM = a.memsm
+    cases = load(a.data, a.matrices)
+    held = set(a.holdout.split(",")) - {""}
+    model = learn({k: c for k, c in cases.items() if matrix_of(c) not in held}, a)
+    write_table(sys.stdout, model, a.device, len(held))
+    picks = sorted((key, c, predict(model, key, c)) for key, c in cases.items())
+    report("held-out", [p for p in picks if matrix_of(p[1]) in held])
+    report("training", [p for p in picks if matrix_of(p[1]) not in held])
+    if a.cv:
+        names = sorted({matrix_of(c) for c in cases.values()})
+        cv = []
+        for n in names:
+            m = learn({k: c for k, c in cases.items() if matrix_of(c) != n}, a)
+            cv += [(key, c, predict(m, key, c)) for key, c in sorted(cases.items()) if matrix_of(c) == n]
+        report("cv-%d" % len(names), cv)
 
 
 def check(paths):
@@ -416,7 +488,7 @@ def _cond(cd, f, key):
         if op in cd:
             name, v = cd.split(op)
             v = float(v)
-            x = {"staged": 1.0, "memsm": 37.0, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
+            x = {"staged": 1.0, "memsm": MEMSM, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
             return {"<=": x <= v, ">=": x >= v, "<": x < v, "=": x == v}[op]
     return True
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The built-in GPU plan table against bench/plan_table.py and its data.
+
+1. src/plan/default.tbl is what bench/plan_table.py makes from
+   bench/results/plan-h200 (the command of its README): the table in the
+   library is the learned one, and the learning is deterministic.
+2. The choice plan_table.py evaluates (its statistics, --cv) is the table's:
+   for every measured case, the first row of the table text whose type,
+   order, bs and conditions match and whose configuration was measured on the
+   case (the C matcher's rule, src/plan/table.c) is the configuration that
+   plan_table.predict gives.
+
+  plan_table_check.py REPO MATRICES
+Exit 0 pass, 1 fail, 77 skipped (no numpy/scipy or no shared matrices).
+"""
+import argparse
+import collections
+import glob
+import io
+import os
+import sys
+
+
+def main():
+    repo, matrices = sys.argv[1], sys.argv[2]
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        print("plan_table_check: skipped (no numpy or scipy)")
+        return 77
+    if not glob.glob(os.path.join(matrices, "*.mtx.gz")):
+        print("plan_table_check: skipped (no matrices in %s)" % matrices)
+        return 77
+    sys.path.insert(0, os.path.join(repo, "bench"))
+    import plan_table as P
+
+    data = os.path.join(repo, "bench", "results", "plan-h200")
+    files = sorted(glob.glob(os.path.join(data, "col_*.jsonl.gz"))) + [os.path.join(data, "row_solver.jsonl.gz")]
+    cases = P.load(files, matrices)
+    held = set(P.HOLDOUT.split(","))
+    opt = argparse.Namespace(depth=P.DEPTH, min_leaf=P.MIN_LEAF, min_gain=P.MIN_GAIN, objective="hit",
+                             features=",".join(P.FEATURES))
+    model = P.learn({k: c for k, c in cases.items() if P.matrix_of(c) not in held}, opt)
+    text = io.StringIO()
+    P.write_table(text, model, "NVIDIA H200", len(held))
+    with open(os.path.join(repo, "src", "plan", "default.tbl")) as f:
+        built_in = f.read()
+    if text.getvalue() != built_in:
+        print("FAIL: src/plan/default.tbl is not what bench/plan_table.py makes from %s" % data)
+        return 1
+
+    rows = collections.defaultdict(list)
+    for line in built_in.splitlines():
+        tok = line.split("#")[0].split()
+        if tok and tok[0] != "*":
+            rows[(tok[0], tok[1], int(tok[2]))].append((tok[3], tok[4:]))
+    bad = 0
+    for key, c in sorted(cases.items()):
+        pick = next((cf for cf, conds in rows[(key[2], key[3], key[1])]
+                     if cf in c["k"] and all(P._cond(cd, c["f"], key) for cd in conds)), None)
+        if pick is None or pick != P.predict(model, key, c):
+            bad += 1
+            if bad <= 5:
+                print("FAIL: %s: the table picks %s, plan_table.predict %s" % (key, pick, P.predict(model, key, c)))
+    if bad:
+        print("FAIL: %d of %d cases" % (bad, len(cases)))
+        return 1
+    print("plan_table_check: ok (%d cases, %d learned keys)" % (len(cases), len(model)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
