@@ -342,6 +342,26 @@ def irregular_rows(bs, dbl, row):
     return [(("irregular=1",), x) for x in c]
 
 
+def short_rows(bs, dbl, row):
+    """Rows of a few blocks each (road networks, meshes and graphs in no
+    banded order) on matrices past ~5 MB, where bandwidth rather than the
+    launch decides: no real training matrix is like that (those with such
+    rows hold under 2 MB), so these rows come from generated ones, measured
+    on an H100 (`bench --powerlaw N,MEAN,8` and `N,4,12`, N 2e5-2e6, mean
+    2-4, 12-405 MB, both types, both timing modes).  At bs 2 a warp takes 16
+    rows (vec_stream) up to the L2 size and the merge path beyond it; at bs
+    3 the staged kernel in double, the merge path in float."""
+    if bs not in (2, 3):
+        return []
+    c = ("mean<4.5", "maxmean<=8", "l2>=0.1")
+    merge = cfg("merge_path", 1, 1, 256, 192)
+    if bs == 2:
+        return [(c + ("l2<1",), cfg("vec_stream", 32, 16, 128, 0)), (c, merge)]
+    if dbl:
+        return [(c + ("staged=1",), cfg("staged", 2, 1, 128, 3)), (c, merge)]
+    return [(c, merge)]
+
+
 # ---- output -----------------------------------------------------------------
 
 def rule_choice(key, c):
@@ -365,8 +385,11 @@ def predict(model, key, c):
     pick = None
     if _grid_like(f):
         pick = rule_choice(key, c)
-    elif m and f["l2"] < m[1] and f["maxmean"] < m[2]:
-        pick = choose(m[0], f)
+    else:
+        pick = next((cf for conds, cf in short_rows(key[1], key[2] == "double", key[3] == "row")
+                     if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]), None)
+        if pick is None and m and f["l2"] < m[1] and f["maxmean"] < m[2]:
+            pick = choose(m[0], f)
     return pick if pick in c["k"] else rule_choice(key, c)
 
 
@@ -382,6 +405,12 @@ def write_table(out, model, device, nheld):
             for order in ("col", "row"):
                 for conds, c in plain_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(GRID_LIKE + conds)))
+    out.write("# Short rows past ~5 MB: generated matrices (rule rows).\n")
+    for bs in (2, 3):
+        for ty in ("double", "float"):
+            for order in ("col", "row"):
+                for conds, c in short_rows(bs, ty == "double", order == "row"):
+                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
     out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % nheld)
     for (bs, ty, order), (tree, l2max, mmmax) in sorted(model.items()):
         for conds, c in leaves(tree):
