@@ -6,11 +6,15 @@
 # measurement to $OUT/plan_data.jsonl; bench/plan_table.py learns the table.
 #   MATRICES=DIR (default ../shared/matrices)  ORDERS="col row"
 #   PROMOTE_BS=2,3,4,6,8,12,16  REPS=20  BUDGET_S=480 (stops starting
-#   matrices after that many seconds)  BUILD=build  TRAFFIC=cg
+#   matrices after that many seconds)  BUILD=build  TRAFFIC=cg (or cg,0:
+#   both modes)  GENERATED="N,MEAN,MAX ..." (power-law matrices, bench
+#   --powerlaw, at the block sizes GEN_BS, after the files: the data of the
+#   table's short-row rows)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:=bench/results/plan}" "${MATRICES:=../shared/matrices}" "${ORDERS:=col row}"
 : "${PROMOTE_BS:=2,3,4,6,8,12,16}" "${REPS:=20}" "${BUDGET_S:=480}" "${BUILD:=build}" "${TRAFFIC:=cg}"
+: "${GENERATED:=}" "${GEN_BS:=2,3}"
 mkdir -p "$OUT"
 BSRMV=$BUILD/bsrmv
 start=$SECONDS
@@ -19,6 +23,7 @@ natural() { "$BSRMV" info "$1" 2>/dev/null | awk '/aligned split/ {on = 1; next}
     on && $1 ~ /^[0-9]+$/ && $1 >= 2 && $3 <= 1.25 {b = $1} END {print b ? b : 2}'; }
 for order in $ORDERS; do
     for f in "$MATRICES"/*.mtx.gz; do
+        [ -e "$f" ] || continue
         if [ $((SECONDS - start)) -gt "$BUDGET_S" ]; then
             echo "plan_data: budget reached before $f ($order)" >&2
             break 2
@@ -32,5 +37,18 @@ for order in $ORDERS; do
                 echo "plan_data: $f $how $order failed (rc $?)" >&2
         done
         echo "plan_data: $order $(basename "$f") done at $((SECONDS - start)) s" >&2
+    done
+done
+for order in $ORDERS; do
+    for g in $GENERATED; do
+        if [ $((SECONDS - start)) -gt "$BUDGET_S" ]; then
+            echo "plan_data: budget reached before --powerlaw $g ($order)" >&2
+            break 2
+        fi
+        "$BSRMV" bench --powerlaw "$g" --bs "$GEN_BS" --type double,float --order "$order" --gpu --no-cpu \
+            --gpu-kernels all --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
+            >>"$OUT/plan_data.jsonl" 2>>"$OUT/plan_data.log" ||
+            echo "plan_data: --powerlaw $g $order failed (rc $?)" >&2
+        echo "plan_data: $order --powerlaw $g done at $((SECONDS - start)) s" >&2
     done
 done

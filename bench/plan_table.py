@@ -346,20 +346,32 @@ def short_rows(bs, dbl, row):
     """Rows of a few blocks each (road networks, meshes and graphs in no
     banded order) on matrices past ~5 MB, where bandwidth rather than the
     launch decides: no real training matrix is like that (those with such
-    rows hold under 2 MB), so these rows come from generated ones, measured
-    on an H100 (`bench --powerlaw N,MEAN,8` and `N,4,12`, N 2e5-2e6, mean
-    2-4, 12-405 MB, both types, both timing modes).  At bs 2 a warp takes 16
-    rows (vec_stream) up to the L2 size and the merge path beyond it; at bs
-    3 the staged kernel in double, the merge path in float."""
-    if bs not in (2, 3):
-        return []
+    rows hold under 2 MB), so these rows come from generated ones measured
+    on an H100 (bench/results/plan-h100/short_rows.jsonl.gz: power-law
+    rows of mean 2-4 and at most 8-12 blocks, 10-510 MB, both types, both
+    timing modes).  A configuration after one that needs sm_90 (staged=1)
+    is the next best without it."""
     c = ("mean<4.5", "maxmean<=8", "l2>=0.1")
-    merge = cfg("merge_path", 1, 1, 256, 192)
+    staged = ("staged=1",)
     if bs == 2:
-        return [(c + ("l2<1",), cfg("vec_stream", 32, 16, 128, 0)), (c, merge)]
-    if dbl:
-        return [(c + ("staged=1",), cfg("staged", 2, 1, 128, 3)), (c, merge)]
-    return [(c, merge)]
+        return [(c + ("l2<1",), cfg("vec_stream", 32, 16, 128, 0)), (c, cfg("merge_path", 1, 1, 256, 192))]
+    if bs == 3 and dbl:
+        return [(c + staged, cfg("staged", 2, 1, 128, 3)), (c, cfg("merge_path", 1, 1, 256, 192))]
+    if bs == 3:
+        return [(c, cfg("merge_path", 1, 1, 256, 192))]
+    if bs == 4:
+        small = cfg("vec_stream", 32, 4 if dbl else 8, 128, 0)
+        big = [(c + staged, cfg("staged", 2, 1, 128, 3)), (c, cfg("merge_path", 1, 2, 32, 128))] if dbl else \
+            [(c, cfg("merge_path", 1, 3, 32, 128))]
+        return [(c + ("l2<1",), small)] + big
+    if bs == 6:
+        return [(c + staged, cfg("staged", 4 if dbl else 2, 1, 128, 3)),
+                (c, cfg("by_column", 32, 4, 128, 4) if dbl else cfg("merge_path", 1, 1, 256, 64))]
+    if bs == 8 and dbl:
+        return [(c, cfg("by_column", 32, 4, 128, 4))]
+    if bs == 8:
+        return [(c + staged, cfg("staged", 2, 1, 128, 3)), (c, cfg("vec_stream", 32, 2, 128, 0))]
+    return []
 
 
 # ---- output -----------------------------------------------------------------
@@ -406,7 +418,7 @@ def write_table(out, model, device, nheld):
                 for conds, c in plain_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(GRID_LIKE + conds)))
     out.write("# Short rows past ~5 MB: generated matrices (rule rows).\n")
-    for bs in (2, 3):
+    for bs in (2, 3, 4, 6, 8):
         for ty in ("double", "float"):
             for order in ("col", "row"):
                 for conds, c in short_rows(bs, ty == "double", order == "row"):
