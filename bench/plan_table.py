@@ -478,6 +478,10 @@ def main():
                     help="its peak DRAM GB/s per SM, as src/cuda/plan.cu computes it (H200: 37, H100 SXM: 25)")
     ap.add_argument("--device", default="", help="the device the data was measured on, for the header")
     ap.add_argument("--check", action="store_true", help="sum up bench/plan_check.sh records instead")
+    ap.add_argument("--other", nargs="+", default=[],
+                    help="also report the learned table's pick on these measurements of another device")
+    ap.add_argument("--other-l2-mib", type=float, default=50, help="that device's L2 size")
+    ap.add_argument("--other-memsm", type=float, default=25, help="that device's peak DRAM GB/s per SM")
     a = ap.parse_args()
     if a.check:
         check(a.data)
@@ -498,6 +502,14 @@ def main():
             m = learn({k: c for k, c in cases.items() if matrix_of(c) != n}, a)
             cv += [(key, c, predict(m, key, c)) for key, c in sorted(cases.items()) if matrix_of(c) == n]
         report("cv-%d" % len(names), cv)
+    if a.other:
+        # the features of the other device's cases use its L2 and bandwidth
+        L2_BYTES, MEMSM = a.other_l2_mib * 2**20, a.other_memsm
+        _patterns.clear()
+        other = load(a.other, a.matrices)
+        picks = sorted((key, c, predict(model, key, c)) for key, c in other.items())
+        report("other-held", [p for p in picks if matrix_of(p[1]) in held])
+        report("other-train", [p for p in picks if matrix_of(p[1]) not in held])
 
 
 def check(paths):
