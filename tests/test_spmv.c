@@ -1,6 +1,7 @@
 /* CPU SpMV against the long-double reference: every bs 1..33 and 48, both
  * block orders, both types, both ops, alpha/beta in {0, 1, -2.5}, with
- * empty rows, one block row, non-square shapes, very long rows, matrices
+ * empty rows, one block row, non-square shapes, very long rows, rows of a
+ * few blocks and of many (the two row kernels), matrices
  * large enough to run on several threads, and y poisoned with NaN. */
 #include "testutil.h"
 
@@ -101,6 +102,20 @@ static void test_long_rows(void)
     }
 }
 
+/* Both sides of the choice between one and several accumulator sets by
+ * the mean row length (SHORT_ROW_BLOCKS in src/cpu/spmv_kernels.h): a
+ * mean of 2 blocks a row with a quarter of the rows empty, and a mean of
+ * 24; at the small bs on one thread, at the larger ones split. */
+static void test_short_and_long_rows(void)
+{
+    for (int bs = 1; bs <= 8; bs++) {
+        tu_shape few = {300, 280, bs, 2.0, 0.25, -1, 0};
+        run_all("rows of a few blocks", &few, 500 + (uint64_t)bs, true);
+        tu_shape many = {40, 300, bs, 24.0, 0.1, -1, 0};
+        run_all("rows of many blocks", &many, 600 + (uint64_t)bs, true);
+    }
+}
+
 static void test_edge_shapes(void)
 {
     /* Every block row empty. */
@@ -159,6 +174,7 @@ int main(void)
     test_alpha_zero_reads_nothing();
     test_edge_shapes();
     test_long_rows();
+    test_short_and_long_rows();
     test_block_sizes();
     printf("test_spmv: all cases passed\n");
     return 0;

@@ -100,9 +100,15 @@ INLINE void FN(row_sum)(const int bs, const int U, const bsrmv_order order, int6
                         x + (int64_t)ci[k + u] * bs);
     for (; k < k1; k++)
         FN(block_n)(bs, order, 0, acc, val + k * bs2, x + (int64_t)ci[k] * bs);
-    for (int u = 1; u < U; u++)
+    /* One vector add per set, on the sets as the blocks stored them: left
+     * to itself GCC combined bs 2's sets with loads that straddle two of
+     * those stores, which the store buffer cannot forward (a stall of
+     * tens of cycles per row, half the time of rows of a few blocks). */
+    for (int u = 1; u < U; u++) {
+        BLOCK_SIMD()
         for (int r = 0; r < bs; r++)
             acc[r] += acc[u * bs + r];
+    }
 }
 
 /* row_ptr[i] of the width W64 (1: rp64, 0: rp32) names. */
@@ -194,9 +200,11 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
             FN(block_n)(bs, order, cn, acc, a, x + j * bs);
             FN(block_t)(bs, order, ct, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
         }
-        for (int u = 1; u < U; u++)
+        for (int u = 1; u < U; u++) {
+            BLOCK_SIMD() /* as in row_sum */
             for (int r = 0; r < bs; r++)
                 acc[r] += acc[u * bs + r];
+        }
         V *yi = y + i * bs;
         for (int r = 0; r < bs; r++)
             yi[r] += alpha * acc[r];
@@ -260,6 +268,21 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
     KERNEL void FN(t_col_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_COL_MAJOR, 0, W64); } \
     KERNEL void FN(t_row_##NAME##_##RW)(ARGS_T) { PASS_T(B, BSRMV_ROW_MAJOR, 0, W64); } \
     CONJ_KERNELS(NAME, B, W64, RW)
+/* The same rows with one accumulator set, for matrices whose rows hold a
+ * few blocks (spmv.c chooses): U sets cost a row their zeroing and their
+ * sum, and its blocks rarely fill them.  Made for every size; the tables
+ * name them only where UNROLL_FOR(B) > 1, so the others are not built. */
+#define SHORT_RP(NAME, B, AL, W64, RW)                                                  \
+    KERNEL void FN(n1_col_##NAME##_##RW)(ARGS_N)                                        \
+    {                                                                                   \
+        AL V acc[B];                                                                    \
+        PASS_N(B, 1, BSRMV_COL_MAJOR, W64, acc);                                        \
+    }                                                                                   \
+    KERNEL void FN(n1_row_##NAME##_##RW)(ARGS_N)                                        \
+    {                                                                                   \
+        AL V acc[B];                                                                    \
+        PASS_N(B, 1, BSRMV_ROW_MAJOR, W64, acc);                                        \
+    }
 #define KERNELS(NAME, B, U, AL)                                                         \
     KERNELS_RP(NAME, B, U, AL, 1, 64)                                                   \
     KERNELS_RP(NAME, B, U, AL, 0, 32)                                                   \
@@ -276,7 +299,10 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
 
 #ifndef SYM_ONLY
 /* Specialised: bs and the unroll depth are constants. */
-#define SPECIALISE(B) KERNELS(B, B, UNROLL_FOR(B), _Alignas(64))
+#define SPECIALISE(B)                                                                   \
+    KERNELS(B, B, UNROLL_FOR(B), _Alignas(64))                                          \
+    SHORT_RP(B, B, _Alignas(64), 1, 64)                                                 \
+    SHORT_RP(B, B, _Alignas(64), 0, 32)
 BSRMV_CPU_BLOCK_SIZES(SPECIALISE)
 #undef SPECIALISE
 /* Generic: any bs, one accumulator set (the plain triple loop). */
@@ -313,24 +339,31 @@ static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTR
 static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
 #endif
 
-#define ENTRY_(NAME, B)                                                                 \
+/* The short-row kernel K: n1_K where S (U > 1), else n_K, the same loop;
+ * N1 is n1_, or n_ for the generic set, which has no n1_ kernels. */
+#define N1_(S, N1, K) ((S) ? FN(N1##K) : FN(n_##K))
+#define ENTRY_(NAME, B, S, N1)                                                          \
     {B,                                                                                 \
      {{FN(n_col_##NAME##_64), FN(n_row_##NAME##_64)},                                   \
       {FN(n_col_##NAME##_32), FN(n_row_##NAME##_32)}},                                  \
+     {{N1_(S, N1, col_##NAME##_64), N1_(S, N1, row_##NAME##_64)},                       \
+      {N1_(S, N1, col_##NAME##_32), N1_(S, N1, row_##NAME##_32)}},                      \
      {FN(p_col_##NAME), FN(p_row_##NAME)},                                              \
      {{FN(t_col_##NAME##_64), FN(t_row_##NAME##_64)},                                   \
       {FN(t_col_##NAME##_32), FN(t_row_##NAME##_32)}},                                  \
      {{FN(CONJ_NAME(col_##NAME##_64)), FN(CONJ_NAME(row_##NAME##_64))},                 \
       {FN(CONJ_NAME(col_##NAME##_32)), FN(CONJ_NAME(row_##NAME##_32))}}}
-#define ENTRY(B) ENTRY_(B, B),
+#define ENTRY(B) ENTRY_(B, B, UNROLL_FOR(B) > 1, n1_),
 #ifndef SYM_ONLY
 static const kernel_set FN(specialised)[] = {BSRMV_CPU_BLOCK_SIZES(ENTRY)};
-static const kernel_set FN(generic) = ENTRY_(any, 0);
+static const kernel_set FN(generic) = ENTRY_(any, 0, 0, n_);
 #endif
 #undef ENTRY
 #undef ENTRY_
+#undef N1_
 #undef KERNELS
 #undef KERNELS_RP
+#undef SHORT_RP
 #undef CONJ_KERNELS
 #undef CONJ_NAME
 

@@ -83,7 +83,8 @@ static bsrmv_status spmv_n(const kernel_set *ks, const vector_ops *ops, const bs
 {
     const int bs = A->bs;
     const int nt = threads_for(A->nnzb * bs * bs + A->mb);
-    const kernel_n kn = ks->n[RP_WIDTH(A)][A->order];
+    const bool short_rows = A->nnzb < SHORT_ROW_BLOCKS * A->mb;
+    const kernel_n kn = (short_rows ? ks->n1 : ks->n)[RP_WIDTH(A)][A->order];
     if (nt == 1) {
         kn(bs, 0, A->mb, A, x, alpha, beta, y);
         return BSRMV_SUCCESS;

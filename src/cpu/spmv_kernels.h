@@ -31,6 +31,11 @@ typedef double _Complex scalar;
 /* Independent accumulator sets per block size: enough blocks in flight to
  * hide FMA latency, few enough to stay in registers. */
 #define UNROLL_FOR(B) ((B) == 1 ? 1 : (B) <= 2 ? 4 : (B) <= 6 ? 2 : 1)
+/* Below this mean of blocks per block row, op N runs kernel_set's n1 (one
+ * accumulator set): rows that short rarely fill U sets, and pay for them
+ * at every row.  On the real matrices at bs 2-6 one set won up to ~8
+ * blocks a row (up to 1.4x) and U sets from ~10 on (up to 1.9x at 60). */
+#define SHORT_ROW_BLOCKS 8
 
 typedef void (*kernel_n)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
                          const void *x, scalar alpha, scalar beta, void *y);
@@ -46,6 +51,7 @@ typedef void (*kernel_s)(int bs, int64_t r0, int64_t r1, const bsrmv_matrix *A,
 typedef struct kernel_set {
     int bs;
     kernel_n n[2][2]; /* by row_ptr width (RP_WIDTH), then bsrmv_order */
+    kernel_n n1[2][2]; /* the same for rows of a few blocks (SHORT_ROW_BLOCKS) */
     kernel_p p[2];    /* by bsrmv_order */
     kernel_t t[2][2];
     kernel_t c[2][2]; /* conjugate transpose (t for real values) */
