@@ -128,11 +128,25 @@ int main(void)
                 TU_CHECK(c.kernel != BSRMV_GPU_AUTO && (c.kernel != BSRMV_GPU_K3_LARGE || c.param > 0),
                          "bs %d: incomplete choice", bs);
             }
-    /* a 27-point grid of ~500 MB (20x the L2) */
+    /* a 27-point grid of ~500 MB (20x the L2): on an H100's bandwidth per
+     * SM (features_of: 3350 GB/s over 132 SMs) the staged kernel, on an
+     * H200's or without the copy engine by-block */
     features_of(&f, 1000000, 27, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
     TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "staged/g2/r1/t128/p3");
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
     cfg_is(&c, "by_block/g32/r1/t128/p0");
+    f.v[PF_MEMSM] = 3350.0 / 132;
+    f.v[PF_STAGED] = 0;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "by_block/g32/r1/t128/p0");
+    f.v[PF_STAGED] = 1;
+    f.bs = 2;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "wide/g16/r1/t128/p0");
+    f.bs = 3;
     f.type = BSRMV_FLOAT;
     f.bs = 8;
     TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
