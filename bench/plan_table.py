@@ -513,7 +513,6 @@ def main():
     if a.other:
         # the features of the other device's cases use its L2 and bandwidth
         L2_BYTES, MEMSM = a.other_l2_mib * 2**20, a.other_memsm
-        _patterns.clear()
         other = load(a.other, a.matrices)
         picks = sorted((key, c, predict(model, key, c)) for key, c in other.items())
         report("other-held", [p for p in picks if matrix_of(p[1]) in held])

@@ -91,22 +91,26 @@ static void F(op_precond)(const cpu_op *o, int64_t r0, int64_t r1, double *red, 
     F(apply_rows)(o, r0, r1, o->v[0], o->v[1]);
 }
 
+/* red[0] (and red[1] for complex) += a . b over the entries [e0, e1) */
+static inline void F(dot_range)(const T *a, const T *b, int64_t e0, int64_t e1, double *red)
+{
+    double s = 0, si = 0;
+#pragma omp simd reduction(+ : s, si)
+    for (int64_t e = e0; e < e1; e++) {
+        const DT d = DOT(a[e], b[e]);
+        s += RE(d);
+        si += IM(d);
+    }
+    red[0] += s;
+    if (NP == 2)
+        red[1] += si;
+}
+
 /* red[i] += a_i . b_i for the k pairs */
 static void F(op_dots)(const cpu_op *o, int64_t r0, int64_t r1, double *red, void *scratch)
 {
-    for (int i = 0; i < o->k; i++) {
-        const T *a = o->v[i], *b = o->v[SV_MAX_DOTS + i];
-        double s = 0, si = 0;
-#pragma omp simd reduction(+ : s, si)
-        for (int64_t e = r0 * o->bs; e < r1 * o->bs; e++) {
-            const DT d = DOT(a[e], b[e]);
-            s += RE(d);
-            si += IM(d);
-        }
-        red[NP * i] += s;
-        if (NP == 2)
-            red[NP * i + 1] += si;
-    }
+    for (int i = 0; i < o->k; i++)
+        F(dot_range)(o->v[i], o->v[SV_MAX_DOTS + i], r0 * o->bs, r1 * o->bs, red + NP * i);
 }
 
 /* GMRES dots red[l] += V_l . u, chunk by chunk so that u is read from
@@ -117,19 +121,8 @@ static void F(op_mdot)(const cpu_op *o, int64_t r0, int64_t r1, double *red, voi
     const int64_t end = r1 * o->bs;
     for (int64_t e0 = r0 * o->bs; e0 < end; e0 += SV_CHUNK) {
         const int64_t e1 = e0 + SV_CHUNK < end ? e0 + SV_CHUNK : end;
-        for (int l = 0; l < o->k; l++) {
-            const T *vl = V + (size_t)l * o->n;
-            double s = 0, si = 0;
-#pragma omp simd reduction(+ : s, si)
-            for (int64_t e = e0; e < e1; e++) {
-                const DT d = DOT(vl[e], u[e]);
-                s += RE(d);
-                si += IM(d);
-            }
-            red[NP * l] += s;
-            if (NP == 2)
-                red[NP * l + 1] += si;
-        }
+        for (int l = 0; l < o->k; l++)
+            F(dot_range)(V + (size_t)l * o->n, u, e0, e1, red + NP * l);
     }
 }
 
