@@ -858,8 +858,8 @@ bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int
  * reduction point); dot products are two-stage device reductions in double,
  * deterministic on a given device.  Complex matrices as on the host (x^H y
  * dots; CG for Hermitian positive definite ones); bsrmv_gpu_solve_refined
- * is real only.  The preconditioner is uploaded from a
- * host one (bs <= 1024); errors as for bsrmv_solve plus the device ones
+ * is real only.  The preconditioner is uploaded from a host one
+ * (bs <= 1024); errors as for bsrmv_solve plus the device ones
  * (BSRMV_ERR_DEVICE_NOMEM, BSRMV_ERR_ARGUMENT for host pointers). */
 typedef struct bsrmv_gpu_precond bsrmv_gpu_precond;
 bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const bsrmv_precond *P,
