@@ -858,8 +858,10 @@ bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int
  * stream); the call returns when the solve is done.  Only the scalars a
  * Krylov method must inspect travel to the host (one small copy per
  * reduction point); dot products are two-stage device reductions in double,
- * deterministic on a given device.  The preconditioner is uploaded from a
- * host one (bs <= 1024); errors as for bsrmv_solve plus the device ones
+ * deterministic on a given device.  Complex matrices as on the host (x^H y
+ * dots; CG for Hermitian positive definite ones); bsrmv_gpu_solve_refined
+ * is real only.  The preconditioner is uploaded from a host one
+ * (bs <= 1024); errors as for bsrmv_solve plus the device ones
  * (BSRMV_ERR_DEVICE_NOMEM, BSRMV_ERR_ARGUMENT for host pointers). */
 typedef struct bsrmv_gpu_precond bsrmv_gpu_precond;
 bsrmv_status bsrmv_gpu_precond_upload(bsrmv_gpu_precond **dP, const bsrmv_precond *P,

@@ -2,152 +2,16 @@
  * non-Hermitian systems, CG on Hermitian positive definite ones, with and
  * without block Jacobi, float and double complex, compiled and runtime
  * block sizes, both block orders.  Every solution is checked by a long
- * double complex residual b - A x computed here from a dense copy of the
- * stored values, not by the solver's report; CG on matrices that are not
- * HPD must not claim a solution it does not have. */
-#include "testutil.h"
+ * double complex residual b - A x from a dense copy of the stored values
+ * (tu_csys_residual), not by the solver's report; CG on matrices that are
+ * not HPD must not claim a solution it does not have. */
+#include "testutil_complex.h"
 
 #include <complex.h>
 #include <math.h>
 #include <string.h>
 
-typedef long double _Complex ldc;
-
 static const char *const method_name[] = {"cg", "bicgstab", "gmres"};
-
-/* uniform in [-1, 1) */
-static double uni(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1p-52 - 1.0;
-}
-
-/* A test system: the BSR arrays and the dense copy of the stored values. */
-typedef struct sys {
-    int64_t mb, n;
-    int bs;
-    bsrmv_type type;
-    ldc *dense; /* n x n, row-major, as stored (rounded to the type) */
-    bsrmv_matrix *A;
-} sys;
-
-enum kind { NONHERM, HPD, INDEFINITE };
-
-/* A block pattern symmetric about the diagonal (tridiagonal plus random
- * far blocks), values random; NONHERM: independent values with a dominant
- * diagonal; HPD: B + B^H plus a shift above every row's sum of moduli;
- * INDEFINITE: the same Hermitian matrix with its shift negated on every
- * other row. */
-static sys make(int64_t mb, int bs, bsrmv_type type, bsrmv_order order, enum kind k,
-                uint64_t seed)
-{
-    sys S = {.mb = mb, .n = mb * bs, .bs = bs, .type = type};
-    const int64_t n = S.n;
-    char *pat = calloc((size_t)(mb * mb), 1);
-    ldc *D = calloc((size_t)(n * n), sizeof *D);
-    TU_CHECK(pat && D, "out of memory");
-    uint64_t s = seed;
-    for (int64_t i = 0; i < mb; i++) {
-        pat[i * mb + i] = 1;
-        if (i + 1 < mb)
-            pat[i * mb + i + 1] = pat[(i + 1) * mb + i] = 1;
-        const int64_t j = (int64_t)((uni(&s) + 1) * 0.5 * (double)mb) % mb;
-        pat[i * mb + j] = pat[j * mb + i] = 1;
-    }
-    for (int64_t bi = 0; bi < mb; bi++)
-        for (int64_t bj = 0; bj < mb; bj++) {
-            if (!pat[bi * mb + bj] || (k != NONHERM && bj < bi))
-                continue;
-            for (int r = 0; r < bs; r++)
-                for (int c = 0; c < bs; c++) {
-                    const int64_t i = bi * bs + r, j = bj * bs + c;
-                    const ldc v = uni(&s) + uni(&s) * (ldc)I;
-                    if (k == NONHERM) {
-                        D[i * n + j] = v;
-                    } else if (i <= j) {
-                        D[i * n + j] += v;
-                        D[j * n + i] += conjl(v);
-                    }
-                }
-        }
-    for (int64_t i = 0; i < n; i++) {
-        long double sum = 0;
-        for (int64_t j = 0; j < n; j++)
-            sum += cabsl(D[i * n + j]);
-        const long double shift = sum + 1;
-        if (k == NONHERM)
-            D[i * n + i] += shift * (1 + 0.5L * (ldc)I);
-        else
-            D[i * n + i] = creall(D[i * n + i]) + (k == INDEFINITE && i % 2 ? -shift : shift);
-    }
-    /* the BSR arrays of the pattern, values rounded to the type */
-    int64_t nnzb = 0;
-    for (int64_t e = 0; e < mb * mb; e++)
-        nnzb += pat[e];
-    const int64_t bs2 = (int64_t)bs * bs;
-    int64_t *rp = malloc((size_t)(mb + 1) * sizeof *rp);
-    int32_t *ci = malloc((size_t)nnzb * sizeof *ci);
-    const int dbl = type == BSRMV_COMPLEX_DOUBLE;
-    void *val = malloc((size_t)(nnzb * bs2) * (dbl ? sizeof(double _Complex) : sizeof(float _Complex)));
-    TU_CHECK(rp && ci && val, "out of memory");
-    int64_t kb = 0;
-    rp[0] = 0;
-    for (int64_t bi = 0; bi < mb; bi++) {
-        for (int64_t bj = 0; bj < mb; bj++) {
-            if (!pat[bi * mb + bj])
-                continue;
-            ci[kb] = (int32_t)bj;
-            for (int r = 0; r < bs; r++)
-                for (int c = 0; c < bs; c++) {
-                    const int64_t at = kb * bs2 + (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
-                    ldc *d = &D[(bi * bs + r) * n + bj * bs + c];
-                    if (dbl) {
-                        ((double _Complex *)val)[at] = (double _Complex)*d;
-                        *d = ((double _Complex *)val)[at];
-                    } else {
-                        ((float _Complex *)val)[at] = (float _Complex)*d;
-                        *d = ((float _Complex *)val)[at];
-                    }
-                }
-            kb++;
-        }
-        rp[bi + 1] = kb;
-    }
-    TU_OK(bsrmv_matrix_create(&S.A, mb, mb, bs, nnzb, rp, ci, val, type, order));
-    free(pat);
-    free(rp);
-    free(ci);
-    free(val);
-    S.dense = D;
-    return S;
-}
-
-static void drop(sys *S)
-{
-    bsrmv_matrix_destroy(S->A);
-    free(S->dense);
-}
-
-static ldc get(const void *v, bsrmv_type t, int64_t i)
-{
-    if (t == BSRMV_COMPLEX_DOUBLE)
-        return ((const double _Complex *)v)[i];
-    return ((const float _Complex *)v)[i];
-}
-
-/* ||b - A x|| / ||b|| in long double from the dense copy */
-static double residual(const sys *S, const void *b, const void *x)
-{
-    long double rr = 0, bb = 0;
-    for (int64_t i = 0; i < S->n; i++) {
-        ldc r = get(b, S->type, i);
-        bb += creall(r * conjl(r));
-        for (int64_t j = 0; j < S->n; j++)
-            r -= S->dense[i * S->n + j] * get(x, S->type, j);
-        rr += creall(r * conjl(r));
-    }
-    return (double)sqrtl(rr / bb);
-}
 
 static const char *tname(bsrmv_type t)
 {
@@ -160,7 +24,7 @@ static double rtol_for(bsrmv_type t)
 }
 
 /* Solves from x = 0 and checks the residual independently. */
-static void solve_checked(bsrmv_solver m, const sys *S, int precond, int restart, uint64_t seed)
+static void solve_checked(bsrmv_solver m, const tu_csys *S, int precond, int restart, uint64_t seed)
 {
     bsrmv_precond *P = NULL;
     if (precond)
@@ -171,7 +35,7 @@ static void solve_checked(bsrmv_solver m, const sys *S, int precond, int restart
     bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .restart = restart, .x0_zero = 1};
     bsrmv_solve_report rep;
     TU_OK(bsrmv_solve(m, S->A, P, b, x, S->n, &o, &rep));
-    const double rel = residual(S, b, x);
+    const double rel = tu_csys_residual(S, b, x);
     printf("  %-8s bs %2d %-14s %s restart %2d: %4d iterations, residual %.2e (solver says "
            "%.2e)\n",
            method_name[m], S->bs, tname(S->type), precond ? "jacobi" : "none  ", restart,
@@ -187,7 +51,7 @@ static void solve_checked(bsrmv_solver m, const sys *S, int precond, int restart
 
 /* z = P r satisfies D_i z_i = r_i on every block row (D_i from the dense
  * copy). */
-static void check_precond(const sys *S)
+static void check_precond(const tu_csys *S)
 {
     bsrmv_precond *P;
     TU_OK(bsrmv_precond_block_jacobi(&P, S->A));
@@ -197,13 +61,13 @@ static void check_precond(const sys *S)
     const double tol = S->type == BSRMV_COMPLEX_DOUBLE ? 1e-12 : 1e-4;
     for (int64_t i = 0; i < S->n; i++) {
         const int64_t b0 = i / S->bs * S->bs;
-        ldc s = 0;
+        tu_ldc s = 0;
         long double mag = 0;
         for (int64_t j = b0; j < b0 + S->bs; j++) {
-            s += S->dense[i * S->n + j] * get(z, S->type, j);
-            mag += cabsl(S->dense[i * S->n + j] * get(z, S->type, j));
+            s += S->dense[i * S->n + j] * tu_cget(z, S->type, j);
+            mag += cabsl(S->dense[i * S->n + j] * tu_cget(z, S->type, j));
         }
-        const ldc want = get(r, S->type, i);
+        const tu_ldc want = tu_cget(r, S->type, i);
         TU_CHECK(cabsl(s - want) <= tol * (mag + cabsl(want)), "bs %d row %lld: D z = %Lg%+Lgi, r = %Lg%+Lgi",
                  S->bs, (long long)i, creall(s), cimagl(s), creall(want), cimagl(want));
     }
@@ -220,19 +84,19 @@ static void test_methods(void)
         for (int i = 0; i < 5; i++) {
             const bsrmv_order order = i % 2 ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR;
             const int64_t mb = 48 / bss[i] + 5;
-            sys N = make(mb, bss[i], types[t], order, NONHERM, 100 + i);
+            tu_csys N = tu_csys_make(mb, bss[i], types[t], order, TU_NONHERM, 100 + i);
             check_precond(&N);
             for (int p = 0; p < 2; p++) {
                 solve_checked(BSRMV_SOLVER_BICGSTAB, &N, p, 0, 7 + p);
                 /* restart 3: several cycles, the rotations restarted */
                 solve_checked(BSRMV_SOLVER_GMRES, &N, p, p ? 20 : 3, 9 + p);
             }
-            drop(&N);
-            sys H = make(mb, bss[i], types[t], order, HPD, 200 + i);
+            tu_csys_drop(&N);
+            tu_csys H = tu_csys_make(mb, bss[i], types[t], order, TU_HPD, 200 + i);
             for (int p = 0; p < 2; p++)
                 solve_checked(BSRMV_SOLVER_CG, &H, p, 0, 11 + p);
             solve_checked(BSRMV_SOLVER_GMRES, &H, 1, 0, 13);
-            drop(&H);
+            tu_csys_drop(&H);
         }
 }
 
@@ -243,7 +107,7 @@ static void test_cg_not_hpd(void)
     const bsrmv_type types[2] = {BSRMV_COMPLEX_DOUBLE, BSRMV_COMPLEX_FLOAT};
     for (int t = 0; t < 2; t++)
         for (int k = 0; k < 2; k++) {
-            sys S = make(20, 3, types[t], BSRMV_COL_MAJOR, k ? NONHERM : INDEFINITE, 300 + t);
+            tu_csys S = tu_csys_make(20, 3, types[t], BSRMV_COL_MAJOR, k ? TU_NONHERM : TU_INDEFINITE, 300 + t);
             void *b = tu_random_vector(S.n, S.type, 21);
             void *x = tu_nan_vector(S.n, S.type);
             bsrmv_solve_options o = {.rtol = rtol_for(S.type), .max_iter = 300, .x0_zero = 1};
@@ -254,13 +118,13 @@ static void test_cg_not_hpd(void)
             if (k == 0)
                 TU_FAILS(st, BSRMV_ERR_NOT_CONVERGED);
             if (st == BSRMV_SUCCESS)
-                TU_CHECK(residual(&S, b, x) <= 2 * o.rtol, "CG claimed a solution it has not");
+                TU_CHECK(tu_csys_residual(&S, b, x) <= 2 * o.rtol, "CG claimed a solution it has not");
             else
                 TU_CHECK(st == BSRMV_ERR_NOT_CONVERGED && !rep.converged, "%s",
                          bsrmv_status_string(st));
             free(b);
             free(x);
-            drop(&S);
+            tu_csys_drop(&S);
         }
 }
 
@@ -268,7 +132,7 @@ static void test_cg_not_hpd(void)
  * right-hand sides solve column by column; refinement is real only. */
 static void test_edges(void)
 {
-    sys S = make(10, 2, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR, NONHERM, 400);
+    tu_csys S = tu_csys_make(10, 2, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR, TU_NONHERM, 400);
     double _Complex b[20] = {0}, x[20];
     for (int i = 0; i < 20; i++)
         x[i] = NAN;
@@ -284,7 +148,7 @@ static void test_edges(void)
     bsrmv_solve_report reps[3];
     TU_OK(bsrmv_solve_multi(BSRMV_SOLVER_BICGSTAB, S.A, NULL, 20, k, B, 20, X, 20, &o, reps));
     for (int j = 0; j < k; j++) {
-        const double rel = residual(&S, B + 20 * j, X + 20 * j);
+        const double rel = tu_csys_residual(&S, B + 20 * j, X + 20 * j);
         TU_CHECK(reps[j].converged && rel <= 2e-9, "column %d: residual %g", j, rel);
     }
     free(B);
@@ -292,7 +156,7 @@ static void test_edges(void)
     bsrmv_precond *P = NULL;
     TU_FAILS(bsrmv_solve_refined(BSRMV_SOLVER_GMRES, S.A, S.A, NULL, b, x, 20, NULL, &rep),
              BSRMV_ERR_UNSUPPORTED);
-    drop(&S);
+    tu_csys_drop(&S);
 
     /* a zero diagonal block */
     const int64_t rp[3] = {0, 1, 2};

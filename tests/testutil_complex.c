@@ -127,3 +127,112 @@ void tu_check_complex(const char *what, const bsrmv_matrix *A, bsrmv_op op, tu_l
     free(terms);
 }
 
+/* uniform in [-1, 1) */
+static double uni(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) * 0x1p-52 - 1.0;
+}
+
+tu_csys tu_csys_make(int64_t mb, int bs, bsrmv_type type, bsrmv_order order, enum tu_ckind k,
+                     uint64_t seed)
+{
+    tu_csys S = {.mb = mb, .n = mb * bs, .bs = bs, .type = type};
+    const int64_t n = S.n;
+    char *pat = calloc((size_t)(mb * mb), 1);
+    tu_ldc *D = calloc((size_t)(n * n), sizeof *D);
+    TU_CHECK(pat && D, "out of memory");
+    uint64_t s = seed;
+    for (int64_t i = 0; i < mb; i++) {
+        pat[i * mb + i] = 1;
+        if (i + 1 < mb)
+            pat[i * mb + i + 1] = pat[(i + 1) * mb + i] = 1;
+        const int64_t j = (int64_t)((uni(&s) + 1) * 0.5 * (double)mb) % mb;
+        pat[i * mb + j] = pat[j * mb + i] = 1;
+    }
+    for (int64_t bi = 0; bi < mb; bi++)
+        for (int64_t bj = 0; bj < mb; bj++) {
+            if (!pat[bi * mb + bj] || (k != TU_NONHERM && bj < bi))
+                continue;
+            for (int r = 0; r < bs; r++)
+                for (int c = 0; c < bs; c++) {
+                    const int64_t i = bi * bs + r, j = bj * bs + c;
+                    const tu_ldc v = uni(&s) + uni(&s) * (tu_ldc)I;
+                    if (k == TU_NONHERM) {
+                        D[i * n + j] = v;
+                    } else if (i <= j) {
+                        D[i * n + j] += v;
+                        D[j * n + i] += conjl(v);
+                    }
+                }
+        }
+    for (int64_t i = 0; i < n; i++) {
+        long double sum = 0;
+        for (int64_t j = 0; j < n; j++)
+            sum += cabsl(D[i * n + j]);
+        const long double shift = sum + 1;
+        if (k == TU_NONHERM)
+            D[i * n + i] += shift * (1 + 0.5L * (tu_ldc)I);
+        else
+            D[i * n + i] = creall(D[i * n + i]) + (k == TU_INDEFINITE && i % 2 ? -shift : shift);
+    }
+    /* the BSR arrays of the pattern, values rounded to the type */
+    int64_t nnzb = 0;
+    for (int64_t e = 0; e < mb * mb; e++)
+        nnzb += pat[e];
+    const int64_t bs2 = (int64_t)bs * bs;
+    int64_t *rp = malloc((size_t)(mb + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)nnzb * sizeof *ci);
+    const int dbl = type == BSRMV_COMPLEX_DOUBLE;
+    void *val = malloc((size_t)(nnzb * bs2) * (dbl ? sizeof(double _Complex) : sizeof(float _Complex)));
+    TU_CHECK(rp && ci && val, "out of memory");
+    int64_t kb = 0;
+    rp[0] = 0;
+    for (int64_t bi = 0; bi < mb; bi++) {
+        for (int64_t bj = 0; bj < mb; bj++) {
+            if (!pat[bi * mb + bj])
+                continue;
+            ci[kb] = (int32_t)bj;
+            for (int r = 0; r < bs; r++)
+                for (int c = 0; c < bs; c++) {
+                    const int64_t at = kb * bs2 + (order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c);
+                    tu_ldc *d = &D[(bi * bs + r) * n + bj * bs + c];
+                    if (dbl) {
+                        ((double _Complex *)val)[at] = (double _Complex)*d;
+                        *d = ((double _Complex *)val)[at];
+                    } else {
+                        ((float _Complex *)val)[at] = (float _Complex)*d;
+                        *d = ((float _Complex *)val)[at];
+                    }
+                }
+            kb++;
+        }
+        rp[bi + 1] = kb;
+    }
+    TU_OK(bsrmv_matrix_create(&S.A, mb, mb, bs, nnzb, rp, ci, val, type, order));
+    free(pat);
+    free(rp);
+    free(ci);
+    free(val);
+    S.dense = D;
+    return S;
+}
+
+void tu_csys_drop(tu_csys *S)
+{
+    bsrmv_matrix_destroy(S->A);
+    free(S->dense);
+}
+
+double tu_csys_residual(const tu_csys *S, const void *b, const void *x)
+{
+    long double rr = 0, bb = 0;
+    for (int64_t i = 0; i < S->n; i++) {
+        tu_ldc r = tu_cget(b, S->type, i);
+        bb += creall(r * conjl(r));
+        for (int64_t j = 0; j < S->n; j++)
+            r -= S->dense[i * S->n + j] * tu_cget(x, S->type, j);
+        rr += creall(r * conjl(r));
+    }
+    return (double)sqrtl(rr / bb);
+}

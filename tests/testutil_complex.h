@@ -41,4 +41,26 @@ const char *tu_op_name(bsrmv_op op);
 void tu_check_complex(const char *what, const bsrmv_matrix *A, bsrmv_op op, tu_ldc alpha,
                       const void *x, tu_ldc beta, const void *y0, const void *y);
 
+/* A test system: the BSR arrays and the dense copy of the stored values. */
+typedef struct tu_csys {
+    int64_t mb, n;
+    int bs;
+    bsrmv_type type;
+    tu_ldc *dense; /* n x n, row-major, as stored (rounded to the type) */
+    bsrmv_matrix *A;
+} tu_csys;
+
+enum tu_ckind { TU_NONHERM, TU_HPD, TU_INDEFINITE };
+
+/* A block pattern symmetric about the diagonal (tridiagonal plus random
+ * far blocks), values random; TU_NONHERM: independent values with a dominant
+ * diagonal; TU_HPD: B + B^H plus a shift above every row's sum of moduli;
+ * TU_INDEFINITE: the same Hermitian matrix with its shift negated on every
+ * other row. */
+tu_csys tu_csys_make(int64_t mb, int bs, bsrmv_type type, bsrmv_order order, enum tu_ckind k,
+                     uint64_t seed);
+void tu_csys_drop(tu_csys *S);
+/* ||b - A x|| / ||b|| in long double from the dense copy. */
+double tu_csys_residual(const tu_csys *S, const void *b, const void *x);
+
 #endif

@@ -2,9 +2,10 @@
  * alignment of cuFloatComplex / cuDoubleComplex (the layout of C's
  * _Complex), so the kernels read the caller's arrays in place and load a
  * value in one 8- or 16-byte access.  It supplies what the kernel templates
- * do with their value type T and vector type V -- V(0), +, +=, *, ==, madd,
- * the warp shuffles and atomicAdd -- so the real kernels' sources serve
- * complex values unchanged; the loads (ld, ldv) are in common.cuh beside
+ * do with their value type T and vector type V -- V(0), +, +=, -, -=, *, ==,
+ * madd, the warp shuffles and atomicAdd -- so the real kernels' sources
+ * (the SpMV kernels, the solvers' vector passes) serve complex values
+ * unchanged; the loads (ld, ldv) are in common.cuh beside
  * the real ones.
  * Included by common.cuh.  Not installed. */
 #ifndef BSRMV_CUDA_COMPLEX_CUH
@@ -26,6 +27,12 @@ template <typename R> struct alignas(2 * sizeof(R)) cplx {
         im += o.im;
         return *this;
     }
+    __host__ __device__ __forceinline__ cplx &operator-=(const cplx &o)
+    {
+        re -= o.re;
+        im -= o.im;
+        return *this;
+    }
 };
 static_assert(sizeof(cplx<double>) == 16 && alignof(cplx<double>) == 16, "cuDoubleComplex layout");
 static_assert(sizeof(cplx<float>) == 8 && alignof(cplx<float>) == 8, "cuFloatComplex layout");
@@ -37,6 +44,12 @@ template <typename R>
 __host__ __device__ __forceinline__ cplx<R> operator+(const cplx<R> &a, const cplx<R> &b)
 {
     return cplx<R>(a.re + b.re, a.im + b.im);
+}
+
+template <typename R>
+__host__ __device__ __forceinline__ cplx<R> operator-(const cplx<R> &a, const cplx<R> &b)
+{
+    return cplx<R>(a.re - b.re, a.im - b.im);
 }
 
 template <typename R>

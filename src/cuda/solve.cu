@@ -10,7 +10,13 @@
  * M-application reads them coalesced.  Dot products: per-thread double
  * sums, a block reduction to one partial per thread block, then k_finish
  * sums the partials in a fixed order (deterministic, no atomics), and the
- * few doubles come to the host with one copy and one stream sync. */
+ * few doubles come to the host with one copy and one stream sync.
+ *
+ * The value type T is float, double or cplx<float/double> (complex.cuh),
+ * all from the same templates.  A complex dot a^H b takes two sums (its
+ * real and imaginary parts, NP = 2 doubles), a norm or Re(r^H z) one, as
+ * in the host backend (cpu_ops.h); complex scalars and the GMRES
+ * coefficients reach the device as (re, im) pairs of doubles. */
 #include <cuda_runtime.h>
 
 #include <stdio.h>
@@ -39,6 +45,67 @@ struct bsrmv_gpu_precond {
 
 /* everything below up to the public API is private to this file */
 namespace {
+
+using bsrmv_cuda::cplx;
+using bsrmv_cuda::is_cplx;
+
+/* doubles per dot product of values of type T: re, and im if complex */
+template <typename T> constexpr int NP = is_cplx<T>::value ? 2 : 1;
+
+template <typename T> struct real_of {
+    using type = T;
+};
+template <typename R> struct real_of<cplx<R>> {
+    using type = R;
+};
+
+/* acc[0] (and acc[1]) += conj(a) b in double */
+template <typename T> __device__ __forceinline__ void dot_add(double *acc, T a, T b)
+{
+    if constexpr (is_cplx<T>::value) {
+        const double ar = a.re, ai = a.im, br = b.re, bi = b.im;
+        acc[0] += ar * br + ai * bi;
+        acc[1] += ar * bi - ai * br;
+    } else {
+        acc[0] += (double)a * (double)b;
+    }
+}
+
+/* Re(conj(a) b) in double: |a|^2 for b = a */
+template <typename T> __device__ __forceinline__ double re_dot(T a, T b)
+{
+    if constexpr (is_cplx<T>::value)
+        return (double)a.re * b.re + (double)a.im * b.im;
+    else
+        return (double)a * (double)b;
+}
+
+/* Coefficient l of a device array of NP<T> doubles per coefficient. */
+template <typename T> __device__ __forceinline__ T coef_at(const double *c, int l)
+{
+    using R = typename real_of<T>::type;
+    if constexpr (is_cplx<T>::value)
+        return T((R)c[2 * l], (R)c[2 * l + 1]);
+    else
+        return (T)c[l];
+}
+
+/* A scalar of the methods as a value of T (a real T takes .re), rounded
+ * part by part as the host backend's SCAL does. */
+template <typename T> static T scal(sv_scalar s)
+{
+    using R = typename real_of<T>::type;
+    if constexpr (is_cplx<T>::value)
+        return T((R)s.re, (R)s.im);
+    else
+        return (T)s.re;
+}
+
+/* Dot d of an array of NP<T> doubles per dot as a scalar. */
+template <typename T> static sv_scalar dot_at(const double *v, int d)
+{
+    return sv_sc(v[NP<T> * d], NP<T> == 2 ? v[NP<T> * d + 1] : 0);
+}
 
 /* ------------------------------------------------------------------ */
 /* kernels                                                             */
@@ -78,7 +145,7 @@ template <typename T, int ND, typename Op>
 __global__ void k_fused(Op op, int64_t n, int bs, int tile, const T *__restrict__ inv,
                         double *part)
 {
-    extern __shared__ unsigned char smem_raw[];
+    extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sy = reinterpret_cast<T *>(smem_raw);
     constexpr int NA = ND > 0 ? ND : 1;
     double acc[NA];
@@ -110,19 +177,24 @@ __global__ void k_fused(Op op, int64_t n, int bs, int tile, const T *__restrict_
         block_sum<ND>(acc, part + blockIdx.x, gridDim.x);
 }
 
-/* out[l*parts + p] = sum over chunk p of V_l . u; grid (k, parts), so the
- * k blocks of one chunk run together and share u in L2. */
+/* out[(NP*l + d)*parts + p] = part d (re, im) of the sum over chunk p of
+ * V_l . u; grid (k, parts), so the k blocks of one chunk run together and
+ * share u in L2. */
 template <typename T>
 __global__ void k_mdot(const T *__restrict__ V, const T *__restrict__ u, int64_t n,
                        int64_t chunk, double *part)
 {
+    constexpr int D = NP<T>;
     const int64_t l = blockIdx.x, p = blockIdx.y;
     const T *v = V + l * n;
     const int64_t e1 = min(n, (p + 1) * chunk);
-    double acc[1] = {0};
+    double acc[D];
+#pragma unroll
+    for (int d = 0; d < D; d++)
+        acc[d] = 0;
     for (int64_t e = p * chunk + threadIdx.x; e < e1; e += blockDim.x)
-        acc[0] += (double)v[e] * (double)u[e];
-    block_sum<1>(acc, part + l * gridDim.y + p, 0);
+        dot_add(acc, v[e], u[e]);
+    block_sum<D>(acc, part + D * l * gridDim.y + p, gridDim.y);
 }
 
 /* res[d] = sum of the `parts` partials of dot d, in a fixed order. */
@@ -153,6 +225,7 @@ template <typename T> struct OpPrecond {
     __device__ T first(int64_t e, double *) const { return r[e]; }
     __device__ void second(int64_t e, T, T v, double *) const { z[e] = v; }
 };
+/* acc[NP*i ..] = a_i . b_i */
 template <typename T> struct OpDots {
     const T *a[MAX_FUSED_DOTS], *b[MAX_FUSED_DOTS];
     int k;
@@ -161,7 +234,7 @@ template <typename T> struct OpDots {
 #pragma unroll
         for (int i = 0; i < MAX_FUSED_DOTS; i++)
             if (i < k)
-                acc[i] += (double)a[i][e] * (double)b[i][e];
+                dot_add(acc + NP<T> * i, a[i][e], b[i][e]);
         return 0;
     }
     __device__ void second(int64_t, T, T, double *) const {}
@@ -187,12 +260,12 @@ template <typename T> struct OpResidual {
     {
         const T v = b[e] - r[e];
         r[e] = v;
-        acc[0] += (double)v * v;
+        acc[0] += re_dot(v, v);
         return v;
     }
     __device__ void second(int64_t, T, T, double *) const {}
 };
-/* acc = {r.z, r.r}; without M only r.r (the host copies it) */
+/* acc = {Re r.z, r.r}; without M only r.r (the host copies it) */
 template <typename T> struct OpCgStep {
     T a;
     T *x, *r, *z;
@@ -202,13 +275,13 @@ template <typename T> struct OpCgStep {
         x[e] += a * p[e];
         const T v = r[e] - a * q[e];
         r[e] = v;
-        acc[1] += (double)v * v;
+        acc[1] += re_dot(v, v);
         return v;
     }
     __device__ void second(int64_t e, T y, T v, double *acc) const
     {
         z[e] = v;
-        acc[0] += (double)y * v;
+        acc[0] += re_dot(y, v);
     }
 };
 template <typename T> struct OpBicgP {
@@ -228,6 +301,7 @@ template <typename T> struct OpBicgS {
     __device__ T first(int64_t e, double *) const { return r[e] -= alpha * v[e]; }
     __device__ void second(int64_t e, T, T z, double *) const { shat[e] = z; }
 };
+/* acc = {r.r, r0.r (NP doubles)} */
 template <typename T> struct OpBicgX {
     T alpha, omega;
     T *x, *r;
@@ -237,8 +311,8 @@ template <typename T> struct OpBicgX {
         x[e] += alpha * phat[e] + omega * shat[e];
         const T v = r[e] - omega * t[e];
         r[e] = v;
-        acc[0] += (double)v * v;
-        acc[1] += (double)r0[e] * v;
+        acc[0] += re_dot(v, v);
+        dot_add(acc + 1, r0[e], v);
         return v;
     }
     __device__ void second(int64_t, T, T, double *) const {}
@@ -253,9 +327,9 @@ template <typename T> struct OpLincomb {
     {
         T s = u[e];
         for (int l = 0; l < k; l++)
-            s -= (T)c[l] * V[l * n + e];
+            s -= coef_at<T>(c, l) * V[l * n + e];
         u[e] = s;
-        acc[0] += (double)s * s;
+        acc[0] += re_dot(s, s);
         return s;
     }
     __device__ void second(int64_t, T, T, double *) const {}
@@ -271,7 +345,7 @@ template <typename T> struct OpGmresX {
     {
         T s = 0;
         for (int l = 0; l < k; l++)
-            s += (T)c[l] * V[l * n + e];
+            s += coef_at<T>(c, l) * V[l * n + e];
         if (!m)
             x[e] += s;
         return s;
@@ -290,10 +364,11 @@ struct GpuCtx {
     int sms;
     int grid;          /* most thread blocks of a fused kernel (= partials) */
     int threads, tile; /* threads per block (multiple of 32), entries per tile */
-    int maxdots;       /* slots of res and rows of part                     */
-    double *part, *res, *coef; /* device */
-    double *host;              /* pinned, maxdots                           */
-    double *sums, *stage;      /* pageable, maxdots: GMRES dots and coefficients */
+    int maxdots;       /* most dots (or coefficients) of one call           */
+    int np;            /* doubles per dot and per coefficient: 2 if complex */
+    double *part, *res, *coef; /* device; slots = maxdots * np              */
+    double *host;              /* pinned, slots                             */
+    double *sums, *stage;      /* pageable, slots: GMRES dots and coefficients */
 };
 
 static GpuCtx *ctx_of(sv_backend *be)
@@ -339,15 +414,18 @@ static bsrmv_status fused(sv_backend *be, const Op &op, bool use_m, double *out)
     return ND > 0 && out ? fetch(c, ND, grid, out) : BSRMV_SUCCESS;
 }
 
-/* Coefficients of a GMRES combination (real parts: the backend is real) to
- * the device, in stream order (the pageable staging array is copied before
- * the call returns). */
+/* Coefficients of a GMRES combination to the device (np doubles each: the
+ * real parts, or (re, im) pairs), in stream order (the pageable staging
+ * array is copied before the call returns). */
 static bsrmv_status put_coef(GpuCtx *c, int k, const sv_scalar *h)
 {
-    for (int i = 0; i < k; i++)
-        c->stage[i] = h[i].re;
-    CU_RET(cudaMemcpyAsync(c->coef, c->stage, (size_t)k * sizeof(double), cudaMemcpyHostToDevice,
-                           c->s),
+    for (int i = 0; i < k; i++) {
+        c->stage[c->np * i] = h[i].re;
+        if (c->np == 2)
+            c->stage[2 * i + 1] = h[i].im;
+    }
+    CU_RET(cudaMemcpyAsync(c->coef, c->stage, (size_t)k * c->np * sizeof(double),
+                           cudaMemcpyHostToDevice, c->s),
        "copying GMRES coefficients");
     return BSRMV_SUCCESS;
 }
@@ -423,10 +501,10 @@ static bsrmv_status g_dots(sv_backend *be, int k, const void *const *a, const vo
         op.a[i] = C_<T>(a[i]);
         op.b[i] = C_<T>(b[i]);
     }
-    double all[MAX_FUSED_DOTS];
-    bsrmv_status st = fused<T, MAX_FUSED_DOTS>(be, op, false, all);
+    double all[MAX_FUSED_DOTS * NP<T>];
+    bsrmv_status st = fused<T, MAX_FUSED_DOTS * NP<T>>(be, op, false, all);
     for (int i = 0; i < k && !st; i++)
-        out[i] = sv_sc(all[i], 0);
+        out[i] = dot_at<T>(all, i);
     return st;
 }
 
@@ -441,22 +519,22 @@ static bsrmv_status g_mdot(sv_backend *be, int k, const void *V, const void *u, 
     k_mdot<T><<<dim3(k, parts), MDOT_THREADS, 0, c->s>>>(C_<T>(V), C_<T>(u), be->n, chunk,
                                                            c->part);
     CU_RET(cudaGetLastError(), "launching the GMRES dot products");
-    bsrmv_status st = fetch(c, k, parts, c->sums);
+    bsrmv_status st = fetch(c, NP<T> * k, parts, c->sums);
     for (int i = 0; i < k && !st; i++)
-        out[i] = sv_sc(c->sums[i], 0);
+        out[i] = dot_at<T>(c->sums, i);
     return st;
 }
 
 template <typename T>
 static bsrmv_status g_axpy(sv_backend *be, sv_scalar alpha, const void *x, void *y)
 {
-    return fused<T, 0>(be, OpAxpy<T>{(T)alpha.re, C_<T>(x), P_<T>(y)}, false, nullptr);
+    return fused<T, 0>(be, OpAxpy<T>{scal<T>(alpha), C_<T>(x), P_<T>(y)}, false, nullptr);
 }
 
 template <typename T>
 static bsrmv_status g_xpby(sv_backend *be, const void *z, sv_scalar beta, void *p)
 {
-    return fused<T, 0>(be, OpXpby<T>{C_<T>(z), (T)beta.re, P_<T>(p)}, false, nullptr);
+    return fused<T, 0>(be, OpXpby<T>{C_<T>(z), scal<T>(beta), P_<T>(p)}, false, nullptr);
 }
 
 template <typename T>
@@ -469,7 +547,7 @@ template <typename T>
 static bsrmv_status g_cg_step(sv_backend *be, sv_scalar alpha, void *x, const void *p, void *r,
                               const void *q, void *z, double out[2])
 {
-    OpCgStep<T> op = {(T)alpha.re, P_<T>(x), P_<T>(r), P_<T>(z), C_<T>(p), C_<T>(q)};
+    OpCgStep<T> op = {scal<T>(alpha), P_<T>(x), P_<T>(r), P_<T>(z), C_<T>(p), C_<T>(q)};
     bsrmv_status st = fused<T, 2>(be, op, true, out);
     if (!st && !be->has_p)
         out[0] = out[1];
@@ -480,7 +558,7 @@ template <typename T>
 static bsrmv_status g_bicg_p(sv_backend *be, sv_scalar beta, sv_scalar omega, const void *r,
                              void *p, const void *v, void *phat)
 {
-    OpBicgP<T> op = {(T)beta.re, (T)omega.re, C_<T>(r), C_<T>(v), P_<T>(p), P_<T>(phat)};
+    OpBicgP<T> op = {scal<T>(beta), scal<T>(omega), C_<T>(r), C_<T>(v), P_<T>(p), P_<T>(phat)};
     return fused<T, 0>(be, op, true, nullptr);
 }
 
@@ -488,7 +566,7 @@ template <typename T>
 static bsrmv_status g_bicg_s(sv_backend *be, sv_scalar alpha, void *r, const void *v,
                              void *shat)
 {
-    OpBicgS<T> op = {(T)alpha.re, P_<T>(r), P_<T>(shat), C_<T>(v)};
+    OpBicgS<T> op = {scal<T>(alpha), P_<T>(r), P_<T>(shat), C_<T>(v)};
     return fused<T, 0>(be, op, true, nullptr);
 }
 
@@ -497,12 +575,12 @@ static bsrmv_status g_bicg_x(sv_backend *be, sv_scalar alpha, sv_scalar omega, v
                              const void *phat, const void *shat, void *r, const void *t,
                              const void *r0, sv_scalar out[2])
 {
-    OpBicgX<T> op = {(T)alpha.re,  (T)omega.re,  P_<T>(x), P_<T>(r),
-                     C_<T>(phat), C_<T>(shat), C_<T>(t), C_<T>(r0)};
-    double d[2];
-    bsrmv_status st = fused<T, 2>(be, op, false, d);
+    OpBicgX<T> op = {scal<T>(alpha), scal<T>(omega), P_<T>(x),     P_<T>(r),
+                     C_<T>(phat),    C_<T>(shat),    C_<T>(t),     C_<T>(r0)};
+    double d[1 + NP<T>];
+    bsrmv_status st = fused<T, 1 + NP<T>>(be, op, false, d);
     out[0] = sv_sc(d[0], 0);
-    out[1] = sv_sc(d[1], 0);
+    out[1] = dot_at<T>(d + 1, 0);
     return st;
 }
 
@@ -556,8 +634,9 @@ static void free_ctx(GpuCtx *c)
     free(c->stage);
 }
 
-/* Buffers for up to maxdots dots of up to grid partials each. */
-static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
+/* Buffers for up to maxdots dots of up to grid partials each, np doubles
+ * per dot. */
+static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int np, int bs)
 {
     int dev, sms;
     CU_RET(cudaGetDevice(&dev), "cudaGetDevice");
@@ -570,15 +649,17 @@ static bsrmv_status init_ctx(GpuCtx *c, int maxdots, int bs)
     c->sms = sms;
     c->grid = sms * (2048 / c->threads > 0 ? 2048 / c->threads : 1);
     c->maxdots = maxdots;
-    const size_t pbytes = (size_t)maxdots * (size_t)c->grid * sizeof(double);
+    c->np = np;
+    const size_t slots = (size_t)maxdots * (size_t)np;
+    const size_t pbytes = slots * (size_t)c->grid * sizeof(double);
     CU_RET(cudaMalloc((void **)&c->part, pbytes), "allocating reduction partials");
-    CU_RET(cudaMalloc((void **)&c->res, (size_t)maxdots * sizeof(double)), "allocating results");
-    CU_RET(cudaMalloc((void **)&c->coef, (size_t)maxdots * sizeof(double)),
+    CU_RET(cudaMalloc((void **)&c->res, slots * sizeof(double)), "allocating results");
+    CU_RET(cudaMalloc((void **)&c->coef, slots * sizeof(double)),
        "allocating GMRES coefficients");
-    CU_RET(cudaMallocHost((void **)&c->host, (size_t)maxdots * sizeof(double)),
+    CU_RET(cudaMallocHost((void **)&c->host, slots * sizeof(double)),
        "allocating pinned host memory");
-    c->sums = (double *)malloc((size_t)maxdots * sizeof(double));
-    c->stage = (double *)malloc((size_t)maxdots * sizeof(double));
+    c->sums = (double *)malloc(slots * sizeof(double));
+    c->stage = (double *)malloc(slots * sizeof(double));
     if (!c->sums || !c->stage)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d GMRES scalars", maxdots);
     return BSRMV_SUCCESS;
@@ -661,7 +742,7 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     if (!dA)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "dA is NULL");
     bsrmv_status st = bsrmv_gpu_matrix_get_plan(dA, &pl);
-    if (st || (st = bsrmv_refuse_complex(pl.type, "the GPU solvers")) || (st = bsrmv_sv_check(method, pl.mb, pl.nb, pl.bs, pl.vector_type, n, d_b, d_x, opt)))
+    if (st || (st = bsrmv_sv_check(method, pl.mb, pl.nb, pl.bs, pl.vector_type, n, d_b, d_x, opt)))
         return st;
     if (dP && (st = bsrmv_sv_check_precond(dP->mb, dP->bs, dP->type, pl.mb, pl.bs, pl.vector_type)))
         return st;
@@ -682,7 +763,8 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     c->P = dP;
     c->s = (cudaStream_t)stream;
     const int maxdots = method == BSRMV_SOLVER_GMRES ? bsrmv_sv_restart(opt) + 2 : SV_MAX_DOTS;
-    if ((st = init_ctx(c, maxdots > SV_MAX_DOTS ? maxdots : SV_MAX_DOTS, pl.bs))) {
+    if ((st = init_ctx(c, maxdots > SV_MAX_DOTS ? maxdots : SV_MAX_DOTS,
+                       bsrmv_type_parts(pl.vector_type), pl.bs))) {
         free_ctx(c);
         free(c);
         return st;
@@ -700,12 +782,16 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     be->release = g_release;
     be->sync = g_sync;
     be->spmv = g_spmv;
-    /* bsrmv_gpu_spmm is built for full storage in one precision */
-    be->spmm = !dA->sym && dA->vtype == dA->type ? g_spmm : nullptr;
-    if (pl.vector_type == BSRMV_DOUBLE)
-        set_ops<double>(be);
-    else
-        set_ops<float>(be);
+    /* bsrmv_gpu_spmm is built for real full storage in one precision; the
+     * others solve several right-hand sides with one SpMV per column */
+    be->spmm = !dA->sym && dA->vtype == dA->type && !bsrmv_type_is_complex(dA->type) ? g_spmm
+                                                                                      : nullptr;
+    switch (pl.vector_type) {
+    case BSRMV_DOUBLE: set_ops<double>(be); break;
+    case BSRMV_FLOAT: set_ops<float>(be); break;
+    case BSRMV_COMPLEX_DOUBLE: set_ops<cplx<double>>(be); break;
+    case BSRMV_COMPLEX_FLOAT: set_ops<cplx<float>>(be); break;
+    }
     return BSRMV_SUCCESS;
 }
 
