@@ -388,9 +388,6 @@ static void test_refusals(void)
              BSRMV_ERR_UNSUPPORTED);
     double ms;
     TU_FAILS(bsrmv_gpu_gather_bound(dA, dx, 1, &ms), BSRMV_ERR_UNSUPPORTED);
-    bsrmv_solve_report rep;
-    TU_FAILS(bsrmv_gpu_solve(BSRMV_SOLVER_GMRES, dA, NULL, dx, dy, 32, NULL, &rep, NULL),
-             BSRMV_ERR_UNSUPPORTED);
     /* families and groups without complex instantiations at bs 2 */
     const bsrmv_gpu_config no[] = {{BSRMV_GPU_WIDE, 32, 1, 128, 0},
                                    {BSRMV_GPU_STAGED, 4, 1, 128, 3},
