@@ -9,12 +9,12 @@
 #   matrices after that many seconds)  BUILD=build  TRAFFIC=cg (or cg,0:
 #   both modes)  GENERATED="N,MEAN,MAX ..." (power-law matrices, bench
 #   --powerlaw, at the block sizes GEN_BS, after the files: the data of the
-#   table's short-row rows)
+#   table's short-row rows)  HOWS="promote split" (or one of them)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:=bench/results/plan}" "${MATRICES:=../shared/matrices}" "${ORDERS:=col row}"
 : "${PROMOTE_BS:=2,3,4,6,8,12,16}" "${REPS:=20}" "${BUDGET_S:=480}" "${BUILD:=build}" "${TRAFFIC:=cg}"
-: "${GENERATED:=}" "${GEN_BS:=2,3}"
+: "${GENERATED:=}" "${GEN_BS:=2,3}" "${HOWS:=promote split}"
 mkdir -p "$OUT"
 BSRMV=$BUILD/bsrmv
 start=$SECONDS
@@ -28,7 +28,7 @@ for order in $ORDERS; do
             echo "plan_data: budget reached before $f ($order)" >&2
             break 2
         fi
-        for how in promote split; do
+        for how in $HOWS; do
             bs=$PROMOTE_BS
             [ $how = split ] && bs=$(natural "$f")
             "$BSRMV" bench --mtx "$f" --$how --bs "$bs" --type double,float --order "$order" --gpu --no-cpu \

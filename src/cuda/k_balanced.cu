@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(256)
 k_fragstream(const Args<T> a, const Schedule sc)
 {
     /* bs 16's geometry stands in where !WIDE (unused there) */
-    using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true>;
+    using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true, 64, true>;
     static_assert(!WIDE || Wide::NL * Wide::LPL == BS, "whole lines per step, no two blocks");
     constexpr int VEC = WIDE ? Wide::VEC : 1;
     constexpr int NACC = WIDE ? Wide::NACC : 1;
@@ -145,7 +145,8 @@ k_fragstream(const Args<T> a, const Schedule sc)
     /* 64 bytes of loads per lane in flight (H200, power-law bs 8: double
      * with U = 4 ran at 0.87x U = 8; float with U = 8 at 1878 GB/s, with
      * U = 16 at 2255-2423 in later runs) */
-    constexpr int U = 64 / (VEC * sizeof(T));
+    constexpr int U0 = 64 / (VEC * sizeof(T));
+    constexpr int U = !WIDE ? U0 : U0 < Wide::LPL ? Wide::LPL : U0 / Wide::LPL * Wide::LPL;
     static_assert(!WIDE || U % Wide::LPL == 0, "a batch starts a block");
     const int bs = BS ? BS : a.bs;
     const int bs2 = bs * bs;
@@ -534,14 +535,18 @@ static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const 
 
 /* Where the stream takes the wide lane layout, whole lines of a block per
  * step: double bs 8 (H200, power-law: 1.09-1.12x the value-per-lane
- * stream in row-major blocks, 1.01-1.09x in column-major ones).  Float bs
- * 8 would put two blocks in a step; at bs 16 the wide walk is ahead
+ * stream in row-major blocks, 1.01-1.09x in column-major ones) and bs 12
+ * (16-byte loads in double, 8-byte in float, 4 lines of 12 per step; H100,
+ * orani678, rajat01, sts4098 and ca-GrQc promoted: 1.2-1.65x the
+ * value-per-lane stream compiled for bs 12 in float, 1.05-1.25x in
+ * double, which was itself 1.2-1.7x the runtime-bs stream).  Float bs 8
+ * would put two blocks in a step; at bs 16 the wide walk is ahead
  * (0.94-1.02x). */
 template <typename T, int BS> constexpr bool stream_wide()
 {
     if constexpr (BS == 8)
         return WideGeom<T, BS, 32, true>::NL <= BS;
-    return false;
+    return BS == 12;
 }
 
 template <typename T, int ORD, int BS>

@@ -31,11 +31,16 @@ namespace bsrmv_cuda {
 
 /* Lane geometry for (T, BS, G), VEC values per load (1: unaligned arrays),
  * about VALS values of val in flight per lane. */
-template <typename T, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32> struct WideGeom {
+template <typename T, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32, bool LINES = false>
+struct WideGeom {
+    /* LINES: a group load must cover whole lines that tile the block (the
+     * stream of k_balanced.cu steps a block at a time), so a narrower
+     * vector where the widest one would not (float bs 12: 8-byte loads,
+     * 4 lines of 12 per load) */
     static constexpr int widest()
     {
         int v = 16 / (int)sizeof(T);
-        while (v > 1 && BS % v)
+        while (v > 1 && (BS % v || (LINES && G / pow2ceil(BS / v) <= BS && BS % (G / pow2ceil(BS / v)))))
             v /= 2;
         return v;
     }
@@ -68,9 +73,10 @@ template <typename T> __host__ __forceinline__ bool wide_aligned(const Args<T> &
 
 /* One lane of a wide group: its place in the geometry, the loop over a
  * block row's blocks and the group's reduction. */
-template <typename T, int ORD, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32>
+template <typename T, int ORD, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32,
+          bool LINES = false>
 struct WideLane {
-    using Geo = WideGeom<T, BS, G, VECTOR, VALS>;
+    using Geo = WideGeom<T, BS, G, VECTOR, VALS, LINES>;
     static constexpr int VEC = Geo::VEC, W = Geo::W, NL = Geo::NL, LPL = Geo::LPL, U = Geo::U,
                          BPS = Geo::BPS;
     static constexpr int NACC = ORD == ROW ? Geo::LP2 : VEC; /* partial sums per lane */
