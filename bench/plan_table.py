@@ -382,6 +382,26 @@ def short_rows(bs, dbl, row):
     return []
 
 
+def stream_rows(bs, dbl, row):
+    """Rows of uneven rows at bs 12, where the fragment stream (k_fragstream,
+    compiled for bs 12 with 8- and 16-byte loads) overtook the kernels the
+    learned rows name: on an H100 (bench/results/plan-h100/bs12_*.jsonl.gz:
+    every shared matrix promoted to bs 12, both types and orders, both
+    timing modes) it was within 10% of the best kernel on every matrix past
+    a third of the L2 with a row-length spread (cv) of at least 0.45 and 9
+    or more blocks per row, or a spread of 0.9 or more; the learned rows
+    picked K3 there at 0.28-0.76x the best cuSPARSE path (orani678,
+    sts4098, ca-GrQc).  Learned from the H100 data alone, bs 12 rows did
+    worse on the held-out matrices."""
+    if bs != 12:
+        return []
+    frag = cfg("fragment", 32, 1, 256, 14)
+    return [(("l2>=0.3", "cv>=0.9"), frag), (("l2>=0.3", "cv>=0.45", "mean>=9"), frag)]
+
+
+EARLY_ROWS = (short_rows, stream_rows)
+
+
 # ---- output -----------------------------------------------------------------
 
 def rule_choice(key, c):
@@ -406,7 +426,7 @@ def predict(model, key, c):
     if _grid_like(f):
         pick = rule_choice(key, c)
     else:
-        pick = next((cf for conds, cf in short_rows(key[1], key[2] == "double", key[3] == "row")
+        pick = next((cf for rows in EARLY_ROWS for conds, cf in rows(key[1], key[2] == "double", key[3] == "row")
                      if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]), None)
         if pick is None and m and f["l2"] < m[1] and f["maxmean"] < m[2]:
             pick = choose(m[0], f)
@@ -431,6 +451,11 @@ def write_table(out, model, device, nheld):
             for order in ("col", "row"):
                 for conds, c in short_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
+    out.write("# Uneven rows at bs 12: the fragment stream (rule rows).\n")
+    for ty in ("double", "float"):
+        for order in ("col", "row"):
+            for conds, c in stream_rows(12, ty == "double", order == "row"):
+                out.write("%-6s %s %2d %-32s %s\n" % (ty, order, 12, c, " ".join(conds)))
     out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % nheld)
     for (bs, ty, order), (tree, l2max, mmmax) in sorted(model.items()):
         for conds, c in leaves(tree):
