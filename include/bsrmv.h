@@ -718,7 +718,8 @@ typedef enum bsrmv_gpu_kernel {
  *           per thread block; K3: row slices per block row (a thread block
  *           each, at most 512 threads); BY_COLUMN: > 0 selects the
  *           flat-stream mode; STAGED: stage buffers, 3 or 4 (>= rows + 2);
- *           balanced kernels: the work-unit size (see the enum) */
+ *           balanced kernels: the work-unit size (see the enum); SYM
+ *           kernels: 0 */
 typedef struct bsrmv_gpu_config {
     bsrmv_gpu_kernel kernel;
     int group, rows, threads, param;
