@@ -6,15 +6,17 @@
  * then each forced), OP_T and OP_C, alpha and beta in {0, 1, a complex
  * value}, y poisoned with NaN where beta == 0; empty rows, one block row,
  * a long row, non-square shapes; complex symmetric and Hermitian storage
- * (the SYM kernels and the full copy, every op); bsrmv_gpu_spmv's double
- * scalars on complex matrices and bsrmv_gpu_spmv_scalars on real ones; and
- * the GPU entry points that refuse complex matrices.
+ * (the SYM kernels and the full copy, every op; CG on Hermitian
+ * storage); bsrmv_gpu_spmv's double scalars on complex matrices and
+ * bsrmv_gpu_spmv_scalars on real ones; and the GPU entry points that
+ * refuse complex matrices.
  * Exit 77 (skipped) when there is no CUDA device.
  * BSRMV_GPU_TEST_QUICK=1: fewer sizes, scalars and candidates (for
  * compute-sanitizer). */
 #include "testutil_complex.h"
 
 #include <cuda_runtime.h>
+#include <math.h>
 
 #define MAXCFG 128
 
@@ -300,6 +302,65 @@ static void test_sym_storage(void)
     printf("symmetric and Hermitian storage: %d matrices, %ld products\n", cases, runs - before);
 }
 
+/* CG on the device with Hermitian storage of a Hermitian positive
+ * definite system, on the plan (the full copy) and on a SYM kernel:
+ * converged, the residual of the full matrix (long double) within the
+ * tolerance, close to the host's solution with the same storage. */
+static void test_cg_herm(void)
+{
+    const bsrmv_type types[] = {BSRMV_COMPLEX_FLOAT, BSRMV_COMPLEX_DOUBLE};
+    const bsrmv_gpu_config win = {BSRMV_GPU_SYM_WINDOW, 32, 4, 128, 0};
+    for (int t = 0; t < 2; t++)
+        for (int bs = 3; bs <= 5; bs += 2) {
+            tu_csys H = tu_csys_make(300, bs, types[t], BSRMV_ROW_MAJOR, TU_HPD, 70 + (uint64_t)(bs + t));
+            bsrmv_matrix *S;
+            TU_OK(bsrmv_matrix_to_herm(&S, H.A, 1e-6));
+            const int64_t n = H.n;
+            const size_t bytes = (size_t)n * bsrmv_type_size(types[t]);
+            const double rtol = types[t] == BSRMV_COMPLEX_DOUBLE ? 1e-9 : 1e-4;
+            bsrmv_solve_options opt = {.rtol = rtol, .max_iter = 2000, .x0_zero = 1};
+            bsrmv_solve_report rh, rd;
+            void *b = tu_random_vector(n, types[t], 71), *xh = tu_nan_vector(n, types[t]);
+            void *xd = tu_nan_vector(n, types[t]), *db, *dx;
+            TU_OK(bsrmv_solve(BSRMV_SOLVER_CG, S, NULL, b, xh, n, &opt, &rh));
+            bsrmv_gpu_matrix *dS;
+            TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+            TU_OK(bsrmv_gpu_malloc(&db, bytes));
+            TU_OK(bsrmv_gpu_malloc(&dx, bytes));
+            TU_OK(bsrmv_gpu_to_device(db, b, bytes));
+            for (int k = 0; k < 2; k++) {
+                if (k == 1)
+                    TU_OK(bsrmv_gpu_matrix_set_config(dS, &win));
+                TU_OK(bsrmv_gpu_solve(BSRMV_SOLVER_CG, dS, NULL, db, dx, n, &opt, &rd, NULL));
+                TU_OK(bsrmv_gpu_to_host(xd, dx, bytes));
+                const double rel = tu_csys_residual(&H, b, xd);
+                long double dd = 0, hh = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    const tu_ldc v = tu_cget(xh, types[t], i), d = tu_cget(xd, types[t], i) - v;
+                    dd += creall(d * conjl(d));
+                    hh += creall(v * conjl(v));
+                }
+                const double dist = (double)sqrtl(dd / hh);
+                printf("cg on Hermitian storage: bs %d %s %s: %d iterations (host %d), residual "
+                       "%.2e, |xd-xh|/|xh| %.2e\n",
+                       bs, t ? "z" : "c", k ? "sym_window" : "plan", rd.iterations, rh.iterations, rel,
+                       dist);
+                TU_CHECK(rh.converged && rd.converged, "cg on Hermitian storage: not converged");
+                TU_CHECK(rel <= 2 * rtol, "cg on Hermitian storage: residual %g", rel);
+                TU_CHECK(dist <= (t ? 1e-6 : 1e-2), "cg on Hermitian storage: solutions differ by %g",
+                         dist);
+            }
+            bsrmv_gpu_free(db);
+            bsrmv_gpu_free(dx);
+            bsrmv_gpu_matrix_destroy(dS);
+            bsrmv_matrix_destroy(S);
+            tu_csys_drop(&H);
+            free(b);
+            free(xh);
+            free(xd);
+        }
+}
+
 /* bsrmv_gpu_spmv's double scalars on complex matrices, and
  * bsrmv_gpu_spmv_scalars on real ones: the same products. */
 static void test_scalar_entries(void)
@@ -505,6 +566,7 @@ int main(void)
     test_measured_choice();
     test_block_sizes();
     test_sym_storage();
+    test_cg_herm();
     printf("test_gpu_complex: ok (%ld products, %ld forced configurations)\n", runs, configs);
     return 0;
 }
