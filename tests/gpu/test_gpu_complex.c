@@ -277,7 +277,7 @@ static void test_sym_storage(void)
     int cases = 0;
     for (int i = 0; i < nbs; i++) {
         const int bs = bss[i];
-        const int64_t mb = quick ? 300 : bs <= 8 ? 2000 : 200;
+        const int64_t mb = quick ? 300 : bs <= 8 ? 1000 : 200;
         const tu_shape shapes[] = {
             {1, 1, bs, 1.0, 0.0, -1, 0},
             {7, 7, bs, 3.0, 0.2, -1, 0},
