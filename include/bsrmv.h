@@ -375,8 +375,8 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
  * functions: A = A^T, as in electromagnetics; OP_C is conj(A)) and
  * Hermitian (the _herm functions: A(J,I) = A(I,J)^H, the diagonal blocks
  * Hermitian; OP_C is OP_N and OP_T is conj(A)).  For real types the _herm
- * functions make symmetric storage.  The CPU SpMV and solvers take both;
- * the GPU backend refuses complex matrices (docs/COMPLEX.md). */
+ * functions make symmetric storage.  The CPU SpMV and solvers and the GPU
+ * backend (upload, SpMV with every op, solvers) take both. */
 
 /* The kind of storage a matrix has (bsrmv_matrix_info.symmetric). */
 typedef enum bsrmv_symmetry {
@@ -718,7 +718,8 @@ typedef enum bsrmv_gpu_kernel {
  *           per thread block; K3: row slices per block row (a thread block
  *           each, at most 512 threads); BY_COLUMN: > 0 selects the
  *           flat-stream mode; STAGED: stage buffers, 3 or 4 (>= rows + 2);
- *           balanced kernels: the work-unit size (see the enum) */
+ *           balanced kernels: the work-unit size (see the enum); SYM
+ *           kernels: 0 */
 typedef struct bsrmv_gpu_config {
     bsrmv_gpu_kernel kernel;
     int group, rows, threads, param;

@@ -8,7 +8,7 @@
  * symmetric, real symmetric, complex general), CG on Hermitian storage,
  * and the errors. */
 #define _POSIX_C_SOURCE 200809L
-#include "testutil.h"
+#include "testutil_complex.h"
 
 #include <complex.h>
 #include <math.h>
@@ -72,66 +72,6 @@ static ldc *dense_of(const bsrmv_matrix *S)
         }
     free(rp);
     return D;
-}
-
-/* Upper storage (kind: BSRMV_SYM_SYMMETRIC or _HERMITIAN) of a random
- * square matrix of the shape: its diagonal and upper blocks, the diagonal
- * blocks made symmetric or Hermitian; with all_diag every block row gets a
- * diagonal block (zeros where the random matrix has none). */
-static bsrmv_matrix *random_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order order, int kind,
-                                uint64_t seed, bool all_diag)
-{
-    bsrmv_matrix *R = tu_random_bsr(sh, t, order, seed);
-    const int32_t *ci;
-    const void *val;
-    int64_t *rp = tu_row_ptr64(R, &ci, &val);
-    const int64_t mb = sh->mb, bs = sh->bs, bs2 = bs * bs;
-    const size_t vs = bsrmv_type_size(t);
-    int64_t *urp = malloc((size_t)(mb + 1) * sizeof *urp);
-    int32_t *uci = malloc((size_t)(rp[mb] + mb + 1) * sizeof *uci);
-    char *uv = calloc((size_t)((rp[mb] + mb + 1) * bs2), vs);
-    TU_CHECK(urp && uci && uv, "out of memory");
-    int64_t n = 0;
-    urp[0] = 0;
-    for (int64_t i = 0; i < mb; i++) {
-        int64_t first = rp[i];
-        while (first < rp[i + 1] && ci[first] < i)
-            first++;
-        if (all_diag && (first == rp[i + 1] || ci[first] != i))
-            uci[n++] = (int32_t)i;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            if (ci[k] < i)
-                continue;
-            uci[n] = ci[k];
-            memcpy(uv + (size_t)(n * bs2) * vs, (const char *)val + (size_t)(k * bs2) * vs,
-                   (size_t)bs2 * vs);
-            if (ci[k] == i) {
-                void *b = uv + (size_t)(n * bs2) * vs;
-                for (int64_t r = 0; r < bs; r++)
-                    for (int64_t c = r; c < bs; c++) {
-                        const int64_t rc = order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c;
-                        const int64_t cr = order == BSRMV_COL_MAJOR ? r * bs + c : c * bs + r;
-                        const ldc a = get(b, t, rc);
-                        if (c == r && kind == BSRMV_SYM_HERMITIAN)
-                            put(b, t, rc, creall(a));
-                        else
-                            put(b, t, cr, kind == BSRMV_SYM_HERMITIAN ? conjl(a) : a);
-                    }
-            }
-            n++;
-        }
-        urp[i + 1] = n;
-    }
-    bsrmv_matrix *S;
-    TU_OK(kind == BSRMV_SYM_HERMITIAN
-              ? bsrmv_matrix_create_herm(&S, mb, (int)bs, n, urp, uci, uv, t, order)
-              : bsrmv_matrix_create_sym(&S, mb, (int)bs, n, urp, uci, uv, t, order));
-    free(rp);
-    free(urp);
-    free(uci);
-    free(uv);
-    bsrmv_matrix_destroy(R);
-    return S;
 }
 
 /* s = op(D) x and mag = |op(D)| |x| in long double. */
@@ -284,7 +224,7 @@ static void test_products(void)
                         sh.long_row = 2;
                         sh.long_len = sh.mb - 2;
                     }
-                    bsrmv_matrix *S = random_sym(&sh, types[t], (bsrmv_order)o, kind,
+                    bsrmv_matrix *S = tu_random_sym(&sh, types[t], (bsrmv_order)o, kind,
                                                  (uint64_t)(100 * b + 10 * o + kind), false);
                     char name[96];
                     snprintf(name, sizeof name, "%s %s bs %d %s mb %lld",
@@ -345,17 +285,17 @@ static void round_trip(const bsrmv_matrix *S, const char *file)
 static void test_files(void)
 {
     tu_shape sh = {9, 9, 3, 2.5, 0.1, -1, 0};
-    bsrmv_matrix *H = random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_COL_MAJOR,
+    bsrmv_matrix *H = tu_random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_COL_MAJOR,
                                  BSRMV_SYM_HERMITIAN, 5, false);
     round_trip(H, "h.mtx");
-    bsrmv_matrix *Hf = random_sym(&sh, BSRMV_COMPLEX_FLOAT, BSRMV_ROW_MAJOR,
+    bsrmv_matrix *Hf = tu_random_sym(&sh, BSRMV_COMPLEX_FLOAT, BSRMV_ROW_MAJOR,
                                   BSRMV_SYM_HERMITIAN, 6, false);
     round_trip(Hf, "hf.mtx.gz");
-    bsrmv_matrix *C = random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR,
+    bsrmv_matrix *C = tu_random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR,
                                  BSRMV_SYM_SYMMETRIC, 7, false);
     round_trip(C, "c.mtx");
     bsrmv_matrix *R =
-        random_sym(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, BSRMV_SYM_SYMMETRIC, 8, false);
+        tu_random_sym(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, BSRMV_SYM_SYMMETRIC, 8, false);
     round_trip(R, "r.mtx");
     /* complex general: the full matrix through to_coo and bsrmv_mm_write */
     bsrmv_matrix *F, *G;
@@ -402,7 +342,7 @@ static void test_files(void)
 static void test_solve_and_errors(void)
 {
     tu_shape sh = {30, 30, 4, 3.0, 0.0, -1, 0};
-    bsrmv_matrix *S = random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR,
+    bsrmv_matrix *S = tu_random_sym(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_ROW_MAJOR,
                                  BSRMV_SYM_HERMITIAN, 9, true);
     /* diagonal dominance with a real positive diagonal: HPD */
     const int64_t *rp;

@@ -127,6 +127,73 @@ void tu_check_complex(const char *what, const bsrmv_matrix *A, bsrmv_op op, tu_l
     free(terms);
 }
 
+/* v[i] = x, rounded to t (real types: the real part). */
+static void cput(void *v, bsrmv_type t, int64_t i, tu_ldc x)
+{
+    switch (t) {
+    case BSRMV_COMPLEX_DOUBLE: ((double _Complex *)v)[i] = (double _Complex)x; break;
+    case BSRMV_COMPLEX_FLOAT: ((float _Complex *)v)[i] = (float _Complex)x; break;
+    case BSRMV_DOUBLE: ((double *)v)[i] = (double)creall(x); break;
+    case BSRMV_FLOAT: ((float *)v)[i] = (float)creall(x); break;
+    }
+}
+
+bsrmv_matrix *tu_random_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order order, int kind,
+                            uint64_t seed, bool all_diag)
+{
+    bsrmv_matrix *R = tu_random_bsr(sh, t, order, seed);
+    const int32_t *ci;
+    const void *val;
+    int64_t *rp = tu_row_ptr64(R, &ci, &val);
+    const int64_t mb = sh->mb, bs = sh->bs, bs2 = bs * bs;
+    const size_t vs = bsrmv_type_size(t);
+    int64_t *urp = malloc((size_t)(mb + 1) * sizeof *urp);
+    int32_t *uci = malloc((size_t)(rp[mb] + mb + 1) * sizeof *uci);
+    char *uv = calloc((size_t)((rp[mb] + mb + 1) * bs2), vs);
+    TU_CHECK(urp && uci && uv, "out of memory");
+    int64_t n = 0;
+    urp[0] = 0;
+    for (int64_t i = 0; i < mb; i++) {
+        int64_t first = rp[i];
+        while (first < rp[i + 1] && ci[first] < i)
+            first++;
+        if (all_diag && (first == rp[i + 1] || ci[first] != i))
+            uci[n++] = (int32_t)i;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            if (ci[k] < i)
+                continue;
+            uci[n] = ci[k];
+            memcpy(uv + (size_t)(n * bs2) * vs, (const char *)val + (size_t)(k * bs2) * vs,
+                   (size_t)bs2 * vs);
+            if (ci[k] == i) {
+                void *b = uv + (size_t)(n * bs2) * vs;
+                for (int64_t r = 0; r < bs; r++)
+                    for (int64_t c = r; c < bs; c++) {
+                        const int64_t rc = order == BSRMV_COL_MAJOR ? c * bs + r : r * bs + c;
+                        const int64_t cr = order == BSRMV_COL_MAJOR ? r * bs + c : c * bs + r;
+                        const tu_ldc a = tu_cget(b, t, rc);
+                        if (c == r && kind == BSRMV_SYM_HERMITIAN)
+                            cput(b, t, rc, creall(a));
+                        else
+                            cput(b, t, cr, kind == BSRMV_SYM_HERMITIAN ? conjl(a) : a);
+                    }
+            }
+            n++;
+        }
+        urp[i + 1] = n;
+    }
+    bsrmv_matrix *S;
+    TU_OK(kind == BSRMV_SYM_HERMITIAN
+              ? bsrmv_matrix_create_herm(&S, mb, (int)bs, n, urp, uci, uv, t, order)
+              : bsrmv_matrix_create_sym(&S, mb, (int)bs, n, urp, uci, uv, t, order));
+    free(rp);
+    free(urp);
+    free(uci);
+    free(uv);
+    bsrmv_matrix_destroy(R);
+    return S;
+}
+
 /* uniform in [-1, 1) */
 static double uni(uint64_t *s)
 {

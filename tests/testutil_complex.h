@@ -41,6 +41,14 @@ const char *tu_op_name(bsrmv_op op);
 void tu_check_complex(const char *what, const bsrmv_matrix *A, bsrmv_op op, tu_ldc alpha,
                       const void *x, tu_ldc beta, const void *y0, const void *y);
 
+/* Upper storage (kind: BSRMV_SYM_SYMMETRIC or _HERMITIAN) of a random
+ * square matrix of the shape: its diagonal and upper blocks, the diagonal
+ * blocks made symmetric or Hermitian (real diagonal); with all_diag every
+ * block row gets a diagonal block (zeros where the random matrix has
+ * none). */
+bsrmv_matrix *tu_random_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order order, int kind,
+                            uint64_t seed, bool all_diag);
+
 /* A test system: the BSR arrays and the dense copy of the stored values. */
 typedef struct tu_csys {
     int64_t mb, n;

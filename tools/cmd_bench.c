@@ -42,8 +42,8 @@ void bench_help(FILE *f)
         "options:\n"
         "  --bs LIST           block sizes (default 1,2,3,4,6,8,16)\n"
         "  --type LIST         double, float, mixed (float values, double vectors),\n"
-        "                      z or c (complex double, complex float; no --sym,\n"
-        "                      and no --k on the GPU; default double)\n"
+        "                      z or c (complex double, complex float; no --k\n"
+        "                      on the GPU; default double)\n"
         "  --order col|row     entry order inside a block (default col)\n"
         "  --reps R            timed calls per measurement (default 50)\n"
         "  --threads LIST      OpenMP thread counts (default: OMP max threads)\n"
@@ -86,7 +86,8 @@ void bench_help(FILE *f)
         "                      (kernels full and sym; CPU and GPU): a symmetric\n"
         "                      --mtx file as it is, other sources made symmetric\n"
         "                      positive definite (upper blocks mirrored, diagonal\n"
-        "                      dominant)\n"
+        "                      dominant; z and c: Hermitian positive definite in\n"
+        "                      Hermitian storage)\n"
         "  --verbose           wall time per phase on stderr, a line per matrix\n"
         "                      (build, reference, cpu, gpu...; on with --gpu)\n"
         "LISTs are comma-separated, e.g. --bs 1,2,3 --threads 1,2.\n"
@@ -207,9 +208,17 @@ static int gpu_bench_available(void)
 #endif
 }
 
-/* Symmetric positive definite from any square A: its diagonal and upper
- * blocks, the diagonal blocks made symmetric ((D + D^T)/2) and their
- * diagonal entries 1 + the sum of |entries| of the row (both triangles). */
+/* Part q of value `at` of val (parts of doubles or of floats). */
+static double part_at(const void *val, int dbl, int64_t at)
+{
+    return dbl ? ((const double *)val)[at] : ((const float *)val)[at];
+}
+
+/* Symmetric positive definite from any square A (complex values: Hermitian
+ * positive definite, in Hermitian storage): its diagonal and upper blocks,
+ * the diagonal blocks made symmetric ((D + D^T)/2; complex (D + D^H)/2)
+ * and their diagonal entries 1 + the sum of |entries| of the row (both
+ * triangles), imaginary part 0. */
 static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
 {
     bsrmv_matrix_info in;
@@ -222,15 +231,14 @@ static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
         fprintf(stderr, "bsrmv: --sym needs a square matrix\n");
         return 1;
     }
-    if (bench_parts(in.type) != 1) {
-        fprintf(stderr, "bsrmv: --sym needs real values (symmetric storage is real only)\n");
-        return 1;
-    }
+    const int p = bench_parts(in.type);
+    const int dbl = in.type == BSRMV_DOUBLE || in.type == BSRMV_COMPLEX_DOUBLE;
     const int bs = in.bs;
     const int64_t bs2 = (int64_t)bs * bs, mb = in.mb;
+    const int64_t nval = in.nnzb > 0 ? in.nnzb * bs2 * p : 1;
     int64_t *urp = malloc((size_t)(mb + 1) * sizeof *urp);
     int32_t *uci = malloc((size_t)(in.nnzb > 0 ? in.nnzb : 1) * sizeof *uci);
-    double *uval = malloc((size_t)(in.nnzb > 0 ? in.nnzb * bs2 : 1) * sizeof *uval);
+    double *uval = malloc((size_t)nval * sizeof *uval);
     double *rowsum = calloc((size_t)(in.rows > 0 ? in.rows : 1), sizeof *rowsum);
     void *tval = NULL;
     int rc = 1;
@@ -248,19 +256,20 @@ static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
                 continue;
             for (int r = 0; r < bs; r++)
                 for (int c = 0; c < bs; c++) {
-                    const int64_t at = k * bs2 + r * rs + c * cs, mirror = k * bs2 + c * rs + r * cs;
-                    double v = in.type == BSRMV_DOUBLE ? ((const double *)val)[at]
-                                                       : ((const float *)val)[at];
-                    if (ci[k] == i) {
-                        double w = in.type == BSRMV_DOUBLE ? ((const double *)val)[mirror]
-                                                           : ((const float *)val)[mirror];
-                        v = 0.5 * (v + w);
+                    const int64_t at = (k * bs2 + r * rs + c * cs) * p;
+                    const int64_t mirror = (k * bs2 + c * rs + r * cs) * p;
+                    double v[2] = {0.0, 0.0};
+                    for (int q = 0; q < p; q++) {
+                        v[q] = part_at(val, dbl, at + q);
+                        if (ci[k] == i) /* the mirror's conjugate */
+                            v[q] = 0.5 * (v[q] + (q ? -1.0 : 1.0) * part_at(val, dbl, mirror + q));
+                        uval[(n * bs2 + r * rs + c * cs) * p + q] = v[q];
                     }
-                    uval[n * bs2 + r * rs + c * cs] = v;
+                    const double m = hypot(v[0], v[1]);
                     if (ci[k] != i || r != c)
-                        rowsum[i * bs + r] += fabs(v);
+                        rowsum[i * bs + r] += m;
                     if (ci[k] != i)
-                        rowsum[(int64_t)ci[k] * bs + c] += fabs(v);
+                        rowsum[(int64_t)ci[k] * bs + c] += m;
                 }
             uci[n++] = ci[k];
         }
@@ -268,18 +277,23 @@ static int make_spd(const bsrmv_matrix *A, bsrmv_matrix **S)
     }
     for (int64_t i = 0; i < mb; i++)
         if (urp[i + 1] > urp[i] && uci[urp[i]] == i)
-            for (int r = 0; r < bs; r++)
-                uval[urp[i] * bs2 + r * rs + r * cs] = 1.0 + rowsum[i * bs + r];
-    if (in.type == BSRMV_FLOAT) {
-        if (!(tval = malloc((size_t)(n * bs2 > 0 ? n * bs2 : 1) * sizeof(float)))) {
+            for (int r = 0; r < bs; r++) {
+                double *d = uval + (urp[i] * bs2 + r * rs + r * cs) * p;
+                d[0] = 1.0 + rowsum[i * bs + r];
+                if (p == 2)
+                    d[1] = 0.0;
+            }
+    if (!dbl) {
+        if (!(tval = malloc((size_t)(n * bs2 * p > 0 ? n * bs2 * p : 1) * sizeof(float)))) {
             fprintf(stderr, "bsrmv: out of memory for the symmetric matrix\n");
             goto done;
         }
-        for (int64_t q = 0; q < n * bs2; q++)
+        for (int64_t q = 0; q < n * bs2 * p; q++)
             ((float *)tval)[q] = (float)uval[q];
     }
-    if (bsrmv_matrix_create_sym(S, mb, bs, n, urp, uci, tval ? tval : (void *)uval, in.type,
-                                in.order))
+    const void *sv = tval ? tval : (void *)uval;
+    if (p == 2 ? bsrmv_matrix_create_herm(S, mb, bs, n, urp, uci, sv, in.type, in.order)
+               : bsrmv_matrix_create_sym(S, mb, bs, n, urp, uci, sv, in.type, in.order))
         rc = cli_lib_failed("making the symmetric matrix");
     else
         rc = 0;
@@ -325,7 +339,7 @@ static int build_sym(const struct bench_options *o, const bsrmv_coo *coo, double
         if (rc)
             return 1;
         size_t len = strlen(name);
-        snprintf(name + len, size - len, ":spd");
+        snprintf(name + len, size - len, bench_parts(t) == 2 ? ":hpd" : ":spd");
     }
     if (bsrmv_matrix_from_sym(A, *S)) {
         bsrmv_matrix_destroy(*S);

@@ -6,8 +6,10 @@ namespace bsrmv_cuda {
 
 bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c)
 {
-    /* Symmetric storage and the SYM kernels go together only. */
-    if ((c.kernel == BSRMV_GPU_SYM_ATOMIC || c.kernel == BSRMV_GPU_SYM_WINDOW) != m->sym)
+    /* Symmetric storage and the SYM kernels go together only; their param
+     * is the op's (SYM_CONJ_*), set by each product. */
+    const bool symk = c.kernel == BSRMV_GPU_SYM_ATOMIC || c.kernel == BSRMV_GPU_SYM_WINDOW;
+    if (symk != m->sym || (symk && c.param != 0))
         return false;
     cudaError_t err = cudaSuccess;
     int r = m->type == BSRMV_COMPLEX_DOUBLE ? launch_cfg(m, c, Args<cplx<double>>{0, m->nb, m->bs}, 0, &err, true)

@@ -76,6 +76,11 @@ struct Launch {
     size_t smem_optin; /* shared memory a thread block may opt in to     */
 };
 
+/* Launch::param of the SYM kernels (k_sym.cu), set from the op and the
+ * storage, not from the configuration: conjugate every stored block as it
+ * is read (ROW) and the mirrored blocks (MIRROR; Hermitian storage). */
+enum { SYM_CONJ_ROW = 1, SYM_CONJ_MIRROR = 2 };
+
 /* Result of a launcher: the instantiation does not exist, or a CUDA code. */
 enum LaunchStatus { LAUNCH_OK = 0, LAUNCH_NOT_BUILT = 1, LAUNCH_CUDA_ERROR = 2 };
 

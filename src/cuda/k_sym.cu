@@ -16,7 +16,16 @@
  * since rows of the window also receive mirrored blocks from earlier
  * windows.  Without WIN every mirrored contribution is a global atomic
  * (the version the window is measured against).  y must hold beta*y
- * before the launch.  Atomics make the last bits depend on timing. */
+ * before the launch.  Atomics make the last bits depend on timing.
+ *
+ * Complex values: the stored block B_ij (j >= i) stands for B_ij^T at
+ * (j, i) in complex symmetric storage and for B_ij^H in Hermitian storage,
+ * so the mirror's line is conjugated there (CMIR).  conj(A) -- op C of
+ * complex symmetric storage, op T of Hermitian storage -- conjugates every
+ * stored block as read (CROW), diagonal blocks included, and flips CMIR:
+ * conj(B^T) = conj(B)^T, conj(B^H) = B^T.  The other ops are A itself
+ * (A^T = A, resp. A^H = A).  The caller picks the pair by the op
+ * (SYM_CONJ_ROW, SYM_CONJ_MIRROR in Launch::param). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
@@ -24,20 +33,20 @@ namespace bsrmv_cuda {
 /* The compile-time block sizes; others run the runtime-bs kernel (0). */
 #define BSRMV_SYM_LIST(X) X(2, 0) X(3, 0) X(4, 0) X(6, 0) X(8, 0) X(0, 0)
 
-/* sum over k < bs of v[k * step] * x[k]: a line (row or column) of a
- * block times a piece of x; bs is a compile-time constant where the
- * caller's BS is */
-template <typename T>
+/* sum over k < bs of v[k * step] * x[k] (CONJ: conj(v[k * step])): a
+ * line (row or column) of a block times a piece of x; bs is a
+ * compile-time constant where the caller's BS is */
+template <bool CONJ, typename T>
 __device__ __forceinline__ T line_dot(const T *v, int step, const T *x, int bs)
 {
     T sum = T(0);
 #pragma unroll
     for (int k = 0; k < bs; ++k)
-        sum += ld(v + (int64_t)k * step) * ld(x + k);
+        madd(sum, conj_if(ld(v + (int64_t)k * step), CONJ), ld(x + k));
     return sum;
 }
 
-template <typename T, int ORD, int BS, bool WIN>
+template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
 __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
 {
     extern __shared__ unsigned char sym_smem[];
@@ -68,14 +77,14 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
             const T *xj = a.x + j * bs;
             /* row l of the block (its values bs apart in a column-major
              * block) times x_j; column l (the mirror's row l) times x_i */
-            const T rsum = line_dot(v + (ORD == COL ? l : (int64_t)l * bs), ORD == COL ? bs : 1, xj, bs);
+            const T rsum = line_dot<CROW>(v + (ORD == COL ? l : (int64_t)l * bs), ORD == COL ? bs : 1, xj, bs);
             if (fixed)
                 racc += rsum;
             else
                 atomicAdd(sy + (row - r0) * bs + l, a.alpha * rsum);
             if (j == row)
                 continue;
-            const T tsum = line_dot(v + (ORD == COL ? (int64_t)l * bs : l), ORD == COL ? 1 : bs, xi, bs);
+            const T tsum = line_dot<CMIR>(v + (ORD == COL ? (int64_t)l * bs : l), ORD == COL ? 1 : bs, xi, bs);
             if (WIN && j < r1)
                 atomicAdd(sy + (j - r0) * bs + l, a.alpha * tsum);
             else
@@ -106,11 +115,11 @@ static size_t window_bytes(int bs, const Launch &l)
     return ((size_t)l.rows * bs + 32) * (size_t)(l.threads / 32) * sizeof(T);
 }
 
-template <typename T, int ORD, int BS, bool WIN>
+template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
 static cudaError_t run_sym(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t win = (int64_t)l.rows * (l.threads / 32);
-    k_sym<T, ORD, BS, WIN><<<bsrmv_grid(a.mb, win), l.threads, window_bytes<T>(a.bs, l), s>>>(a, win);
+    k_sym<T, ORD, BS, WIN, CROW, CMIR><<<bsrmv_grid(a.mb, win), l.threads, window_bytes<T>(a.bs, l), s>>>(a, win);
     return cudaGetLastError();
 }
 
@@ -125,16 +134,31 @@ static bool sym_launchable(const Args<T> &a, const Launch &l)
     return window_bytes<T>(a.bs, l) <= 48 * 1024 && (a.mb + win - 1) / win <= 2147483647;
 }
 
+template <bool WIN, bool CROW, bool CMIR, typename T>
+static int launch_sym_bs(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
+#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_sym, BS, WIN, CROW, CMIR)
+    BSRMV_SYM_LIST(X)
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+/* l.param: the SYM_CONJ_* bits of the op; real values take none. */
 template <bool WIN, typename T>
 static int launch_sym(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     if (!sym_launchable(a, l))
         return LAUNCH_NOT_BUILT;
-    const int bs = BSRMV_COMPILED_BS(BSRMV_SYM_LIST, a.bs);
-#define X(BS, P) BSRMV_LAUNCH_IF(bs == BS, run_sym, BS, WIN)
-    BSRMV_SYM_LIST(X)
-#undef X
-    return LAUNCH_NOT_BUILT;
+    if constexpr (is_cplx<T>::value) {
+        switch (l.param) {
+        case SYM_CONJ_ROW: return launch_sym_bs<WIN, true, false>(a, order, l, s, err);
+        case SYM_CONJ_MIRROR: return launch_sym_bs<WIN, false, true>(a, order, l, s, err);
+        case SYM_CONJ_ROW | SYM_CONJ_MIRROR: return launch_sym_bs<WIN, true, true>(a, order, l, s, err);
+        default: break;
+        }
+    }
+    return l.param == 0 ? launch_sym_bs<WIN, false, false>(a, order, l, s, err) : LAUNCH_NOT_BUILT;
 }
 
 template <typename T>
@@ -151,5 +175,7 @@ int launch_sym_window(const Args<T> &a, int order, const Launch &l, cudaStream_t
 
 BSRMV_INSTANTIATE_LAUNCHER(launch_sym_atomic)
 BSRMV_INSTANTIATE_LAUNCHER(launch_sym_window)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_sym_atomic)
+BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_sym_window)
 
 } // namespace bsrmv_cuda

@@ -101,8 +101,8 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
 }
 
 /* Complex values: by-block (K1), by-column, wide, vector stream, staged,
- * K2 and the transpose (param 1: conjugate), the families their X-macro
- * lists build. */
+ * K2, the transpose (param 1: conjugate) and the SYM kernels, the families
+ * their X-macro lists build. */
 template <typename R>
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<cplx<R>> &a,
                              cudaStream_t s, cudaError_t *err, bool dry)
@@ -124,6 +124,10 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_k2<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_TRANSPOSE:
         return launch_transpose<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_SYM_ATOMIC:
+        return launch_sym_atomic<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_SYM_WINDOW:
+        return launch_sym_window<cplx<R>>(a, order, launch_of(m, c, dry), s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }

@@ -179,11 +179,6 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
                           "bsrmv_gpu_matrix_upload: float values with double vectors are built "
                           "for bs <= 32 on the GPU, not %d",
                           A->bs);
-    /* The SYM kernels (and the full copy's op-N shortcut) are real: a
-     * complex A^T or A^H of these storages would come out wrong. */
-    if (A->sym && bsrmv_type_is_complex(A->type))
-        return bsrmv_refuse_complex(A->type, "bsrmv_gpu_matrix_upload of symmetric or Hermitian "
-                                             "storage");
     DeviceScope ds;
     bsrmv_gpu_matrix *m;
     bsrmv_status st = new_handle(&m, A->mb, A->nb, A->bs, A->nnzb, A->type, A->order, device, ds);
@@ -192,6 +187,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     m->vtype = A->vtype;
     m->owns = true;
     m->sym = A->sym;
+    m->herm = A->sym && A->herm && bsrmv_type_is_complex(A->type);
     /* The device copy is the library's own, so a 32-bit row_ptr is widened
      * on the way (the device kernels and the plan read int64). */
     const int64_t *rp = A->row_ptr;
@@ -381,6 +377,14 @@ template <typename V> static V to_vector_type(Scalar s)
     }
 }
 
+/* Whether op(A) of symmetric or Hermitian storage is conj(A) (complex
+ * values): op C of symmetric storage (A^H = conj(A^T) = conj(A)), op T of
+ * Hermitian storage (A^T = conj(A^H) = conj(A)).  The other ops are A. */
+static bool sym_conj_a(const bsrmv_gpu_matrix *m, bsrmv_op op)
+{
+    return bsrmv_type_is_complex(m->type) && op == (m->herm ? BSRMV_OP_T : BSRMV_OP_C);
+}
+
 /* T: the values, V: x, y and the sums.  op is OP_N, OP_T or (complex
  * values) OP_C. */
 template <typename T, typename V = T>
@@ -417,6 +421,10 @@ static bsrmv_status spmv_t(bsrmv_op op, Scalar alpha, const bsrmv_gpu_matrix *m,
             return cuda_fail(e, "launching the y = beta*y kernel");
         if (!m->sym)
             c = {BSRMV_GPU_TRANSPOSE, 0, 0, 0, op == BSRMV_OP_C ? 1 : 0};
+        else if (sym_conj_a(m, op))
+            c.param = SYM_CONJ_ROW | (m->herm ? 0 : SYM_CONJ_MIRROR);
+        else
+            c.param = m->herm ? SYM_CONJ_MIRROR : 0;
     }
     e = cudaSuccess;
     int r = launch_cfg(m, c, a, s, &e, false);
@@ -468,9 +476,12 @@ static bsrmv_status gpu_spmv(const char *who, bsrmv_op op, Scalar alpha, const b
         ((st = check_device_ptr(d_x, dA->device, "x")) || (st = check_value_alignment(who, d_x, dA->vtype, "x"))))
         return st;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
-    /* the full storage of a small symmetric matrix (real: A^T = A) */
+    /* the full storage of a small symmetric matrix: op(A) is A, or conj(A),
+     * which is the full storage's op C (complex symmetric) or op T
+     * (Hermitian) */
     if (dA->use_full)
-        return gpu_spmv(who, BSRMV_OP_N, alpha, dA->full, d_x, nx, beta, d_y, ny, stream);
+        return gpu_spmv(who, sym_conj_a(dA, op) ? op : BSRMV_OP_N, alpha, dA->full, d_x, nx, beta,
+                        d_y, ny, stream);
     cudaStream_t s = (cudaStream_t)stream;
     switch (dA->type) {
     case BSRMV_COMPLEX_DOUBLE: return spmv_t<cplx<double>>(op, alpha, dA, d_x, beta, d_y, ny, s);

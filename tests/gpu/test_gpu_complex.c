@@ -5,15 +5,18 @@
  * wrapped, OP_N under every candidate configuration (the plan's choice,
  * then each forced), OP_T and OP_C, alpha and beta in {0, 1, a complex
  * value}, y poisoned with NaN where beta == 0; empty rows, one block row,
- * a long row, non-square shapes; bsrmv_gpu_spmv's double scalars on
- * complex matrices and bsrmv_gpu_spmv_scalars on real ones; and the GPU
- * entry points that refuse complex matrices.
+ * a long row, non-square shapes; complex symmetric and Hermitian storage
+ * (the SYM kernels and the full copy, every op; CG on Hermitian
+ * storage); bsrmv_gpu_spmv's double scalars on complex matrices and
+ * bsrmv_gpu_spmv_scalars on real ones; and the GPU entry points that
+ * refuse complex matrices.
  * Exit 77 (skipped) when there is no CUDA device.
  * BSRMV_GPU_TEST_QUICK=1: fewer sizes, scalars and candidates (for
  * compute-sanitizer). */
 #include "testutil_complex.h"
 
 #include <cuda_runtime.h>
+#include <math.h>
 
 #define MAXCFG 128
 
@@ -45,7 +48,9 @@ static void one_case(const char *what, bsrmv_gpu_matrix *dA, const bsrmv_matrix 
     TU_OK(bsrmv_gpu_matrix_get_plan(dA, &pl));
     char cs[96], full[256];
     bsrmv_gpu_config_string(&pl.config, cs, sizeof cs);
-    snprintf(full, sizeof full, "%s [%s]", what, op == BSRMV_OP_N ? cs : "transpose");
+    /* op T and C of full storage run the transpose kernel, not the plan's */
+    const int symk = pl.config.kernel == BSRMV_GPU_SYM_ATOMIC || pl.config.kernel == BSRMV_GPU_SYM_WINDOW;
+    snprintf(full, sizeof full, "%s [%s]", what, op == BSRMV_OP_N || symk ? cs : "transpose");
     TU_CHECK(st == BSRMV_SUCCESS, "%s %s: %s: %s", full, tu_op_name(op), bsrmv_status_string(st),
              bsrmv_last_error());
     TU_CHECK(cudaDeviceSynchronize() == cudaSuccess, "%s %s: kernel failed: %s", full,
@@ -189,6 +194,171 @@ static void test_block_sizes(void)
     run_shape("block row with 5000 blocks", &longrow, 77, 0);
     tu_shape empty = {20, 20, 3, 0.0, 1.0, -1, 0};
     run_shape("all rows empty", &empty, 5, 1);
+}
+
+/* Complex symmetric and Hermitian storage (docs/SYMMETRIC.md): S uploaded
+ * as stored, against the reference of its full storage F (from_sym, which
+ * test_herm checks against the dense matrix the stored blocks stand for):
+ * the plan's choice (for matrices this small the full storage the handle
+ * keeps, whose op T and C must not take A^T = A), then each SYM kernel
+ * forced (global atomics; windows of one block row of one warp and of 4
+ * rows per warp), every op, alpha and beta in {0, 1, other}, y NaN where
+ * beta == 0 (all nine pairs where `full`, else three); with `tune` the
+ * measured choice too. */
+static void sym_case(const char *what, const tu_shape *sh, bsrmv_type t, bsrmv_order o, int kind,
+                     uint64_t seed, int full, int tune)
+{
+    bsrmv_matrix *S = tu_random_sym(sh, t, o, kind, seed, false), *F;
+    TU_OK(bsrmv_matrix_from_sym(&F, S));
+    bsrmv_gpu_matrix *dS;
+    TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+    char w[192];
+    snprintf(w, sizeof w, "%s: %s bs=%d mb=%lld %s %s", what,
+             kind == BSRMV_SYM_HERMITIAN ? "Hermitian" : "symmetric", sh->bs, (long long)sh->mb,
+             t == BSRMV_COMPLEX_DOUBLE ? "z" : "c", o == BSRMV_ROW_MAJOR ? "row" : "col");
+    const bsrmv_gpu_config cfgs[] = {
+        {BSRMV_GPU_SYM_ATOMIC, 32, 2, 256, 0}, /* 16 rows: past 48 KiB at complex double bs 32 */
+        {BSRMV_GPU_SYM_WINDOW, 32, 1, 32, 0},
+        {BSRMV_GPU_SYM_WINDOW, 32, 4, 128, 0},
+    };
+    const int ncfg = (int)(sizeof cfgs / sizeof cfgs[0]);
+    const int64_t n = sh->mb * sh->bs;
+    const size_t vs = bsrmv_type_size(t);
+    void *dx, *dy;
+    TU_OK(bsrmv_gpu_malloc(&dx, (size_t)n * vs));
+    TU_OK(bsrmv_gpu_malloc(&dy, (size_t)n * vs));
+    for (int op = 0; op < 3; op++) {
+        void *x = tu_random_vector(n, t, seed + 1 + (uint64_t)op);
+        TU_OK(bsrmv_gpu_to_device(dx, x, (size_t)n * vs));
+        TU_OK(bsrmv_gpu_matrix_set_config(dS, NULL));
+        bsrmv_gpu_plan_info pl;
+        TU_OK(bsrmv_gpu_matrix_get_plan(dS, &pl));
+        TU_CHECK(pl.config.kernel != BSRMV_GPU_SYM_ATOMIC && pl.config.kernel != BSRMV_GPU_SYM_WINDOW,
+                 "%s: the plan runs %s, not the full storage", w, bsrmv_gpu_kernel_name(pl.config.kernel));
+        scalar_cases(w, dS, F, (bsrmv_op)op, x, dx, dy, seed + 7, full);
+        for (int c = 0; c < ncfg; c++) {
+            if (quick && c == 1)
+                continue;
+            TU_OK(bsrmv_gpu_matrix_set_config(dS, &cfgs[c]));
+            scalar_cases(w, dS, F, (bsrmv_op)op, x, dx, dy, seed + 11 + (uint64_t)c, full && c == 2);
+            ++configs;
+        }
+        if (tune) {
+            TU_OK(bsrmv_gpu_matrix_tune(dS, 0, 2, NULL, NULL));
+            scalar_cases(w, dS, F, (bsrmv_op)op, x, dx, dy, seed + 17, 0);
+        }
+        free(x);
+    }
+    /* the SYM kernels' param is the op's; the full-storage kernels do not
+     * read symmetric storage; nor SpMM complex values */
+    const bsrmv_gpu_config bad[] = {{BSRMV_GPU_SYM_WINDOW, 32, 4, 128, 1},
+                                    {BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 3},
+                                    {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0}};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+        TU_FAILS(bsrmv_gpu_matrix_set_config(dS, &bad[b]), BSRMV_ERR_UNSUPPORTED);
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1.0, dS, 2, dx, n, 0.0, dy, n, BSRMV_LAYOUT_COL, NULL),
+             BSRMV_ERR_UNSUPPORTED);
+    bsrmv_gpu_free(dx);
+    bsrmv_gpu_free(dy);
+    bsrmv_gpu_matrix_destroy(dS);
+    bsrmv_matrix_destroy(S);
+    bsrmv_matrix_destroy(F);
+}
+
+static void test_sym_storage(void)
+{
+    /* 2, 3, 4, 6, 8 are the SYM kernels' compiled sizes, the others run
+     * their runtime-bs kernel (bs 32: a warp-wide block line) */
+    const int all[] = {1, 2, 3, 4, 5, 6, 8, 11, 16, 32}, few[] = {1, 3, 5, 8};
+    const int *bss = quick ? few : all;
+    const int nbs = quick ? 4 : 10;
+    const bsrmv_type types[] = {BSRMV_COMPLEX_FLOAT, BSRMV_COMPLEX_DOUBLE};
+    const long before = runs;
+    int cases = 0;
+    for (int i = 0; i < nbs; i++) {
+        const int bs = bss[i];
+        const int64_t mb = quick ? 300 : bs <= 8 ? 1000 : 200;
+        const tu_shape shapes[] = {
+            {1, 1, bs, 1.0, 0.0, -1, 0},
+            {7, 7, bs, 3.0, 0.2, -1, 0},
+            {mb, mb, bs, 8.0, 0.1, -1, 0},
+            {mb, mb, bs, 4.0, 0.05, 0, mb}, /* the first row couples to every other */
+        };
+        const int nsh = (int)(sizeof shapes / sizeof shapes[0]);
+        for (int k = 0; k < nsh; k++)
+            for (int t = 0; t < 2; t++)
+                for (int o = 0; o < 2; o++)
+                    for (int kind = BSRMV_SYM_SYMMETRIC; kind <= BSRMV_SYM_HERMITIAN; kind++) {
+                        const char *what = k == 0   ? "one block"
+                                           : k == 1 ? "7 block rows, empty rows"
+                                           : k == 2 ? "8 blocks a row"
+                                                    : "first row couples to all";
+                        sym_case(what, &shapes[k], types[t], (bsrmv_order)o, kind,
+                                 9000 + 100 * (uint64_t)bs + (uint64_t)cases, !quick && k < 2,
+                                 k == 2 && o == 0 && (bs == 3 || bs == 11));
+                        cases++;
+                    }
+    }
+    printf("symmetric and Hermitian storage: %d matrices, %ld products\n", cases, runs - before);
+}
+
+/* CG on the device with Hermitian storage of a Hermitian positive
+ * definite system, on the plan (the full copy) and on a SYM kernel:
+ * converged, the residual of the full matrix (long double) within the
+ * tolerance, close to the host's solution with the same storage. */
+static void test_cg_herm(void)
+{
+    const bsrmv_type types[] = {BSRMV_COMPLEX_FLOAT, BSRMV_COMPLEX_DOUBLE};
+    const bsrmv_gpu_config win = {BSRMV_GPU_SYM_WINDOW, 32, 4, 128, 0};
+    for (int t = 0; t < 2; t++)
+        for (int bs = 3; bs <= 5; bs += 2) {
+            tu_csys H = tu_csys_make(300, bs, types[t], BSRMV_ROW_MAJOR, TU_HPD, 70 + (uint64_t)(bs + t));
+            bsrmv_matrix *S;
+            TU_OK(bsrmv_matrix_to_herm(&S, H.A, 1e-6));
+            const int64_t n = H.n;
+            const size_t bytes = (size_t)n * bsrmv_type_size(types[t]);
+            const double rtol = types[t] == BSRMV_COMPLEX_DOUBLE ? 1e-9 : 1e-4;
+            bsrmv_solve_options opt = {.rtol = rtol, .max_iter = 2000, .x0_zero = 1};
+            bsrmv_solve_report rh, rd;
+            void *b = tu_random_vector(n, types[t], 71), *xh = tu_nan_vector(n, types[t]);
+            void *xd = tu_nan_vector(n, types[t]), *db, *dx;
+            TU_OK(bsrmv_solve(BSRMV_SOLVER_CG, S, NULL, b, xh, n, &opt, &rh));
+            bsrmv_gpu_matrix *dS;
+            TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+            TU_OK(bsrmv_gpu_malloc(&db, bytes));
+            TU_OK(bsrmv_gpu_malloc(&dx, bytes));
+            TU_OK(bsrmv_gpu_to_device(db, b, bytes));
+            for (int k = 0; k < 2; k++) {
+                if (k == 1)
+                    TU_OK(bsrmv_gpu_matrix_set_config(dS, &win));
+                TU_OK(bsrmv_gpu_solve(BSRMV_SOLVER_CG, dS, NULL, db, dx, n, &opt, &rd, NULL));
+                TU_OK(bsrmv_gpu_to_host(xd, dx, bytes));
+                const double rel = tu_csys_residual(&H, b, xd);
+                long double dd = 0, hh = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    const tu_ldc v = tu_cget(xh, types[t], i), d = tu_cget(xd, types[t], i) - v;
+                    dd += creall(d * conjl(d));
+                    hh += creall(v * conjl(v));
+                }
+                const double dist = (double)sqrtl(dd / hh);
+                printf("cg on Hermitian storage: bs %d %s %s: %d iterations (host %d), residual "
+                       "%.2e, |xd-xh|/|xh| %.2e\n",
+                       bs, t ? "z" : "c", k ? "sym_window" : "plan", rd.iterations, rh.iterations, rel,
+                       dist);
+                TU_CHECK(rh.converged && rd.converged, "cg on Hermitian storage: not converged");
+                TU_CHECK(rel <= 2 * rtol, "cg on Hermitian storage: residual %g", rel);
+                TU_CHECK(dist <= (t ? 1e-6 : 1e-2), "cg on Hermitian storage: solutions differ by %g",
+                         dist);
+            }
+            bsrmv_gpu_free(db);
+            bsrmv_gpu_free(dx);
+            bsrmv_gpu_matrix_destroy(dS);
+            bsrmv_matrix_destroy(S);
+            tu_csys_drop(&H);
+            free(b);
+            free(xh);
+            free(xd);
+        }
 }
 
 /* bsrmv_gpu_spmv's double scalars on complex matrices, and
@@ -367,23 +537,6 @@ static void test_refusals(void)
         TU_CHECK(dB == NULL, "a refused upload leaves no handle");
         bsrmv_matrix_destroy(B);
     }
-    /* complex symmetric and Hermitian storage stay on the host */
-    {
-        const int64_t rp[3] = {0, 2, 3};
-        const int32_t ci[3] = {0, 1, 1};
-        const double v[6] = {2, 0, 1, -1, 3, 0};
-        for (int herm = 0; herm < 2; herm++) {
-            bsrmv_matrix *S;
-            bsrmv_gpu_matrix *dS = NULL;
-            TU_OK(herm ? bsrmv_matrix_create_herm(&S, 2, 1, 3, rp, ci, v, BSRMV_COMPLEX_DOUBLE,
-                                                  BSRMV_COL_MAJOR)
-                       : bsrmv_matrix_create_sym(&S, 2, 1, 3, rp, ci, v, BSRMV_COMPLEX_DOUBLE,
-                                                 BSRMV_COL_MAJOR));
-            TU_FAILS(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL), BSRMV_ERR_UNSUPPORTED);
-            TU_CHECK(dS == NULL, "a refused upload leaves no handle");
-            bsrmv_matrix_destroy(S);
-        }
-    }
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1.0, dA, 2, dx, 32, 0.0, dy, 32, BSRMV_LAYOUT_COL, NULL),
              BSRMV_ERR_UNSUPPORTED);
     double ms;
@@ -412,6 +565,8 @@ int main(void)
     test_scalar_entries();
     test_measured_choice();
     test_block_sizes();
+    test_sym_storage();
+    test_cg_herm();
     printf("test_gpu_complex: ok (%ld products, %ld forced configurations)\n", runs, configs);
     return 0;
 }
