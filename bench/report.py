@@ -281,8 +281,10 @@ def sym_table(run, device, lines, level):
 def spmm_table(run, device, lines, level):
     """The spmm set (docs/SPMM.md): bsrmv_spmm / bsrmv_gpu_spmm against k
     separate SpMVs (timed alternately in the same process) and, on the GPU,
-    the fastest cusparseSpMM path in the same layout.  Nothing when the run
-    has no spmm records (an older run, or the set not measured)."""
+    the fastest cusparseSpMM path in the same layout.  Runs that also time
+    the mixed pair (float values, double vectors; the GPU suite) get a type
+    column and the mixed SpMM's speed over the double one's.  Nothing when
+    the run has no spmm records (an older run, or the set not measured)."""
     recs = [r for r in run.records if r.get("set") == "spmm" and r.get("k") and
             r.get("rel_err", 1) <= bd.tol(r)]
     recs = [r for r in recs if (r.get("backend") in ("gpu", "cusparse")) == (device == "gpu")]
@@ -290,7 +292,9 @@ def spmm_table(run, device, lines, level):
         return
     groups = defaultdict(list)
     for r in recs:
-        groups[(r["bs"], r.get("layout", "row"), r["k"], r.get("threads", 0))].append(r)
+        groups[(r["bs"], r.get("layout", "row"), r["k"], r.get("threads", 0),
+                r.get("type", "double"))].append(r)
+    typed = len({key[4] for key in groups}) > 1
     gpu = device == "gpu"
     lines.append(f"{level}# Several vectors at once: SpMM (`bench --k`, docs/SPMM.md)")
     lines.append("")
@@ -299,23 +303,28 @@ def spmm_table(run, device, lines, level):
                  + ("; cuSPARSE: the fastest `cusparseSpMM` path (BSR_ALG1 on either block order, "
                     "CSR_ALG1..3 on the scalar expansion) in the same layout." if gpu else "."))
     lines.append("")
-    head = ["bs", "layout", "k", "MB"] + ([] if gpu else ["threads"]) + ["SpMM ms", "k SpMVs ms",
-                                                                         "SpMM / k SpMVs"]
+    head = ["bs", "layout", "k"] + (["type"] if typed else []) + ["MB"] + ([] if gpu else ["threads"])
+    head += ["SpMM ms", "k SpMVs ms", "SpMM / k SpMVs"]
     if gpu:
         head += ["cuSPARSE ms", "cuSPARSE path", "bsrmv / cuSPARSE"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
-    gains, vs_cs = defaultdict(list), defaultdict(list)
-    for (bs, lay, k, threads), rs in sorted(groups.items()):
+    gains, vs_cs, vs_double = defaultdict(list), defaultdict(list), defaultdict(list)
+    for (bs, lay, k, threads, t), rs in sorted(groups.items()):
         mm = [r["time_ms"] for r in rs if r["kernel"].startswith("spmm-")]
         pv = [r["time_ms"] for r in rs if r["kernel"].startswith("spmvx")]
         if not mm or not pv:
             continue
         t_mm, t_pv = bd.median(mm), bd.median(pv)
         mb = next(r["bytes"] for r in rs if r["kernel"].startswith("spmvx")) / k / 1e6
-        row = [str(bs), lay, str(k), fmt(mb)] + ([] if gpu else [str(threads)])
+        row = [str(bs), lay, str(k)] + ([t] if typed else []) + [fmt(mb)]
+        row += [] if gpu else [str(threads)]
         row += [f"{t_mm:.3f}", f"{t_pv:.3f}", ratio_cell(t_pv / t_mm)]
-        gains[(lay, k)].append(t_pv / t_mm)
+        gains[(t, lay, k) if typed else (lay, k)].append(t_pv / t_mm)
+        dbl = groups.get((bs, lay, k, threads, "double"), [])
+        d_mm = [r["time_ms"] for r in dbl if r["kernel"].startswith("spmm-")]
+        if t == "mixed" and d_mm:
+            vs_double[(lay, k)].append(bd.median(d_mm) / t_mm)
         if gpu:
             cs = [r for r in rs if r.get("backend") == "cusparse"]
             best = min(cs, key=lambda r: r["time_ms"]) if cs else None
@@ -325,9 +334,12 @@ def spmm_table(run, device, lines, level):
                 vs_cs[lay].append(best["time_ms"] / t_mm)
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
-    for (lay, k), g in sorted(gains.items()):
-        lines.append(f"- {lay}, k = {k}: SpMM / k SpMVs geometric mean **{fmt(bd.geomean(g), 2)}** "
-                     f"over {len(g)} bs (min {fmt(min(g), 2)}, max {fmt(max(g), 2)})")
+    for key, g in sorted(gains.items()):
+        lines.append(f"- {', '.join(map(str, key[:-1]))}, k = {key[-1]}: SpMM / k SpMVs geometric mean "
+                     f"**{fmt(bd.geomean(g), 2)}** over {len(g)} bs (min {fmt(min(g), 2)}, max {fmt(max(g), 2)})")
+    for (lay, k), g in sorted(vs_double.items()):
+        lines.append(f"- mixed, {lay}, k = {k}: double SpMM ms / mixed SpMM ms geometric mean "
+                     f"**{fmt(bd.geomean(g), 2)}** over {len(g)} bs (min {fmt(min(g), 2)}, max {fmt(max(g), 2)})")
     for lay, g in sorted(vs_cs.items()):
         lines.append(f"- {lay}: bsrmv / best cuSPARSE SpMM geometric mean **{fmt(bd.geomean(g), 2)}** "
                      f"over {len(g)} (bs, k) cases, {sum(x < 1 for x in g)} below 1")

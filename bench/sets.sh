@@ -24,7 +24,8 @@
 # spmm       several vectors at once (docs/SPMM.md): 27-point grids of    --grid N --k LIST
 #            ~SPMM_MB at SPMM_BS, k in SPMM_K, both layouts: bsrmv_spmm  --layout row,col
 #            against k separate SpMVs, on the GPU also cusparseSpMM
-#            (BSR and CSR algorithms); vectors per second
+#            (BSR and CSR algorithms) and at SPMM_MIXED_BS the mixed
+#            pair (float values, double vectors); vectors per second
 # mixed      mixed precision (docs/MIXED.md): float values with double  --grid N
 #            vectors against double/double, grids of GRID_MB at MIXED_BS --type double,mixed
 # complex    complex values (docs/COMPLEX.md): grids of ~GRID_MB of      --grid N --type z|c
@@ -52,6 +53,9 @@ if [ "$MODE" = gpu ]; then
     : "${SPMM_BS:=2,3,4,5,6,7,8}"
     : "${SPMM_MB:=256}"
     : "${SPMM_K:=2,4,8,16}"
+    # the mixed pair's SpMM (float values, double vectors) beside the
+    # double one at these bs: ~10 s per bs (no cuSPARSE path)
+    : "${SPMM_MIXED_BS:=3,6}"
     # complex: 9 processes of ~2-4 s (CUDA start-up, a ~512 MB grid, every
     # candidate, 2-5 cuSPARSE paths): ~30 s
     : "${COMPLEX_Z_BS:=2,3,4,5,6,7,8}"

@@ -51,7 +51,7 @@
 #                  ~10 s, real ~90 s (22 GB of promoted values at ~1-2.5 s
 #                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
-#                  text), spmm ~120 s (7 bs x 8 (k, layout) cases), mixed
+#                  text), spmm ~140 s (7 bs x 8 (k, layout) cases, the mixed pair at 2 bs), mixed
 #                  ~50 s, complex ~30 s (9 processes of ~2-4 s): ~410 s, up
 #                  to ~500 s if start-up or host copies are slower (the
 #                  sets last in the order are then skipped and listed).  --budget 470 keeps the worst case (the last
@@ -648,8 +648,11 @@ for set in ${SETS//,/ }; do
                 n=$(grid_n "$bs" "$([ "$set" = spmm ] && echo "$SPMM_MB" || echo "$GRID_MB")")
                 if over_budget; then skip "$set" grid27 "$bs" "time budget ${BUDGET} s spent"; continue; fi
                 log "$set grid27 bs $bs ($(elapsed) s)"
-                run "$set" grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" "${what[@]}" "${where[@]}" --json \
-                    --no-stream --reps "$(reps_for "$(est_mb grid "$n" "$bs")")"
+                # GPU SpMM: the mixed pair beside the double one at SPMM_MIXED_BS
+                types=()
+                [ "$set" = spmm ] && [[ ",${SPMM_MIXED_BS:-}," == *",$bs,"* ]] && types=(--type double,mixed)
+                run "$set" grid27 cli "$BSRMV" bench --grid "$n" --bs "$bs" "${what[@]}" "${types[@]}" \
+                    "${where[@]}" --json --no-stream --reps "$(reps_for "$(est_mb grid "$n" "$bs")")"
             done ;;
         complex)
             # docs/COMPLEX.md: one process per (type, bs), the grid sized to

@@ -341,8 +341,8 @@ double bsrmv_matrix_spmv_bytes(const bsrmv_matrix *A);
  * (float, double); (double, float) gives BSRMV_ERR_UNSUPPORTED.  The pair
  * is read by bsrmv_spmv, bsrmv_solve, bsrmv_precond_block_jacobi (the
  * inverse blocks are stored in the vector type) and bsrmv_gpu_matrix_upload
- * (the device handle inherits it) and bsrmv_spmm (X and Y in double);
- * bsrmv_gpu_spmm is not built for mixed matrices (BSRMV_ERR_UNSUPPORTED).
+ * (the device handle inherits it), bsrmv_spmm and bsrmv_gpu_spmm (X and Y
+ * in double).
  * A complex matrix keeps its own type (another: BSRMV_ERR_UNSUPPORTED).
  * Changes the handle: not while other threads use it. */
 bsrmv_status bsrmv_matrix_set_vector_type(bsrmv_matrix *A, bsrmv_type vector_type);
@@ -817,7 +817,10 @@ bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_
  * first copied row-major into scratch that the handle keeps (cols x
  * min(k, 16) values, allocated by the first call that needs more; then
  * the call synchronises the device): as for bsrmv_gpu_spmv, calls on one
- * handle must not run on two streams at once. */
+ * handle must not run on two streams at once.  X, Y and the sums are in
+ * dA's vector type: double for float values with double vectors (mixed
+ * precision, both ops).  Symmetric storage whose full copy the handle does
+ * not keep: BSRMV_ERR_UNSUPPORTED. */
 bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
                             const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
                             bsrmv_layout layout, void *stream);
@@ -874,7 +877,7 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              bsrmv_solve_report *report, void *stream);
 /* bsrmv_solve_multi on the device: B and X in device memory, the products
  * of the unfinished columns one bsrmv_gpu_spmm each (by column for a
- * matrix without SpMM); errors as bsrmv_solve_multi plus those of
+ * matrix without SpMM: symmetric storage, complex values); errors as bsrmv_solve_multi plus those of
  * bsrmv_gpu_solve. */
 bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                                    const bsrmv_gpu_precond *dP, int64_t n, int k, const void *d_B,

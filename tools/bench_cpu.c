@@ -300,7 +300,7 @@ static int measure(const struct bench_options *o, struct bench_case *c, int ti,
 double bench_spmm_rel_err(const struct bench_case *c, const void *Y, int k, int col)
 {
     const int64_t n = c->info.rows;
-    const bsrmv_type t = c->info.type;
+    const bsrmv_type t = c->info.vector_type;
     double worst = 0;
     for (int j = 0; j < k; j++) {
         long double diff = 0, ref = 0;
@@ -336,7 +336,7 @@ void bench_fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_
 static int measure_spmm(const struct bench_options *o, struct bench_case *c, int ti, int k,
                         bsrmv_layout layout, double *times)
 {
-    const bsrmv_type t = c->info.type;
+    const bsrmv_type t = c->info.vector_type; /* of X and Y */
     const int64_t nx = c->info.cols, ny = c->info.rows;
     const int row = layout == BSRMV_LAYOUT_ROW;
     const size_t vs = bsrmv_type_size(t);
@@ -494,8 +494,8 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");
-        /* SpMM is not built for mixed precision nor complex values */
-        const int spmm = c->info.type == c->info.vector_type && bench_parts(c->info.type) == 1;
+        /* SpMM is not built for complex values */
+        const int spmm = bench_parts(c->info.type) == 1;
         for (int li = 0; li < o->n_layouts && rc == 0 && spmm; li++)
             for (int q = 0; q < o->n_k && rc == 0; q++)
                 rc = measure_spmm(o, c, ti, o->k[q], o->layouts[li], times);

@@ -856,7 +856,7 @@ static void mm_bufs_free(struct mm_bufs *m)
 
 static int mm_bufs_make(struct bench_case *c, int k, int col, struct mm_bufs *m)
 {
-    const bsrmv_type t = c->info.type;
+    const bsrmv_type t = c->info.vector_type;
     const size_t vs = bsrmv_type_size(t);
     const size_t xb = (size_t)c->info.cols * k * vs, yb = (size_t)c->info.rows * k * vs;
     m->X = malloc(xb + 16);
@@ -885,7 +885,7 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
                     cusparseHandle_t h, int k, bsrmv_layout lay, int reps)
 {
     const bsrmv_matrix_info *in = &c->info;
-    const size_t vs = bsrmv_type_size(in->type);
+    const size_t vs = bsrmv_type_size(in->vector_type); /* of X and Y */
     const int col = lay == BSRMV_LAYOUT_COL;
     const size_t ybytes = (size_t)in->rows * k * vs;
     const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
@@ -978,7 +978,7 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
             best_cs = recs[i].ms;
             best_name = recs[i].kernel;
         }
-    const double tol = in->type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
+    const double tol = in->vector_type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
     for (int i = 0; i < nrec; i++) {
         recs[i].layout = col ? "col" : "row";
         emit(o, c, &recs[i], best_cs);
@@ -988,10 +988,11 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
         }
     }
     /* one line per case for scripts (scripts/gpu_spmm.sh): matrix bs type
-     * layout k, bsrmv_gpu_spmm ms, k SpMVs ms, their ratio, the best
-     * cuSPARSE SpMM path, its ms, its ratio (0 where none ran) */
+     * (double, float, mixed) layout k, bsrmv_gpu_spmm ms, k SpMVs ms, their
+     * ratio, the best cuSPARSE SpMM path, its ms, its ratio (0 where none
+     * ran) */
     fprintf(stderr, "spmm-summary %s %d %s %s %d %.5f %.5f %.3f %s %.5f %.3f\n", c->matrix, in->bs,
-            in->type == BSRMV_DOUBLE ? "double" : "float", col ? "col" : "row", k, recs[1].ms, recs[0].ms,
+            bench_type_name(in->type, in->vector_type), col ? "col" : "row", k, recs[1].ms, recs[0].ms,
             recs[1].speedup, best_name, best_cs, best_cs > 0 ? best_cs / recs[1].ms : 0.0);
     mm_bufs_free(&m);
     return rc;
@@ -1013,7 +1014,10 @@ static int spmm_paths(const struct bench_options *o, struct bench_case *c, struc
     /* the k SpMVs run the plan's choice, whatever the kernel list left set */
     bsrmv_gpu_matrix_set_config(b->dA, NULL);
     const int fits32 = nnz < 2147483647 && in->mb < 2147483647 && in->nb < 2147483647;
-    if (!fits32 || cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
+    if (in->type != in->vector_type) {
+        /* cusparseSpMM takes A, X and Y of one real type */
+        fprintf(stderr, "bsrmv: cuSPARSE SpMM skipped (float values with double vectors)\n");
+    } else if (!fits32 || cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
         fprintf(stderr, "bsrmv: cuSPARSE SpMM skipped (no handle or 64-bit sizes)\n");
         h = NULL;
     } else {

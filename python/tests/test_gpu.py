@@ -107,16 +107,22 @@ def test_multivector_calls():
         G.matvec(xf, y=FakeDeviceArray((6, 3), "<f8", (16, 96)))
     with pytest.raises(bsrmv.ArgumentError, match="beta != 0 needs y="):
         G.matvec(xf, beta=1.0)
-    # symmetric and mixed: one SpMV per column, column-major only
-    for S in (fake_matrix((6, 6), np.float64, symmetric=True),
-              fake_matrix((6, 6), np.float32, vector_dtype=np.float64)):
-        x = FakeDeviceArray((6, 2), "<f8", (8, 56), ptr=0x1000)    # ld 7
-        y = FakeDeviceArray((6, 2), "<f8", (8, 48), ptr=0x9000)    # ld 6
-        S.matvec(x, y=y)
-        assert S._m.calls == [("spmv", 0, 1.0, 0x1000, 6, 0.0, 0x9000, 6, 1),
-                              ("spmv", 0, 1.0, 0x1000 + 56, 6, 0.0, 0x9000 + 48, 6, 1)]
-        with pytest.raises(bsrmv.ArgumentError, match="column-major"):
-            S.matvec(x, y=FakeDeviceArray((6, 2), "<f8", None))
+    # symmetric: one SpMV per column, column-major only
+    S = fake_matrix((6, 6), np.float64, symmetric=True)
+    x = FakeDeviceArray((6, 2), "<f8", (8, 56), ptr=0x1000)        # ld 7
+    y = FakeDeviceArray((6, 2), "<f8", (8, 48), ptr=0x9000)        # ld 6
+    S.matvec(x, y=y)
+    assert S._m.calls == [("spmv", 0, 1.0, 0x1000, 6, 0.0, 0x9000, 6, 1),
+                          ("spmv", 0, 1.0, 0x1000 + 56, 6, 0.0, 0x9000 + 48, 6, 1)]
+    with pytest.raises(bsrmv.ArgumentError, match="column-major"):
+        S.matvec(x, y=FakeDeviceArray((6, 2), "<f8", None))
+    # mixed precision: one SpMM of float64 vectors, either layout
+    M = fake_matrix((6, 6), np.float32, vector_dtype=np.float64)
+    M.matvec(x, y=y)
+    M.rmatvec(FakeDeviceArray((6, 2), "<f8", None, ptr=0x2000),
+              y=FakeDeviceArray((6, 2), "<f8", None, ptr=0xa000))
+    assert M._m.calls == [("spmm", 0, 1.0, 2, 0x1000, 7, 0.0, 0x9000, 6, False, 1),
+                          ("spmm", 1, 1.0, 2, 0x2000, 2, 0.0, 0xa000, 2, True, 1)]
 
 
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")

@@ -4,25 +4,31 @@
  * are consecutive in val, so the warp copies a run of S = 32/P of them to
  * shared memory with coalesced loads (A read from DRAM once per chunk, in
  * whole lines), then lane (slot, p) multiplies block `slot` of the run by
- * piece p of the rows of X it needs (V vectors, one 16-byte load per
- * block column serving all bs rows, held as bs*V accumulators).  The
+ * piece p of the rows of X it needs (NV vectors, one 16-byte load per
+ * block column serving all bs rows, held as bs*NV accumulators).  The
  * slots are summed with shuffles; slot 0 writes Y.  A lane per scalar row
  * instead (the runtime-bs kernel's layout) read each block's A with bs
  * times the load instructions and X pieces of a few bytes per warp load:
  * 1.04-3.4x slower at k 4-16 on 27-point grids, bs 3, 6 and 8 (H100).
  *
  * OP_N, other bs (k_spmm_n): a group of G lanes per block row.  Lane
- * (cslot, jp, r) owns scalar row r of the block row, vectors jp*V ..
- * jp*V+V-1 of the chunk (V accumulators in registers) and every ncol-th
+ * (cslot, jp, r) owns scalar row r of the block row, vectors jp*NV ..
+ * jp*NV+NV-1 of the chunk (NV accumulators in registers) and every ncol-th
  * block of the row (ncol = G / (P*R) block columns side by side, R = the
  * rows of a block per pass).  A(r, c) is loaded by the P lanes of row r at
- * once (one broadcast) and multiplied by V values of row c of the block's
+ * once (one broadcast) and multiplied by NV values of row c of the block's
  * rows of X, which the P lanes read as one contiguous piece of kc values.
  * The group sums its column slots with shuffles; lanes of slot 0 write
  * their row and vectors of Y.  A block taller than G / P lanes goes in
  * passes of G / P rows.
  *
  * Both read X row-major: the driver copies a column-major chunk first.
+ *
+ * Mixed precision (MmArgs<float, double>): A is read as float, each value
+ * widened to double once -- by the staged kernel as it copies the run to
+ * shared memory, which then holds doubles as for a double matrix -- and X,
+ * Y and the sums are double.  With T == V the widening is no instruction,
+ * so the (double, double) and (float, float) kernels are the same code.
  *
  * OP_T: a warp per block row scatters alpha * A(:, c)^T X(row, j) into
  * Y(col*bs + c, j) with atomic adds (the SpMV transpose kernel's scheme),
@@ -31,18 +37,18 @@
 
 namespace bsrmv_cuda {
 
-/* xv = the V values of a row of X's chunk at p (vectors j0..j0+V-1), zero
- * past kc; whole: one vector load (aligned, all V inside the chunk). */
-template <typename T, int V>
-__device__ __forceinline__ void x_piece(const MmArgs<T> &a, const T *p, int j0, bool whole,
-                                        T (&xv)[V])
+/* xv = the NV values of a row of X's chunk at p (vectors j0..j0+NV-1),
+ * zero past kc; whole: one vector load (aligned, all NV inside the chunk). */
+template <typename T, typename V, int NV>
+__device__ __forceinline__ void x_piece(const MmArgs<T, V> &a, const V *p, int j0, bool whole,
+                                        V (&xv)[NV])
 {
     if (whole) {
         ldv_vec<true>(p, xv);
     } else {
 #pragma unroll
-        for (int v = 0; v < V; ++v)
-            xv[v] = j0 + v < a.kc ? ld(p + v) : T(0);
+        for (int v = 0; v < NV; ++v)
+            xv[v] = j0 + v < a.kc ? ld(p + v) : V(0);
     }
 }
 
@@ -51,28 +57,28 @@ __device__ __forceinline__ void x_piece(const MmArgs<T> &a, const T *p, int j0, 
  * col_idx are read once, with the L2 priority evict-first: X, k times the
  * SpMV's x and gathered at every block, is what must stay in L2 while the
  * matrix streams past (common.cuh, "Loads"). */
-template <typename T, int ORD, int V>
-__device__ __forceinline__ void block_batches(const MmArgs<T> &a, int64_t b0, int64_t e, int step,
-                                              int r, int j0, bool whole, T (&acc)[V])
+template <typename T, typename V, int ORD, int NV>
+__device__ __forceinline__ void block_batches(const MmArgs<T, V> &a, int64_t b0, int64_t e,
+                                              int step, int r, int j0, bool whole, V (&acc)[NV])
 {
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
     for (int64_t b = b0; b < e; b += step) {
-        const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
+        const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
         const T *vb = a.val + b * bs2;
         for (int c = 0; c < bs; ++c) {
-            const T av = ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
-            T xv[V];
+            const V av = (V)ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
+            V xv[NV];
             x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
 #pragma unroll
-            for (int v = 0; v < V; ++v)
+            for (int v = 0; v < NV; ++v)
                 acc[v] += av * xv[v];
         }
     }
 }
 
-template <typename T, int ORD, int V>
-__global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
+template <typename T, typename V, int ORD, int NV>
+__global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T, V> a, int G, int P)
 {
     const int bs = a.bs;
     const int R = bs < G / P ? bs : G / P; /* rows of a block per pass */
@@ -81,8 +87,8 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
     const int lane = threadIdx.x & (G - 1);
     const int cslot = lane / PR;
     const int jp = (lane - cslot * PR) / R, rl = lane - cslot * PR - jp * R;
-    const int j0 = jp * V;
-    const bool whole = a.xvec && j0 + V <= a.kc; /* V values in one load */
+    const int j0 = jp * NV;
+    const bool whole = a.xvec && j0 + NV <= a.kc; /* NV values in one load */
     const int gpw = 32 / G; /* groups per warp */
     const int gin = (threadIdx.x & 31) / G;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
@@ -101,27 +107,27 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
         for (int r0 = 0; r0 < bs; r0 += R) {
             const int r = r0 + rl;
             const bool mine = valid && cslot < ncol && r < bs && j0 < a.kc;
-            T acc[V];
+            V acc[NV];
 #pragma unroll
-            for (int v = 0; v < V; ++v)
-                acc[v] = T(0);
+            for (int v = 0; v < NV; ++v)
+                acc[v] = V(0);
             if (mine)
-                block_batches<T, ORD, V>(a, s + cslot, e, ncol, r, j0, whole, acc);
+                block_batches<T, V, ORD, NV>(a, s + cslot, e, ncol, r, j0, whole, acc);
             for (int sh = top; sh >= 1; sh >>= 1) {
 #pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    const T o = __shfl_down_sync(BSRMV_FULL_MASK, acc[v], sh * PR, G);
+                for (int v = 0; v < NV; ++v) {
+                    const V o = __shfl_down_sync(BSRMV_FULL_MASK, acc[v], sh * PR, G);
                     if (cslot + sh < ncol)
                         acc[v] += o;
                 }
             }
             if (mine && cslot == 0) {
-                T *py = a.y + (row * bs + r) * a.ys + j0 * a.yj;
+                V *py = a.y + (row * bs + r) * a.ys + j0 * a.yj;
 #pragma unroll
-                for (int v = 0; v < V; ++v)
+                for (int v = 0; v < NV; ++v)
                     if (j0 + v < a.kc) {
-                        T out = a.alpha * acc[v];
-                        if (a.beta != T(0))
+                        V out = a.alpha * acc[v];
+                        if (a.beta != V(0))
                             out += a.beta * py[v * a.yj];
                         py[v * a.yj] = out;
                     }
@@ -131,52 +137,53 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T> a, int G, int P)
 }
 
 /* Warps per thread block of the staged kernel: its shared memory holds a
- * run of S blocks per warp, at most 48 KiB per thread block. */
-template <typename T, int BS, int P> __host__ __device__ constexpr int staged_warps()
+ * run of S blocks per warp (as V), at most 48 KiB per thread block. */
+template <typename V, int BS, int P> __host__ __device__ constexpr int staged_warps()
 {
-    constexpr int per_warp = (32 / P) * BS * BS * (int)sizeof(T);
+    constexpr int per_warp = (32 / P) * BS * BS * (int)sizeof(V);
     return 49152 / per_warp >= 4 ? 4 : 49152 / per_warp < 1 ? 1 : 49152 / per_warp;
 }
 
-template <typename T, int ORD, int BS, int V, int P>
-__global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T> a)
+template <typename T, typename V, int ORD, int BS, int NV, int P>
+__global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T, V> a)
 {
-    constexpr int S = 32 / P, B2 = BS * BS, W = staged_warps<T, BS, P>();
-    __shared__ T stage[W][S * B2];
+    constexpr int S = 32 / P, B2 = BS * BS, W = staged_warps<V, BS, P>();
+    __shared__ V stage[W][S * B2];
     const int lane = threadIdx.x & 31;
-    const int slot = lane / P, j0 = (lane - slot * P) * V;
+    const int slot = lane / P, j0 = (lane - slot * P) * NV;
     const bool jin = j0 < a.kc;
-    const bool whole = a.xvec && j0 + V <= a.kc; /* V values in one load */
-    T *buf = stage[threadIdx.x >> 5];
+    const bool whole = a.xvec && j0 + NV <= a.kc; /* NV values in one load */
+    V *buf = stage[threadIdx.x >> 5];
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     for (int64_t row = warp; row < a.mb; row += nwarps) {
         const int64_t s0 = ld(a.row_ptr + row), e = ld(a.row_ptr + row + 1);
-        T acc[BS][V];
+        V acc[BS][NV];
 #pragma unroll
         for (int r = 0; r < BS; ++r)
 #pragma unroll
-            for (int v = 0; v < V; ++v)
-                acc[r][v] = T(0);
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] = V(0);
         for (int64_t b0 = s0; b0 < e; b0 += S) {
             const int nb = e - b0 < S ? (int)(e - b0) : S;
-            /* the run is contiguous in val: whole lines, read once */
+            /* the run is contiguous in val: whole lines, read once (and
+             * widened once, not by each of the P lanes of a block) */
             const T *src = a.val + b0 * B2;
             for (int i = lane; i < nb * B2; i += 32)
-                buf[i] = ldv<false, L2h::first>(src + i);
+                buf[i] = (V)ldv<false, L2h::first>(src + i);
             __syncwarp();
             if (slot < nb && jin) {
-                const T *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b0 + slot) * BS * a.xs + j0;
-                const T *ab = buf + slot * B2;
+                const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b0 + slot) * BS * a.xs + j0;
+                const V *ab = buf + slot * B2;
 #pragma unroll
                 for (int c = 0; c < BS; ++c) {
-                    T xv[V];
+                    V xv[NV];
                     x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
 #pragma unroll
                     for (int r = 0; r < BS; ++r) {
-                        const T av = ab[ORD == COL ? c * BS + r : r * BS + c];
+                        const V av = ab[ORD == COL ? c * BS + r : r * BS + c];
 #pragma unroll
-                        for (int v = 0; v < V; ++v)
+                        for (int v = 0; v < NV; ++v)
                             acc[r][v] += av * xv[v];
                     }
                 }
@@ -188,17 +195,17 @@ __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T> a)
 #pragma unroll
             for (int r = 0; r < BS; ++r)
 #pragma unroll
-                for (int v = 0; v < V; ++v)
+                for (int v = 0; v < NV; ++v)
                     acc[r][v] += __shfl_down_sync(BSRMV_FULL_MASK, acc[r][v], sh * P);
         if (slot == 0 && jin) {
 #pragma unroll
             for (int r = 0; r < BS; ++r) {
-                T *py = a.y + (row * BS + r) * a.ys + j0 * a.yj;
+                V *py = a.y + (row * BS + r) * a.ys + j0 * a.yj;
 #pragma unroll
-                for (int v = 0; v < V; ++v)
+                for (int v = 0; v < NV; ++v)
                     if (j0 + v < a.kc) {
-                        T out = a.alpha * acc[r][v];
-                        if (a.beta != T(0))
+                        V out = a.alpha * acc[r][v];
+                        if (a.beta != V(0))
                             out += a.beta * py[v * a.yj];
                         py[v * a.yj] = out;
                     }
@@ -207,71 +214,72 @@ __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T> a)
     }
 }
 
-template <typename T, int ORD, int BS, int V, int P>
-static cudaError_t run_staged(const MmArgs<T> &a, cudaStream_t s)
+template <typename T, typename V, int ORD, int BS, int NV, int P>
+static cudaError_t run_staged(const MmArgs<T, V> &a, cudaStream_t s)
 {
-    constexpr int threads = 32 * staged_warps<T, BS, P>();
-    k_spmm_staged<T, ORD, BS, V, P><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+    constexpr int threads = 32 * staged_warps<V, BS, P>();
+    k_spmm_staged<T, V, ORD, BS, NV, P><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
     return cudaGetLastError();
 }
 
-template <typename T, int ORD, int BS, int KT>
-static cudaError_t run_staged_kt(const MmArgs<T> &a, cudaStream_t s)
+template <typename T, typename V, int ORD, int BS, int KT>
+static cudaError_t run_staged_kt(const MmArgs<T, V> &a, cudaStream_t s)
 {
     constexpr MmLaunch g = staged_geometry(BS, KT);
-    return run_staged<T, ORD, BS, g.v, g.p>(a, s);
+    return run_staged<T, V, ORD, BS, g.v, g.p>(a, s);
 }
 
 /* The staged kernel of the geometry for the launch's chunk width. */
-template <typename T, int ORD, int BS>
-static cudaError_t run_staged_vp(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
+template <typename T, typename V, int ORD, int BS>
+static cudaError_t run_staged_vp(const MmArgs<T, V> &a, const MmLaunch &l, cudaStream_t s)
 {
     switch (l.v * l.p) {
-    case 1: return run_staged_kt<T, ORD, BS, 1>(a, s);
-    case 2: return run_staged_kt<T, ORD, BS, 2>(a, s);
-    case 4: return run_staged_kt<T, ORD, BS, 4>(a, s);
-    case 8: return run_staged_kt<T, ORD, BS, 8>(a, s);
-    case 16: return run_staged_kt<T, ORD, BS, 16>(a, s);
+    case 1: return run_staged_kt<T, V, ORD, BS, 1>(a, s);
+    case 2: return run_staged_kt<T, V, ORD, BS, 2>(a, s);
+    case 4: return run_staged_kt<T, V, ORD, BS, 4>(a, s);
+    case 8: return run_staged_kt<T, V, ORD, BS, 8>(a, s);
+    case 16: return run_staged_kt<T, V, ORD, BS, 16>(a, s);
     default: return cudaErrorInvalidValue;
     }
 }
 
-template <typename T, int ORD, int V>
-static cudaError_t run_n(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
+template <typename T, typename V, int ORD, int NV>
+static cudaError_t run_n(const MmArgs<T, V> &a, const MmLaunch &l, cudaStream_t s)
 {
     const int gpw = 32 / l.group;
     const int64_t warps = (a.mb + gpw - 1) / gpw;
-    k_spmm_n<T, ORD, V><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group, l.p);
+    k_spmm_n<T, V, ORD, NV><<<bsrmv_grid(warps * 32, l.threads), l.threads, 0, s>>>(a, l.group, l.p);
     return cudaGetLastError();
 }
 
-template <typename T, int ORD>
-static cudaError_t run_width(const MmArgs<T> &a, const MmLaunch &l, cudaStream_t s)
+template <typename T, typename V, int ORD>
+static cudaError_t run_width(const MmArgs<T, V> &a, const MmLaunch &l, cudaStream_t s)
 {
     switch (l.v) {
-    case 1: return run_n<T, ORD, 1>(a, l, s);
-    case 2: return run_n<T, ORD, 2>(a, l, s);
-    case 4: return run_n<T, ORD, 4>(a, l, s);
+    case 1: return run_n<T, V, ORD, 1>(a, l, s);
+    case 2: return run_n<T, V, ORD, 2>(a, l, s);
+    case 4: return run_n<T, V, ORD, 4>(a, l, s);
     default: return cudaErrorInvalidValue;
     }
 }
 
-template <typename T>
-cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cudaStream_t s)
+template <typename T, typename V>
+cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, cudaStream_t s)
 {
     if (a.kc < 1 || l.v < 1 || l.p < 1 || a.kc > l.p * l.v)
         return cudaErrorInvalidValue;
     const int bsk = BSRMV_COMPILED_BS(BSRMV_SPMM_LIST, a.bs);
 #define X(BS, P_)                                                                                  \
     if (bsk == BS)                                                                                 \
-        return order == COL ? run_staged_vp<T, COL, BS>(a, l, s) : run_staged_vp<T, ROW, BS>(a, l, s);
+        return order == COL ? run_staged_vp<T, V, COL, BS>(a, l, s)                              \
+                            : run_staged_vp<T, V, ROW, BS>(a, l, s);
     BSRMV_SPMM_LIST(X)
 #undef X
     const bool pow2 = l.group > 0 && !(l.group & (l.group - 1)) && !(l.p & (l.p - 1));
     if (!pow2 || l.group > 32 || l.p > l.group || l.threads % 32 || l.threads < 32 ||
         l.threads > 256)
         return cudaErrorInvalidValue;
-    return order == COL ? run_width<T, COL>(a, l, s) : run_width<T, ROW>(a, l, s);
+    return order == COL ? run_width<T, V, COL>(a, l, s) : run_width<T, V, ROW>(a, l, s);
 }
 
 /* Consecutive threads read consecutive rows of a column of x. */
@@ -300,8 +308,8 @@ cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, 
     return cudaGetLastError();
 }
 
-template <typename T, int ORD>
-__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T> a, int64_t xj)
+template <typename T, typename V, int ORD>
+__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a, int64_t xj)
 {
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
@@ -310,16 +318,16 @@ __global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T> a, int64_t xj)
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     for (int64_t row = warp; row < a.mb; row += nwarps) {
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
-        const T *xr = a.x + row * bs * a.xs;
+        const V *xr = a.x + row * bs * a.xs;
         for (int64_t t = s * bs + lane; t < e * bs; t += 32) {
             const int64_t b = t / bs;
             const int c = (int)(t - b * bs);
             const T *v = a.val + b * bs2;
-            T *py = a.y + ((int64_t)ldc(a.col_idx + b) * bs + c) * a.ys;
+            V *py = a.y + ((int64_t)ldc(a.col_idx + b) * bs + c) * a.ys;
             for (int j = 0; j < a.kc; ++j) {
-                T sum = T(0);
+                V sum = V(0);
                 for (int r = 0; r < bs; ++r)
-                    sum += ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
+                    sum += (V)ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
                            ld(xr + r * a.xs + j * xj);
                 atomicAdd(py + j * a.yj, a.alpha * sum);
             }
@@ -327,15 +335,15 @@ __global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T> a, int64_t xj)
     }
 }
 
-template <typename T>
-cudaError_t launch_spmm_t(const MmArgs<T> &a, int64_t xj, int order, cudaStream_t s)
+template <typename T, typename V>
+cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int64_t xj, int order, cudaStream_t s)
 {
     const int threads = 256;
     const unsigned g = bsrmv_grid(a.mb * 32, threads);
     if (order == COL)
-        k_spmm_t<T, COL><<<g, threads, 0, s>>>(a, xj);
+        k_spmm_t<T, V, COL><<<g, threads, 0, s>>>(a, xj);
     else
-        k_spmm_t<T, ROW><<<g, threads, 0, s>>>(a, xj);
+        k_spmm_t<T, V, ROW><<<g, threads, 0, s>>>(a, xj);
     return cudaGetLastError();
 }
 
@@ -372,14 +380,21 @@ cudaError_t launch_spmm_scale(T *y, int64_t n, int k, int64_t ys, int64_t yj, T 
     return cudaGetLastError();
 }
 
-#define BSRMV_SPMM_INST_(T)                                                                        \
-    template cudaError_t launch_spmm_n<T>(const MmArgs<T> &, int, const MmLaunch &, cudaStream_t); \
-    template cudaError_t launch_spmm_t<T>(const MmArgs<T> &, int64_t, int, cudaStream_t);          \
-    template cudaError_t launch_spmm_pack<T>(const T *, int64_t, int64_t, int, T *, int64_t,       \
+/* the products by (value, vector) type pair; the vector kernels by type */
+#define BSRMV_SPMM_PAIR_(T, V)                                                                     \
+    template cudaError_t launch_spmm_n<T, V>(const MmArgs<T, V> &, int, const MmLaunch &,          \
                                              cudaStream_t);                                        \
-    template cudaError_t launch_spmm_scale<T>(T *, int64_t, int, int64_t, int64_t, T, cudaStream_t);
-BSRMV_SPMM_INST_(float)
-BSRMV_SPMM_INST_(double)
-#undef BSRMV_SPMM_INST_
+    template cudaError_t launch_spmm_t<T, V>(const MmArgs<T, V> &, int64_t, int, cudaStream_t);
+#define BSRMV_SPMM_VEC_(V)                                                                         \
+    template cudaError_t launch_spmm_pack<V>(const V *, int64_t, int64_t, int, V *, int64_t,       \
+                                             cudaStream_t);                                        \
+    template cudaError_t launch_spmm_scale<V>(V *, int64_t, int, int64_t, int64_t, V, cudaStream_t);
+BSRMV_SPMM_PAIR_(float, float)
+BSRMV_SPMM_PAIR_(double, double)
+BSRMV_SPMM_PAIR_(float, double)
+BSRMV_SPMM_VEC_(float)
+BSRMV_SPMM_VEC_(double)
+#undef BSRMV_SPMM_PAIR_
+#undef BSRMV_SPMM_VEC_
 
 } // namespace bsrmv_cuda

@@ -7,28 +7,31 @@
 
 namespace bsrmv_cuda {
 
-/* One chunk of vectors.  Row i of X's chunk is the kc values at
- * x + i*xs (row-major: the kernels read a column-major X from a row-major
- * copy); entry (i, j) of Y is y[i*ys + j*yj] (row-major: ys = ld, yj = 1;
- * column-major: ys = 1, yj = ld).  x and y point at the chunk's first
- * vector.  alpha/beta already rounded to T. */
-template <typename T> struct MmArgs {
+/* One chunk of vectors.  Values of type T, X, Y and the sums of type V (T,
+ * or double for float values: mixed precision, as Args<T, V>).  Row i of
+ * X's chunk is the kc values at x + i*xs (row-major: the kernels read a
+ * column-major X from a row-major copy); entry (i, j) of Y is
+ * y[i*ys + j*yj] (row-major: ys = ld, yj = 1; column-major: ys = 1,
+ * yj = ld).  x and y point at the chunk's first vector.  alpha/beta
+ * already rounded to V. */
+template <typename T, typename V = T> struct MmArgs {
     int64_t mb;
     int bs;
     const int64_t *__restrict__ row_ptr;
     const int32_t *__restrict__ col_idx;
     const T *__restrict__ val;
-    const T *__restrict__ x;
-    T *__restrict__ y;
+    const V *__restrict__ x;
+    V *__restrict__ y;
     int64_t xs, ys, yj;
     int kc;    /* vectors of the chunk                                     */
-    bool xvec; /* x and xs allow loads of V values at once (V*sizeof(T)
+    bool xvec; /* x and xs allow loads of NV values at once (NV*sizeof(V)
                 * aligned)                                                 */
-    T alpha, beta;
+    V alpha, beta;
 };
 
-/* The geometry of one OP_N launch: V vectors in registers per lane (1, 2,
- * 4), P lanes side by side over the chunk's vectors (P*V >= kc); the
+/* The geometry of one OP_N launch: v (NV in the kernels) vectors in
+ * registers per lane (1, 2, 4), P lanes side by side over the chunk's
+ * vectors (P*v >= kc); the
  * runtime-bs kernel also takes G lanes per block row (8, 16, 32; P <= G)
  * and threads per thread block (the staged kernel: a warp per block row,
  * 32/P blocks of a run side by side). */
@@ -40,7 +43,7 @@ struct MmLaunch {
  * block sizes run the runtime-bs kernel. */
 #define BSRMV_SPMM_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(7, 0) X(8, 0)
 
-/* The staged kernel's geometry (V vectors per lane, P lanes per block)
+/* The staged kernel's geometry (v vectors per lane, P lanes per block)
  * for a chunk of KT vectors (1, 2, 4, 8, 16: kc rounded up to a power of
  * two), by bs; the kernel is built for these pairs only.  Measured on
  * 27-point grids (H100, row-major X, vectors per second against KT SpMVs):
@@ -50,7 +53,7 @@ struct MmLaunch {
  *     2.54x, (1, 8) 5.59x against (4, 2) 4.07x; bs 5, 7 and 8 the same
  *     way (KT 16 at bs 8: (1, 16) 1.9x faster than (4, 4)).
  *   - bs 4 lies between: (1, 2), (2, 2), (2, 4), (1, 16).
- * V*bs accumulators per lane; more lanes per block (P) means fewer blocks
+ * v*bs accumulators per lane; more lanes per block (P) means fewer blocks
  * side by side (32/P) and fewer sums to reduce over the slots. */
 __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
 {
@@ -66,15 +69,16 @@ __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
                      : MmLaunch{1, kt, 32, 0};
 }
 
-/* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors). */
-template <typename T>
-cudaError_t launch_spmm_n(const MmArgs<T> &a, int order, const MmLaunch &l, cudaStream_t s);
+/* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors).  Built
+ * for (double, double), (float, float) and (float, double). */
+template <typename T, typename V>
+cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, cudaStream_t s);
 /* Y += alpha*A^T*X for all kc vectors (atomic scatter; Y already
  * scaled); X in the layout of Y (xj: its vector stride). */
-template <typename T>
-cudaError_t launch_spmm_t(const MmArgs<T> &a, int64_t xj, int order, cudaStream_t s);
+template <typename T, typename V>
+cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int64_t xj, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),
- * n rows. */
+ * n rows.  This and the scale: vectors only, built for double and float. */
 template <typename T>
 cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, int64_t ldp,
                              cudaStream_t s);

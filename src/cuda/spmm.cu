@@ -56,13 +56,14 @@ static MmLaunch mm_choose(int bs, int kt, bsrmv_layout layout, size_t vs)
     return l;
 }
 
-template <typename T>
+/* T: the values, V: X, Y and the sums (the handle's vtype). */
+template <typename T, typename V>
 static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
                            const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
                            bsrmv_layout layout, int64_t nx, int64_t ny, cudaStream_t s)
 {
     const bool row = layout == BSRMV_LAYOUT_ROW;
-    MmArgs<T> a;
+    MmArgs<T, V> a;
     a.mb = m->mb;
     a.bs = m->bs;
     a.row_ptr = m->row_ptr;
@@ -70,24 +71,24 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
     a.val = (const T *)m->val;
     a.ys = row ? ldy : 1;
     a.yj = row ? 1 : ldy;
-    a.alpha = (T)alpha;
-    a.beta = (T)beta;
+    a.alpha = (V)alpha;
+    a.beta = (V)beta;
     a.xvec = false;
     cudaError_t e;
-    if (a.alpha == T(0) || op == BSRMV_OP_T) {
-        if ((e = launch_spmm_scale<T>((T *)Y, ny, k, a.ys, a.yj, a.beta, s)) != cudaSuccess)
+    if (a.alpha == V(0) || op == BSRMV_OP_T) {
+        if ((e = launch_spmm_scale<V>((V *)Y, ny, k, a.ys, a.yj, a.beta, s)) != cudaSuccess)
             return cuda_fail(e, "launching the Y = beta*Y kernel");
-        if (a.alpha == T(0) || m->nnzb == 0)
+        if (a.alpha == V(0) || m->nnzb == 0)
             return BSRMV_SUCCESS;
     }
     const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
     char what[128];
     if (op == BSRMV_OP_T) {
-        a.x = (const T *)X;
+        a.x = (const V *)X;
         a.xs = row ? ldx : 1;
-        a.y = (T *)Y;
+        a.y = (V *)Y;
         a.kc = k;
-        if ((e = launch_spmm_t<T>(a, row ? 1 : ldx, order, s)) != cudaSuccess) {
+        if ((e = launch_spmm_t<T, V>(a, row ? 1 : ldx, order, s)) != cudaSuccess) {
             snprintf(what, sizeof what, "launching the transpose SpMM (bs=%d, k=%d)", m->bs, k);
             return cuda_fail(e, what);
         }
@@ -100,7 +101,7 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
      * device at every synchronisation and mapped again by the next call. */
     const int wmax = k < SPMM_MAX_KT ? k : SPMM_MAX_KT;
     const int64_t ldp = (wmax + 3) / 4 * 4;
-    const size_t need = (size_t)(nx > 0 ? nx : 1) * (size_t)ldp * sizeof(T);
+    const size_t need = (size_t)(nx > 0 ? nx : 1) * (size_t)ldp * sizeof(V);
     if (!row && m->mm_scratch_bytes < need) {
         cudaFree(m->mm_scratch); /* waits for the calls still using it */
         m->mm_scratch = nullptr;
@@ -112,34 +113,46 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
         }
         m->mm_scratch_bytes = need;
     }
-    T *xp = (T *)m->mm_scratch;
+    V *xp = (V *)m->mm_scratch;
     bsrmv_status st = BSRMV_SUCCESS;
     for (int j0 = 0; j0 < k && !st; j0 += a.kc) {
         a.kc = k - j0 < SPMM_MAX_KT ? k - j0 : SPMM_MAX_KT;
         const int kt = pow2ceil(a.kc);
-        const MmLaunch l = mm_choose(m->bs, kt, layout, sizeof(T));
-        a.y = (T *)Y + j0 * a.yj;
+        const MmLaunch l = mm_choose(m->bs, kt, layout, sizeof(V));
+        a.y = (V *)Y + j0 * a.yj;
         if (row) {
-            a.x = (const T *)X + j0;
+            a.x = (const V *)X + j0;
             a.xs = ldx;
         } else {
             a.x = xp;
             a.xs = ldp;
-            if ((e = launch_spmm_pack<T>((const T *)X + j0 * ldx, ldx, nx, a.kc, xp, ldp, s)) !=
+            if ((e = launch_spmm_pack<V>((const V *)X + j0 * ldx, ldx, nx, a.kc, xp, ldp, s)) !=
                 cudaSuccess) {
                 st = cuda_fail(e, "launching the copy of X");
                 break;
             }
         }
-        const size_t align = l.v * sizeof(T) < 16 ? l.v * sizeof(T) : 16;
-        a.xvec = (uintptr_t)a.x % align == 0 && (a.xs * sizeof(T)) % align == 0;
-        if ((e = launch_spmm_n<T>(a, order, l, s)) != cudaSuccess) {
+        const size_t align = l.v * sizeof(V) < 16 ? l.v * sizeof(V) : 16;
+        a.xvec = (uintptr_t)a.x % align == 0 && (a.xs * sizeof(V)) % align == 0;
+        if ((e = launch_spmm_n<T, V>(a, order, l, s)) != cudaSuccess) {
             snprintf(what, sizeof what, "launching the SpMM kernel (bs=%d, v%d p%d g%d)", m->bs, l.v,
                      l.p, l.group);
             st = cuda_fail(e, what);
         }
     }
     return st;
+}
+
+/* The kernels of the handle's (value, vector) type pair. */
+static bsrmv_status spmm_pair(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
+                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                              bsrmv_layout layout, int64_t nx, int64_t ny, cudaStream_t s)
+{
+    if (m->type == BSRMV_DOUBLE)
+        return spmm_t<double, double>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    if (m->vtype == BSRMV_DOUBLE)
+        return spmm_t<float, double>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    return spmm_t<float, float>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
 }
 
 extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
@@ -156,12 +169,14 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
     /* the full storage of a small symmetric matrix (real: A^T = A) */
     if (dA->use_full)
         return bsrmv_gpu_spmm(BSRMV_OP_N, alpha, dA->full, k, d_X, ldx, beta, d_Y, ldy, layout, stream);
-    if (dA->sym || dA->vtype != dA->type)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_gpu_spmm: %s is not supported (SpMV only)",
-                          dA->sym ? "symmetric storage" : "float values with double vectors");
+    if (dA->sym)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                          "bsrmv_gpu_spmm: symmetric storage is not supported (SpMV only)");
     int64_t nx, ny;
+    /* X and Y in the vector type: double for float values with double
+     * vectors (mixed precision) */
     bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
-                                       dA->type, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
+                                       dA->vtype, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
     if (st)
         return st;
     DeviceScope ds;
@@ -174,16 +189,16 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
         return st;
     if (ny == 0)
         return BSRMV_SUCCESS;
-    /* One vector stored contiguously is an SpMV: the matrix's plan. */
-    if (k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)))
+    /* One vector stored contiguously is an SpMV: the matrix's plan (op N
+     * only for mixed precision: the SpMV has no mixed transpose). */
+    if (k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)) &&
+        (op == BSRMV_OP_N || dA->vtype == dA->type))
         return bsrmv_gpu_spmv(op, alpha, dA, d_X, nx, beta, d_Y, ny, stream);
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
     /* the handle's scratch is the only part of it the call changes */
     bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)dA;
-    return dA->type == BSRMV_DOUBLE
-               ? spmm_t<double>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s)
-               : spmm_t<float>(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s);
+    return spmm_pair(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s);
 }
 
 /* Y = A X for the solvers' columns (solve_internal.h), which lie interleaved
@@ -198,7 +213,5 @@ extern "C" bsrmv_status bsrmv_gpu_spmm_cols(const bsrmv_gpu_matrix *dA, int k, c
     cudaStream_t s = (cudaStream_t)stream;
     bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)dA;
     const bsrmv_layout col = BSRMV_LAYOUT_COL;
-    return dA->type == BSRMV_DOUBLE
-               ? spmm_t<double>(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s)
-               : spmm_t<float>(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s);
+    return spmm_pair(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s);
 }

@@ -506,7 +506,7 @@ int main(void)
         multi(BSRMV_SOLVER_BICGSTAB, R, ks[i]);
     }
     multi(BSRMV_SOLVER_GMRES, R, 3);
-    /* mixed precision: no SpMM, the columns' products one by one */
+    /* mixed precision: the columns' products by SpMM too, in double */
     TU_OK(bsrmv_matrix_convert(&F, L, BSRMV_FLOAT));
     TU_OK(bsrmv_matrix_set_vector_type(F, BSRMV_DOUBLE));
     multi(BSRMV_SOLVER_CG, F, 3);

@@ -4,11 +4,17 @@
  * last larger than a warp's group), k in {1, 2, 3, 4, 7, 8, 16, 32, 33}
  * (every chunk width, full and partial, several passes), both layouts with
  * leading dimensions larger than needed (odd ones, so that the vector
- * loads of X are off as well as on), both block orders and types, both
- * ops, alpha/beta in {0, 1, -2.5}, Y poisoned with NaN where beta == 0 and
- * its padding checked untouched; empty rows, one block row, non-square
- * shapes, a long row; then the bad calls (k < 1, ld too small, overlap,
- * NULL, host pointers).  Exit 77 (skipped) without a CUDA device. */
+ * loads of X are off as well as on), both block orders, the types double,
+ * float and mixed (float values with double X and Y, against the reference
+ * of the float-rounded values within the double bound; X with bits below
+ * float precision, so that a kernel that rounded X or its sums to float
+ * fails; runtime bs up to 32, the most the device handle takes for the
+ * pair), both ops, alpha/beta in {0, 1, -2.5}, Y poisoned with NaN where
+ * beta == 0 and its padding checked untouched; empty rows, one block row,
+ * non-square shapes, a long row; then the bad calls (k < 1, ld too small,
+ * overlap, measured in the vector type for mixed, NULL, host pointers,
+ * symmetric storage without its full copy).  Exit 77 (skipped) without a
+ * CUDA device. */
 #include "testutil.h"
 
 #include <cuda_runtime.h>
@@ -43,9 +49,15 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     const int64_t ldx = (lay == BSRMV_LAYOUT_COL ? nx : k) + pad;
     const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? ny : k) + pad + 1;
     const int64_t ex = tu_mv_span(lay, nx, k, ldx) + 1, ey = tu_mv_span(lay, ny, k, ldy) + 1;
-    const size_t vs = bsrmv_type_size(in.type);
-    void *X = tu_random_vector(ex, in.type, seed);
-    void *Y0 = beta == 0 ? tu_nan_vector(ey, in.type) : tu_random_vector(ey, in.type, seed + 1);
+    /* X, Y in the vector type (double for mixed) */
+    const bsrmv_type vt = in.vector_type;
+    const bool mixed = vt != in.type;
+    const size_t vs = bsrmv_type_size(vt);
+    void *X = tu_random_vector(ex, vt, seed);
+    if (mixed)
+        for (int64_t e = 0; e < ex; e++)
+            ((double *)X)[e] *= 1.0 + 0x1p-30 * (double)(e % 7);
+    void *Y0 = beta == 0 ? tu_nan_vector(ey, vt) : tu_random_vector(ey, vt, seed + 1);
     void *Y = malloc((size_t)ey * vs);
     TU_CHECK(Y, "out of memory");
     void *dX = to_device(X, (size_t)ex * vs), *dY = to_device(Y0, (size_t)ey * vs);
@@ -55,11 +67,11 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     TU_OK(bsrmv_gpu_to_host(Y, dY, (size_t)ey * vs));
     char name[256];
     for (int j = 0; j < k; j++) {
-        void *xj = tu_mv_column(X, in.type, lay, nx, j, ldx);
-        void *y0j = tu_mv_column(Y0, in.type, lay, ny, j, ldy);
-        void *yj = tu_mv_column(Y, in.type, lay, ny, j, ldy);
+        void *xj = tu_mv_column(X, vt, lay, nx, j, ldx);
+        void *y0j = tu_mv_column(Y0, vt, lay, ny, j, ldy);
+        void *yj = tu_mv_column(Y, vt, lay, ny, j, ldy);
         snprintf(name, sizeof name, "gpu %s, bs=%d %s %s op=%c, k=%d, %s layout, alpha=%g beta=%g, vector %d",
-                 what, in.bs, in.type == BSRMV_DOUBLE ? "double" : "float",
+                 what, in.bs, mixed ? "mixed" : in.type == BSRMV_DOUBLE ? "double" : "float",
                  in.order == BSRMV_COL_MAJOR ? "col" : "row", op == BSRMV_OP_N ? 'N' : 'T', k, ls,
                  alpha, beta, j);
         tu_check_result(name, A, op, alpha, xj, beta, y0j, yj);
@@ -102,11 +114,32 @@ static void run_cases(const char *what, const bsrmv_matrix *A, uint64_t seed, bo
     bsrmv_gpu_matrix_destroy(dA);
 }
 
+/* The float copy of A set to double vectors. */
+static bsrmv_matrix *mixed_of(const bsrmv_matrix *A)
+{
+    bsrmv_matrix *M;
+    TU_OK(bsrmv_matrix_convert(&M, A, BSRMV_FLOAT));
+    TU_OK(bsrmv_matrix_set_vector_type(M, BSRMV_DOUBLE));
+    return M;
+}
+
+/* double, float, then mixed (t == 2: the float-rounded double matrix with
+ * double vectors; the device handle takes the pair up to bs 32) */
 static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool few)
 {
-    for (int t = 0; t < 2; t++) {
-        bsrmv_matrix *A = tu_random_bsr(sh, (bsrmv_type)t, BSRMV_COL_MAJOR, seed);
+    for (int t = 0; t < 3; t++) {
+        if (t == 2 && sh->bs > 32)
+            break;
+        bsrmv_matrix *A = tu_random_bsr(sh, t == 2 ? BSRMV_DOUBLE : (bsrmv_type)t,
+                                        BSRMV_COL_MAJOR, seed);
         bsrmv_matrix *B = tu_reorder(A, BSRMV_ROW_MAJOR);
+        if (t == 2) {
+            bsrmv_matrix *MA = mixed_of(A), *MB = mixed_of(B);
+            bsrmv_matrix_destroy(A);
+            bsrmv_matrix_destroy(B);
+            A = MA;
+            B = MB;
+        }
         run_cases(what, A, seed, few);
         run_cases(what, B, seed + 7, few);
         bsrmv_matrix_destroy(A);
@@ -203,6 +236,38 @@ static void test_bad_calls(void)
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dA, 2, hX, 6, 0, Y, 8, C, NULL), BSRMV_ERR_ARGUMENT);
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dA, 2, X, 6, 0, hY, 8, C, NULL), BSRMV_ERR_ARGUMENT);
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_T, 1, dA, 3, hX, 3, 0, Y, 3, R, NULL), BSRMV_ERR_ARGUMENT);
+    /* mixed: X and Y are double, so the overlap is measured in doubles (8 x
+     * 2 values of Y from X + 16 reach X + 32; as floats they would end at
+     * X + 24) and the ld check is the same */
+    bsrmv_matrix *M = mixed_of(A);
+    bsrmv_gpu_matrix *dM = NULL;
+    TU_OK(bsrmv_gpu_matrix_upload(&dM, M, 0, NULL));
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dM, 2, X + 28, 6, 0, X + 16, 8, C, NULL),
+             BSRMV_ERR_ARGUMENT);
+    TU_CHECK(strstr(bsrmv_last_error(), "overlap") != NULL, "message: %s", bsrmv_last_error());
+    TU_OK(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dM, 2, X + 32, 6, 0, X + 16, 8, C, NULL));
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dM, 2, X, 5, 0, Y, 8, C, NULL), BSRMV_ERR_ARGUMENT);
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_T, 1, dM, 3, hX, 3, 0, Y, 3, R, NULL), BSRMV_ERR_ARGUMENT);
+    bsrmv_gpu_matrix_destroy(dM);
+    bsrmv_matrix_destroy(M);
+    /* symmetric storage run on its own arrays (a SYM kernel forced, so the
+     * full copy is not used): refused, whatever the type pair */
+    bsrmv_matrix *L, *S;
+    TU_OK(bsrmv_generate_block_laplacian(&L, 4, 3, 2, 2, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_to_sym(&S, L, 1e-14));
+    bsrmv_gpu_matrix *dS = NULL;
+    TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+    const bsrmv_gpu_config sym = {BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0};
+    TU_OK(bsrmv_gpu_matrix_set_config(dS, &sym));
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dS, 2, X, 48, 0, Y, 48, C, NULL),
+             BSRMV_ERR_UNSUPPORTED);
+    TU_CHECK(strstr(bsrmv_last_error(), "symmetric") != NULL, "message: %s", bsrmv_last_error());
+    /* the plan's choice runs the full copy: SpMM as for the full matrix */
+    TU_OK(bsrmv_gpu_matrix_set_config(dS, NULL));
+    TU_OK(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dS, 2, X, 48, 0, Y, 48, C, NULL));
+    bsrmv_gpu_matrix_destroy(dS);
+    bsrmv_matrix_destroy(S);
+    bsrmv_matrix_destroy(L);
     bsrmv_gpu_free(dbuf);
     bsrmv_gpu_matrix_destroy(dA);
     bsrmv_matrix_destroy(A);

@@ -292,11 +292,11 @@ class GpuBSRMatrix:
     def _apply_multi(self, op, xd, alpha, beta, y, stream, n_in, n_out):
         """k vectors: one bsrmv_gpu_spmm call in y's layout (row-major, or
         column-major with a leading dimension), x converted once by its
-        framework when its dtype or layout does not fit.  Symmetric and
-        mixed-precision matrices (SpMV only in the library) multiply the
-        columns one by one, in the column-major layout."""
+        framework when its dtype or layout does not fit (mixed precision:
+        x and y in float64).  Symmetric matrices (SpMV only in the library)
+        multiply the columns one by one, in the column-major layout."""
         vdt = self.vector_dtype
-        by_column = self.symmetric or vdt != self.dtype
+        by_column = self.symmetric
         if xd.shape[0] != n_in:
             raise DimensionError(f"x has {xd.shape[0]} rows, expected {n_in}")
         k = xd.shape[1]
