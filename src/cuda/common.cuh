@@ -475,7 +475,7 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
     X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(16, 32)      \
     X(0, 32)
 /* The same units streamed by a warp (group 32, 6 <= bs < 16): X(BS, 0). */
-#define BSRMV_FRAGSTREAM_LIST(X) X(8, 0) X(12, 0) X(0, 0)
+#define BSRMV_FRAGSTREAM_LIST(X) X(6, 0) X(8, 0) X(12, 0) X(0, 0)
 /* Merge-path units, flat stream (group 32): X(BS, 0). */
 #define BSRMV_MERGEFLAT_LIST(X)                                                \
     X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(5, 0) X(6, 0) X(8, 0) X(16, 0) X(0, 0)

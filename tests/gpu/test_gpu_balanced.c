@@ -368,7 +368,7 @@ int main(void)
                     continue;
                 test_shapes(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                             o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
-                if (list[i] <= 4 || list[i] == 8 || list[i] == 12 || list[i] == 16)
+                if (list[i] <= 4 || list[i] == 6 || list[i] == 8 || list[i] == 12 || list[i] == 16)
                     test_offset_arrays(list[i], t ? BSRMV_DOUBLE : BSRMV_FLOAT,
                                        o ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, seed += 100);
                 if (list[i] == 2 || list[i] == 4)
