@@ -332,7 +332,17 @@ def irregular_rows(bs, dbl, row):
     sts4098, H100) 1.01-1.46x the best cuSPARSE path, where the warp's row
     walk was 0.47-0.76x.  At bs 9-15 the row walk with fragments of a
     quarter of the unit (orani678, rajat01, sts4098 at bs 12: 1.07-1.25x
-    the half unit)."""
+    the half unit).  On matrices within the L2 (l2 < 1) smaller units, so
+    that the few blocks still fill the GPU, and at bs 5-8 other kernels: on
+    the training matrices orani678 and sts4098 promoted to bs 2-8 (H100,
+    bench/results/plan-h100) the lane-sequential merge path with 64-block
+    units was the best of its unit sizes at bs 2-4 (1.11-1.47x the best
+    cuSPARSE path, the 128- and 192-block units 0.84-1.41x); at bs 6 it
+    ran at 1.14-1.41x (48-block units) in column-major blocks and 0.87-1.01x
+    in row-major ones, where the warp's merge path, tuned on the ~512 MB
+    power-law matrices, ran at 0.67-0.84x; at bs 8 the fragment stream with
+    32-block units was best but in float column-major blocks (the merge
+    path, 1.42-1.71x).  The held-out rajat01 follows the same pattern."""
     if bs > 32:
         return []
     unit = max(8, 8192 // (bs * bs))
@@ -347,7 +357,16 @@ def irregular_rows(bs, dbl, row):
         if bs == 4 and (dbl or not row):
             c.append(cfg("merge_path", 1, 3, 32, 128))
         c.append(cfg("merge_path", 1, 1, 256, 192 if bs == 2 else 128))
-    return [(("irregular=1",), x) for x in c]
+    near = ("irregular=1", "l2<1")
+    if 2 <= bs <= 4:
+        small = [(near, cfg("merge_path", 1, 1, 256, 64))]
+    elif 5 <= bs <= 7 or (bs == 8 and not dbl and not row):
+        small = [(near, cfg("merge_path", 1, 1, 256, 48))]
+    elif bs == 8:
+        small = [(near, cfg("fragment", 32, 1, 256, 32))]
+    else:
+        small = []
+    return small + [(("irregular=1",), x) for x in c]
 
 
 def short_rows(bs, dbl, row):
