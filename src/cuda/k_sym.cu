@@ -65,6 +65,59 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
     const bool fixed = bs <= 32;
     const int G = fixed ? 32 - 32 % bs : 32;
     T *scratch = sy + win * bs + (threadIdx.x >> 5) * 32;
+    if constexpr (ORD == COL && BS > 0) {
+        /* Column-major at compile-time bs: lane l of a block loads its
+         * column l once (contiguous) and serves both products from
+         * registers: column l times x_j[l] adds to all bs row sums,
+         * column l times x_i is the mirror's entry l.  x_i is loaded once
+         * per row.  The other mapping below reads the block twice (row l,
+         * then column l) and x_j whole in every lane. */
+        constexpr int GC = 32 - 32 % BS;
+        for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
+            const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+            T xi[BS], racc[BS];
+#pragma unroll
+            for (int k = 0; k < BS; ++k) {
+                xi[k] = ld(a.x + row * BS + k);
+                racc[k] = T(0);
+            }
+            const int l = lane % BS;
+            for (int64_t b = s + lane / BS; lane < GC && b < e; b += GC / BS) {
+                const int64_t j = ldc(a.col_idx + b);
+                const T *v = a.val + b * (BS * BS) + l * BS;
+                const T xjl = ld(a.x + j * BS + l);
+                T c[BS];
+#pragma unroll
+                for (int k = 0; k < BS; ++k)
+                    c[k] = ld(v + k);
+#pragma unroll
+                for (int k = 0; k < BS; ++k)
+                    madd(racc[k], conj_if(c[k], CROW), xjl);
+                if (j == row)
+                    continue;
+                T tsum = T(0);
+#pragma unroll
+                for (int k = 0; k < BS; ++k)
+                    madd(tsum, conj_if(c[k], CMIR), xi[k]);
+                if (WIN && j < r1)
+                    atomicAdd(sy + (j - r0) * BS + l, a.alpha * tsum);
+                else
+                    atomicAdd(a.y + j * BS + l, a.alpha * tsum);
+            }
+            T out = T(0);
+#pragma unroll
+            for (int k = 0; k < BS; ++k) {
+                T sum = racc[k];
+#pragma unroll
+                for (int m = 16; m >= 1; m >>= 1)
+                    sum += __shfl_xor_sync(BSRMV_FULL_MASK, sum, m);
+                if (lane == k)
+                    out = sum;
+            }
+            if (lane < BS)
+                atomicAdd(sy + (row - r0) * BS + lane, a.alpha * out);
+        }
+    } else
     for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
         const T *xi = a.x + row * bs;
