@@ -46,6 +46,16 @@ __device__ __forceinline__ T line_dot(const T *v, int step, const T *x, int bs)
     return sum;
 }
 
+/* Whether ldv_vec loads a column of BS values whole: 16-byte loads (8 for
+ * two floats) that tile it, each column starting on their alignment. */
+template <typename T, int BS> constexpr bool col_loads()
+{
+    if constexpr (is_cplx<T>::value) /* a complex double is one 16-byte load anyway */
+        return sizeof(T) == 8 && BS % 2 == 0;
+    else
+        return sizeof(T) == 8 ? BS % 2 == 0 : BS == 2 || BS % 4 == 0;
+}
+
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
 __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
 {
@@ -71,25 +81,38 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
          * registers: column l times x_j[l] adds to all bs row sums,
          * column l times x_i is the mirror's entry l.  x_i is loaded once
          * per row.  The other mapping below reads the block twice (row l,
-         * then column l) and x_j whole in every lane. */
-        constexpr int GC = 32 - 32 % BS;
-        for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
-            const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
+         * then column l) and x_j whole in every lane.  Small blocks take
+         * groups of fewer lanes, several rows a warp: at bs 2-3 16 lanes,
+         * at bs 4 8 (H100, the 27-point grid of docs/SYMMETRIC.md: 0.0813
+         * ms against 0.0922 with 16 lanes and 0.0957 with 32). */
+        constexpr int GS = BS == 4 ? 8 : BS <= 4 ? 16 : 32, NG = 32 / GS, GC = GS - GS % BS;
+        /* the column in 16-byte loads where they tile it (ldv_vec) and val
+         * is aligned (a wrapped array may not be) */
+        const bool vec = col_loads<T, BS>() && ((uintptr_t)a.val & 15) == 0;
+        const int gl = lane % GS;
+        const int l = gl % BS;
+        for (int64_t rb = r0 + (int64_t)(threadIdx.x >> 5) * NG; rb < r1; rb += (int64_t)nwarps * NG) {
+            const int64_t row = rb + lane / GS;
+            const bool live = row < r1;
+            const int64_t s = live ? a.row_ptr[row] : 0, e = live ? a.row_ptr[row + 1] : 0;
             T xi[BS], racc[BS];
 #pragma unroll
             for (int k = 0; k < BS; ++k) {
-                xi[k] = ld(a.x + row * BS + k);
+                xi[k] = live ? ld(a.x + row * BS + k) : T(0);
                 racc[k] = T(0);
             }
-            const int l = lane % BS;
-            for (int64_t b = s + lane / BS; lane < GC && b < e; b += GC / BS) {
+            for (int64_t b = s + gl / BS; gl < GC && b < e; b += GC / BS) {
                 const int64_t j = ldc(a.col_idx + b);
                 const T *v = a.val + b * (BS * BS) + l * BS;
                 const T xjl = ld(a.x + j * BS + l);
                 T c[BS];
+                if (vec) {
+                    ldv_vec(v, c);
+                } else {
 #pragma unroll
-                for (int k = 0; k < BS; ++k)
-                    c[k] = ld(v + k);
+                    for (int k = 0; k < BS; ++k)
+                        c[k] = ld(v + k);
+                }
 #pragma unroll
                 for (int k = 0; k < BS; ++k)
                     madd(racc[k], conj_if(c[k], CROW), xjl);
@@ -109,13 +132,13 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
             for (int k = 0; k < BS; ++k) {
                 T sum = racc[k];
 #pragma unroll
-                for (int m = 16; m >= 1; m >>= 1)
+                for (int m = GS / 2; m >= 1; m >>= 1) /* within the row's lanes */
                     sum += __shfl_xor_sync(BSRMV_FULL_MASK, sum, m);
-                if (lane == k)
+                if (gl == k)
                     out = sum;
             }
-            if (lane < BS)
-                atomicAdd(sy + (row - r0) * BS + lane, a.alpha * out);
+            if (live && gl < BS)
+                atomicAdd(sy + (row - r0) * BS + gl, a.alpha * out);
         }
     } else
     for (int64_t row = r0 + (threadIdx.x >> 5); row < r1; row += nwarps) {
