@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
          * then column l) and x_j whole in every lane.  Small blocks take
          * groups of fewer lanes, several rows a warp: at bs 2-3 16 lanes,
          * at bs 4 8 (H100, the 27-point grid of docs/SYMMETRIC.md: 0.0813
-         * ms against 0.0922 with 16 lanes and 0.0957 with 32). */
+         * ms against 0.0878 with 16 lanes, both with 16-byte loads; with
+         * value loads 0.0922 with 16 lanes, 0.0957 with 32). */
         constexpr int GS = BS == 4 ? 8 : BS <= 4 ? 16 : 32, NG = 32 / GS, GC = GS - GS % BS;
         /* the column in 16-byte loads where they tile it (ldv_vec) and val
          * is aligned (a wrapped array may not be) */
