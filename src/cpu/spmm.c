@@ -71,9 +71,7 @@ typedef struct mm_vops {
 /* mixed precision: float values, double vectors and sums */
 #define T double
 #define SUF m
-#define MM_RUNTIME_WIDTH
 #include "spmm_template.h"
-#undef MM_RUNTIME_WIDTH
 #undef V
 #undef T
 #undef SUF
