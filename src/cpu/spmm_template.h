@@ -8,7 +8,7 @@
  * callers pass a runtime bs and get the same loops unspecialised.  Op N
  * has no runtime-width kernel: with K unknown the sums stayed in memory,
  * and at bs 3 one such pass took longer than the passes of the
- * compile-time widths that add up to K (k = 3: 2.5 to 4 times 2 + 1). */
+ * compile-time widths that add up to K (k = 3: 1.7 to 4.2 times 2 + 1). */
 
 #include "template_defs.h"
 
