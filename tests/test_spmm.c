@@ -1,8 +1,9 @@
 /* CPU SpMM against k separate reference SpMVs (the long-double triple loop
  * of testutil, one column at a time): bs 1..8 (compile-time kernels), 11,
  * 12 and 16 (generic bs), the generic kernel forced as well, k in {1, 2,
- * 3, 4, 7, 8, 16, 19, 32, 33} (every chunk width, exact and runtime; the
- * larger shapes a subset),
+ * 3, 4, 7, 8, 15, 16, 19, 32, 33} (every chunk width alone, and op N's
+ * splits into several: 3 = 2 + 1, 15 = 8 + 4 + 2 + 1, 33 = 16 + 16 + 1;
+ * the transpose's runtime width; the larger shapes a subset),
  * both layouts with leading dimensions larger than needed, both block
  * orders and types (double, float, and float values with double vectors
  * against the reference of the float-rounded matrix), both ops,
@@ -17,9 +18,9 @@
 #include <string.h>
 
 static const double coefs[] = {0.0, 1.0, -2.5};
-static const int ks[] = {1, 2, 3, 4, 7, 8, 16, 19, 32, 33};
+static const int ks[] = {1, 2, 3, 4, 7, 8, 15, 16, 19, 32, 33};
 #define NK ((int)(sizeof ks / sizeof ks[0]))
-/* For the larger shapes: one exact width, one runtime width, two passes. */
+/* For the larger shapes: one width alone, one split, a chunk of 16 and one more. */
 static const int ks_few[] = {1, 3, 8, 17};
 #define NK_FEW ((int)(sizeof ks_few / sizeof ks_few[0]))
 

@@ -33,7 +33,7 @@ def test_products_in_double(rng, bs):
                 bound = abs(alpha) * spmv_bound(S32, x, np.float64, transpose) \
                     + 4e-16 * abs(beta * y0) + 1e-300
                 assert np.all(np.abs(y - ref) <= bound)
-            # k vectors (column by column: the library's SpMM has no mixed pair)
+            # k vectors (one SpMM; tests/test_spmm.py checks every layout)
             for order in ("C", "F"):
                 X = np.asarray(rng.uniform(-1, 1, (n_in, 4)), order=order)
                 Y = (A.T if transpose else A) @ X

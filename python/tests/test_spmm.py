@@ -70,21 +70,28 @@ def bound(S, X, dtype, alpha, beta, Y0, transpose):
         + np.finfo(dtype).tiny
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, "mixed"])
 @pytest.mark.parametrize("bs", BLOCK_SIZES)
 def test_matches_scipy_in_place(rng, bs, dtype):
     """Every layout of y (and x alike) goes to one bsrmv_spmm call with the
-    caller's arrays, and padding is never written."""
+    caller's arrays, and padding is never written.  "mixed": float32 values
+    with float64 vectors, against the float32-rounded matrix in float64."""
     layouts = ["C", "F", "F-ld", "C-ld"]
     in_place = 0
+    mixed = dtype == "mixed"
+    if mixed:
+        dtype = np.float64
     for mb, nb in SHAPES:
         S = random_bsr(rng, mb, nb, bs, dtype=dtype, long_row=(mb, nb) == (9, 9))
         A = bsrmv.BSRMatrix.from_scipy(S)
+        if mixed:
+            A = A.astype(np.float32, vector_dtype=np.float64)
+            S = S.astype(np.float32).astype(np.float64)
         spy = spy_on(A)
         for transpose in (False, True):
             n_in, n_out = S.shape[::-1] if not transpose else S.shape
             for t, (alpha, beta) in enumerate(SCALARS):
-                k = (1, 3, 5, 16, 17, 33)[t % 6]
+                k = (1, 3, 5, 16, 17, 33, 2, 4, 8)[(t + 6 * transpose) % 9]
                 lay = layouts[(t + bs) % 4]
                 xb, X = multivector(rng, n_in, k, dtype, lay)
                 yb, Y = multivector(rng, n_out, k, dtype, lay)
@@ -131,6 +138,11 @@ def test_operators_and_new_arrays(rng, order):
     L = A.aslinearoperator()
     X = rng.uniform(-1, 1, (27, 5))
     assert np.allclose(L.matmat(X), S @ X, rtol=0, atol=1e-13)
+    # A real matrix's conjugate transpose is its transpose: one SpMM too.
+    spy = spy_on(A)
+    W = rng.uniform(-1, 1, (36, 5))
+    assert np.allclose(L.rmatmat(W), S.T @ W, rtol=0, atol=1e-13)
+    assert [c[0] for c in spy.calls] == ["spmm"]
 
 
 def test_converted_once(rng):

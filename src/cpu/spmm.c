@@ -10,21 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Vectors per pass over A with a compile-time width; 0 is the runtime
- * width used for the other counts below SPMM_MAX_WIDTH (and k = 3, 7, ...
- * still read A once).  Wider chunks would spill the accumulators of the
- * larger blocks. */
+/* Vectors per pass over A (op N: the chunk widths with compile-time
+ * kernels, the widest that fits first: k = 7 is 4 + 2 + 1, three passes;
+ * op T: up to SPMM_MAX_WIDTH at the runtime width).  Wider chunks would
+ * spill the accumulators of the larger blocks. */
 #define SPMM_MAX_WIDTH 16
 /* Block sizes with compile-time SpMM kernels (others run the generic-bs
  * ones).  Above 8 the block loops are long enough that the runtime-bs code
- * keeps up, and every size costs fourteen kernels per type of build time. */
+ * keeps up, and every size costs twelve kernels per type pair of build time. */
 #ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
 #define SPMM_BLOCK_SIZES(X) X(3)
 #else
 #define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 #endif
-#define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16) X(B, 0)
-#define SPMM_NUM_WIDTHS 6
+#define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16)
+#define SPMM_NUM_WIDTHS 5
 
 /* One chunk of vectors: X and Y point at its first column. */
 typedef struct spmm_chunk {
@@ -71,9 +71,7 @@ typedef struct mm_vops {
 /* mixed precision: float values, double vectors and sums */
 #define T double
 #define SUF m
-#define MM_RUNTIME_WIDTH
 #include "spmm_template.h"
-#undef MM_RUNTIME_WIDTH
 #undef V
 #undef T
 #undef SUF
@@ -95,18 +93,18 @@ static int table_row(const bsrmv_matrix *A)
     return n;
 }
 
-/* Column of the kernel table for a chunk of kc vectors (the order of
- * SPMM_WIDTHS). */
-static int width_column(int kc)
+#define WIDTH_OF_(B, K) K,
+static const int mm_widths[SPMM_NUM_WIDTHS] = {SPMM_WIDTHS(WIDTH_OF_, 0)};
+#undef WIDTH_OF_
+
+/* Column of the kernel table (the order of SPMM_WIDTHS) for the next chunk
+ * of op N with `left` vectors to go: the widest width that fits. */
+static int chunk_column(int left)
 {
-    switch (kc) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    case 16: return 4;
-    default: return 5;
-    }
+    int c = 0;
+    while (c + 1 < SPMM_NUM_WIDTHS && mm_widths[c + 1] <= left)
+        c++;
+    return c;
 }
 
 /* Entries a k-column multivector of n rows spans: false on overflow. */
@@ -157,7 +155,8 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     char *Y = g->Y;
     const int64_t ldx = g->ldx;
     for (int j0 = 0; j0 < k; j0 += g->kc) {
-        g->kc = k - j0 < SPMM_MAX_WIDTH ? k - j0 : SPMM_MAX_WIDTH;
+        const int col = chunk_column(k - j0);
+        g->kc = mm_widths[col];
         const bool rowl = lay == BSRMV_LAYOUT_ROW;
         g->X = X + (size_t)(rowl ? j0 : j0 * ldx) * vs;
         g->Y = Y + (size_t)(rowl ? j0 : j0 * g->ldy) * vs;
@@ -173,7 +172,7 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
             packed.ldx = packed.kc;
             packed.xlayout = BSRMV_LAYOUT_ROW;
         }
-        const mm_kernel_n kern = ks[width_column(g->kc)].n[A->order];
+        const mm_kernel_n kern = ks[col].n[A->order];
         int team = 1;
 #pragma omp parallel num_threads(nt)
         {
@@ -227,7 +226,7 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
         g->X = X + (size_t)(off ? j0 : j0 * g->ldx) * vs;
         g->Y = Y + (size_t)(off ? j0 : j0 * g->ldy) * vs;
         g->xlayout = lay;
-        const mm_kernel_t kern = ks[width_column(g->kc)].t[A->order];
+        const mm_kernel_t kern = ks[0].t[A->order];
         const int64_t len = ny * g->kc;
 #pragma omp parallel num_threads(nt)
         {

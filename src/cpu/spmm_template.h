@@ -1,12 +1,14 @@
 /* One source for every CPU SpMM kernel variant.  spmm.c includes it once
  * per (value, vector) type pair with V (the matrix values' type), T (the
- * vectors' and sums' type) and SUF (a name suffix) defined; with
- * MM_RUNTIME_WIDTH defined every chunk width runs the runtime-width kernel
- * (the mixed pair: a third of the build time of a full set).  Block
- * size, chunk width (vectors per pass) and block order reach the always_inline bodies as arguments that are compile-time
- * constants in the specialised callers, so -O3 unrolls the block loops and
- * vectorises across the chunk's vectors; the generic callers pass a runtime
- * bs or width and get the same loops unspecialised. */
+ * vectors' and sums' type) and SUF (a name suffix) defined.  Block size,
+ * chunk width (vectors per pass) and block order reach the always_inline
+ * bodies as arguments that are compile-time constants in the specialised
+ * callers, so -O3 unrolls the block loops, keeps the bs*K sums in
+ * registers and vectorises across the chunk's vectors; the generic-bs
+ * callers pass a runtime bs and get the same loops unspecialised.  Op N
+ * has no runtime-width kernel: with K unknown the sums stayed in memory,
+ * and at bs 3 one such pass took longer than the passes of the
+ * compile-time widths that add up to K (k = 3: 1.7 to 4.2 times 2 + 1). */
 
 #include "template_defs.h"
 
@@ -149,11 +151,10 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
 
 #undef RP_
 
-/* Entry points with a uniform signature for the dispatch tables.  A width
- * of 0 stands for "the chunk's width at run time" (at most
- * SPMM_MAX_WIDTH); a bs of 0 for the matrix's bs, whose scratch (2*bs*K
- * values) then comes from the driver. */
-#define WIDTH_(K) ((K) ? (K) : g->kc)
+/* Entry points with a uniform signature for the dispatch tables.  A bs of
+ * 0 stands for the matrix's bs, whose scratch (2*bs*K values) then comes
+ * from the driver; a width of 0 (the transpose's scratch) for the chunk's
+ * width at run time, at most SPMM_MAX_WIDTH. */
 #define BS_(B) ((B) ? (B) : g->A->bs)
 #define SCRATCH_(B, K)                                                                  \
     _Alignas(64) T local[(B) ? 2 * (B) * ((K) ? (K) : SPMM_MAX_WIDTH) : 1];             \
@@ -162,8 +163,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
     KERNEL void FN(mm_n_##B##_##K##_##TAG)(SPMM_ARGS_N)                                 \
     {                                                                                   \
         SCRATCH_(B, K);                                                                 \
-        FN(mm_n)(BS_(B), WIDTH_(K), ORD, g, c0, c1, part, prow, buf,                    \
-                 buf + BS_(B) * WIDTH_(K));                                             \
+        FN(mm_n)(BS_(B), K, ORD, g, c0, c1, part, prow, buf, buf + BS_(B) * (K));       \
     }
 /* The transpose only at the runtime width: its scatter into the per-thread
  * buffers, not the loop over the vectors, sets its speed, and each
@@ -175,25 +175,16 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         FN(mm_t)(BS_(B), g->kc, ORD, g, c0, c1, yt, buf);                               \
     }
 #define MM_SPECIALISE(B, K) MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)
-#ifdef MM_RUNTIME_WIDTH
-#define MM_WIDTHS_(X, B) X(B, 0)
-#define MM_WIDTH_(K) 0
-#else
-#define MM_WIDTHS_(X, B) SPMM_WIDTHS(X, B)
-#define MM_WIDTH_(K) K
-#endif
 #define MM_FOR_BS(B)                                                                    \
-    MM_WIDTHS_(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
+    SPMM_WIDTHS(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
 SPMM_BLOCK_SIZES(MM_FOR_BS)
 MM_FOR_BS(0)
 
 /* The table: one row per bs (the generic bs last), one mm_set per width
- * (the kernel of that width, or the runtime-width one). */
-#define MM_ENTRY__(B, W)                                                                \
-    {{FN(mm_n_##B##_##W##_col), FN(mm_n_##B##_##W##_row)},                              \
+ * (the kernel of that width; the transpose's in every column). */
+#define MM_ENTRY(B, K)                                                                  \
+    {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
      {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
-#define MM_ENTRY_(B, W) MM_ENTRY__(B, W)
-#define MM_ENTRY(B, K) MM_ENTRY_(B, MM_WIDTH_(K))
 #define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
 static const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
 
@@ -278,15 +269,10 @@ static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), F
 
 #undef MM_ROW
 #undef MM_ENTRY
-#undef MM_ENTRY_
-#undef MM_ENTRY__
-#undef MM_WIDTHS_
-#undef MM_WIDTH_
 #undef MM_FOR_BS
 #undef MM_SPECIALISE
 #undef MM_N
 #undef MM_T
 #undef SCRATCH_
 #undef BS_
-#undef WIDTH_
 #undef AT
