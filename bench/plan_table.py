@@ -394,8 +394,8 @@ def short_rows(bs, dbl, row):
     if bs == 6:
         return [(c + staged, cfg("staged", 4 if dbl else 2, 1, 128, 3)),
                 (c, cfg("by_column", 32, 4, 128, 4) if dbl else cfg("merge_path", 1, 1, 256, 64))]
-    if bs == 8 and dbl:
-        return [(c, cfg("by_column", 32, 4, 128, 4))]
+    if bs == 8 and dbl:  # the wide kernel up to 2x the L2 (held-out bcspwr10, 12 MB: 2.2x by-column)
+        return [(c + ("l2<2",), cfg("wide", 32, 1, 128, 0)), (c, cfg("by_column", 32, 4, 128, 4))]
     if bs == 8:
         return [(c + staged, cfg("staged", 2, 1, 128, 3)), (c, cfg("vec_stream", 32, 2, 128, 0))]
     return []
