@@ -60,28 +60,6 @@ static void release(dev *d)
     bsrmv_gpu_matrix_destroy(d->A);
 }
 
-/* The GPU solve against the host one of the same system: iterations,
- * solution (relative distance dx at most dx_max) and traffic. */
-static void agree(bsrmv_solver m, const bsrmv_solve_report *rc, const bsrmv_solve_report *rg,
-                  double dx, int single, double dx_max)
-{
-    /* The GPU kernels add a row's block products in another order than the
-     * CPU; unpreconditioned float BiCGSTAB turns that rounding into a few
-     * more or fewer iterations (H200: 41 against 38 at bs 4 with the wide
-     * kernel), so single precision gets 10% more slack. */
-    const int slack = 2 + (single ? rc->iterations / 10 : 0);
-    TU_CHECK(abs(rg->iterations - rc->iterations) <= slack, "iterations gpu %d, cpu %d",
-             rg->iterations, rc->iterations);
-    TU_CHECK(dx <= dx_max, "solutions differ by %g", dx);
-    /* Same iterations, same passes, same count for CG.  BiCGSTAB's early
-     * exit on a small s and GMRES's second Gram-Schmidt pass depend on
-     * rounding, so there the two may differ by a few vector passes. */
-    if (rg->iterations == rc->iterations)
-        TU_CHECK(m == BSRMV_SOLVER_CG ? rg->bytes == rc->bytes
-                                      : fabs(rg->bytes - rc->bytes) <= 0.02 * rc->bytes,
-                 "traffic gpu %g, cpu %g", rg->bytes, rc->bytes);
-}
-
 static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
 {
     bsrmv_matrix_info in;
@@ -114,7 +92,21 @@ static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
     TU_CHECK(rg.converged && rel <= 2 * rtol, "GPU residual %g", rel);
     TU_CHECK(fabs(rg.true_rel_residual - rel) <= 0.05 * rel + 1e-3 * rtol,
              "GPU reports %g, independent %g", rg.true_rel_residual, rel);
-    agree(m, &rc, &rg, dx, t == BSRMV_FLOAT, t == BSRMV_DOUBLE ? 1e-5 : 1e-2);
+    /* The GPU kernels add a row's block products in another order than the
+     * CPU; unpreconditioned float BiCGSTAB turns that rounding into a few
+     * more or fewer iterations (H200: 41 against 38 at bs 4 with the wide
+     * kernel), so float gets 10% more slack. */
+    const int slack = 2 + (t == BSRMV_FLOAT ? rc.iterations / 10 : 0);
+    TU_CHECK(abs(rg.iterations - rc.iterations) <= slack, "iterations gpu %d, cpu %d", rg.iterations,
+             rc.iterations);
+    TU_CHECK(dx <= (t == BSRMV_DOUBLE ? 1e-5 : 1e-2), "solutions differ by %g", dx);
+    /* Same iterations, same passes, same count for CG.  BiCGSTAB's early
+     * exit on a small s and GMRES's second Gram-Schmidt pass depend on
+     * rounding, so there the two may differ by a few vector passes. */
+    if (rg.iterations == rc.iterations)
+        TU_CHECK(m == BSRMV_SOLVER_CG ? rg.bytes == rc.bytes
+                                      : fabs(rg.bytes - rc.bytes) <= 0.02 * rc.bytes,
+                 "traffic gpu %g, cpu %g", rg.bytes, rc.bytes);
     release(&d);
     free(b);
     free(xc);
@@ -334,7 +326,15 @@ static void compare_complex(bsrmv_solver m, const tu_csys *S, int precond, int r
     TU_CHECK(rel <= 2 * rtol, "GPU residual %g", rel);
     TU_CHECK(fabs(rg.true_rel_residual - rel) <= 0.05 * rel + 1e-2 * rtol,
              "GPU reports %g, independent %g", rg.true_rel_residual, rel);
-    agree(m, &rc, &rg, dx, t == BSRMV_COMPLEX_FLOAT, t == BSRMV_COMPLEX_DOUBLE ? 1e-6 : 1e-2);
+    /* float gets the 10% slack of compare() */
+    const int slack = 2 + (t == BSRMV_COMPLEX_FLOAT ? rc.iterations / 10 : 0);
+    TU_CHECK(abs(rg.iterations - rc.iterations) <= slack, "iterations gpu %d, cpu %d",
+             rg.iterations, rc.iterations);
+    TU_CHECK(dx <= (t == BSRMV_COMPLEX_DOUBLE ? 1e-6 : 1e-2), "solutions differ by %g", dx);
+    if (rg.iterations == rc.iterations)
+        TU_CHECK(m == BSRMV_SOLVER_CG ? rg.bytes == rc.bytes
+                                      : fabs(rg.bytes - rc.bytes) <= 0.02 * rc.bytes,
+                 "traffic gpu %g, cpu %g", rg.bytes, rc.bytes);
     release(&d);
     free(b);
     free(xc);
