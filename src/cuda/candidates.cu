@@ -125,6 +125,13 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
     const int seq_unit = 32 * (bs <= 4 ? 8 : 2);
     for (int f : {1, 2, 3, 4})
         add(BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit * f / 4);
+    /* and the plan's units for a matrix of one wave, where smaller */
+    auto add_fit = [&](bsrmv_gpu_config c, int least) {
+        c = plan_fit_units(m, c);
+        if (c.param < least)
+            add(c.kernel, c.group, c.rows, c.threads, c.param);
+    };
+    add_fit({BSRMV_GPU_MERGE_PATH, 1, 1, 256, seq_unit}, seq_unit / 4);
     /* the same with 2-4 unit buffers per warp filled by the copy engine
      * (sm_90, bs 2 and 4), a warp per thread block (shared memory per
      * warp is large: whole warps fill an SM without a remainder) */
@@ -133,6 +140,7 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
             add(BSRMV_GPU_MERGE_PATH, 1, r, 32, seq_unit * f / 4);
     for (int f : {1, 2, 4})
         add(BSRMV_GPU_FRAGMENT, 32, 1, 256, unit * f / 4);
+    add_fit({BSRMV_GPU_FRAGMENT, 32, 1, 256, unit}, unit / 4);
     for (int g : {8, 32})
         for (int f : {1, 4})
             add(BSRMV_GPU_SEGMENTED, g, 1, 256, unit * f);

@@ -71,6 +71,10 @@ bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr);
 bsrmv_status plan_choose(bsrmv_gpu_matrix *m);
 bsrmv_status plan_set(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c);
 void plan_free(bsrmv_gpu_matrix *m);
+/* c with work units small enough that the matrix fills the device (the
+ * lane-sequential merge path and the warp kernels over fragments; c
+ * itself for other kernels and matrices of many units). */
+bsrmv_gpu_config plan_fit_units(const bsrmv_gpu_matrix *m, bsrmv_gpu_config c);
 
 } // namespace bsrmv_cuda
 

@@ -43,6 +43,7 @@ template <typename T, int ORD, int BS, int G, bool WIDE>
 __global__ void __launch_bounds__(256, 1)
 k_balanced(const Args<T> a, const Schedule sc)
 {
+    allow_fixup_launch();
     /* bs 16's geometry stands in where !WIDE (unused there) */
     using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true, 16>;
     const Wide wl(threadIdx.x & 31);
@@ -136,6 +137,7 @@ template <typename T, int ORD, int BS, bool WIDE>
 __global__ void __launch_bounds__(256)
 k_fragstream(const Args<T> a, const Schedule sc)
 {
+    allow_fixup_launch();
     /* bs 16's geometry stands in where !WIDE (unused there) */
     using Wide = WideLane<T, ORD, WIDE ? BS : 16, 32, true, 64, true>;
     static_assert(!WIDE || Wide::NL * Wide::LPL == BS, "whole lines per step, no two blocks");
@@ -304,6 +306,7 @@ template <typename T, int ORD, int BS>
 __global__ void __launch_bounds__(256)
 k_mergeflat(const Args<T> a, const Schedule sc)
 {
+    allow_fixup_launch();
     const int bs = BS ? BS : a.bs;
     const int bs2 = bs * bs;
     const int G = 32 - 32 % bs; /* lanes streaming; a multiple of bs */
@@ -427,6 +430,7 @@ template <typename T, int ORD, int BS>
 __global__ void __launch_bounds__(256, 1)
 k_mergeseq(const Args<T> a, const Schedule sc)
 {
+    allow_fixup_launch();
     constexpr int BS2 = BS * BS;
     const int lane = threadIdx.x & 31;
     const int cap = sc.max_rows, capb = sc.max_blocks;
@@ -492,13 +496,13 @@ k_mergeseq(const Args<T> a, const Schedule sc)
  * (WIDE) and val and x are 16-byte aligned, else launch(std::false_type);
  * then the fix-up */
 template <bool WIDE, typename T, typename L>
-static cudaError_t launch_wide_or_not(const Args<T> &a, const Schedule &sc, cudaStream_t s, L launch)
+static cudaError_t launch_wide_or_not(const Args<T> &a, const Launch &l, cudaStream_t s, L launch)
 {
     if (WIDE && wide_aligned(a))
         launch(std::integral_constant<bool, WIDE>{});
     else
         launch(std::false_type{});
-    return fixup(a, sc, s);
+    return fixup(a, l, s);
 }
 
 template <typename T, int ORD, int BS, int G>
@@ -506,7 +510,7 @@ static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
     const unsigned grid = bsrmv_grid(sc.nunits * G, l.threads);
-    return launch_wide_or_not<BS == 16 && G == 32>(a, sc, s, [&](auto wide) {
+    return launch_wide_or_not<BS == 16 && G == 32>(a, l, s, [&](auto wide) {
         k_balanced<T, ORD, BS, G, decltype(wide)::value><<<grid, l.threads, 0, s>>>(a, sc);
     });
 }
@@ -530,7 +534,7 @@ static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const 
             cudaSuccess)
         return cudaGetLastError();
     kernel<<<bsrmv_grid(sc.nunits, wpb), wpb * 32, shm, s>>>(a, sc);
-    return fixup(a, sc, s);
+    return fixup(a, l, s);
 }
 
 /* Where the stream takes the wide lane layout, whole lines of a block per
@@ -559,7 +563,7 @@ static cudaError_t run_stream(const Args<T> &a, const Launch &l, cudaStream_t s)
     if ((int64_t)sc.max_blocks * a.bs * a.bs >= INT32_MAX)
         return run_walk<T, ORD, 0, 32>(a, l, s);
     const unsigned grid = bsrmv_grid(sc.nunits * 32, l.threads);
-    return launch_wide_or_not<stream_wide<T, BS>()>(a, sc, s, [&](auto wide) {
+    return launch_wide_or_not<stream_wide<T, BS>()>(a, l, s, [&](auto wide) {
         k_fragstream<T, ORD, BS, decltype(wide)::value><<<grid, l.threads, 0, s>>>(a, sc);
     });
 }
@@ -596,7 +600,7 @@ static cudaError_t run_seq_staged(const Args<T> &a, const Launch &l, cudaStream_
         return run_seq<T, ORD, BS>(a, c, s);
     }
     const cudaError_t e = run_mergestaged<T, ORD, BS>(a, l, s);
-    return e != cudaSuccess ? e : fixup(a, *l.sched, s);
+    return e != cudaSuccess ? e : fixup(a, l, s);
 }
 
 /* Segmented and fragment units: the row walk, group = G lanes per unit

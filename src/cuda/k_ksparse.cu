@@ -362,6 +362,7 @@ template <typename T, int ORD>
 __global__ void __launch_bounds__(512)
 k_k3units(const Args<T> a, const Schedule sc, int rs, int ns, int ntg)
 {
+    allow_fixup_launch();
     extern __shared__ unsigned char smem_raw[];
     T *red = reinterpret_cast<T *>(smem_raw);
     const K3Thread<T, ORD> th(a.bs, rs, ntg);
@@ -426,7 +427,7 @@ static int run_k3(const Args<T> &a, const Launch &l, bool units, cudaStream_t st
         }
         const Schedule &sc = *l.sched;
         k_k3units<T, ORD><<<bsrmv_grid(sc.nunits * ns, 1), threads, smem, st>>>(a, sc, rs, ns, l.group);
-        return fixup(a, sc, st);
+        return fixup(a, l, st);
     });
 }
 

@@ -59,6 +59,7 @@ template <typename T, int ORD, int BS, int NBUF>
 __global__ void __launch_bounds__(256) k_mergestaged(const Args<T> a, const Schedule sc, const MsGeom g)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    allow_fixup_launch();
     /* L2 priority of val and col_idx (common.cuh): evict-first, so that x
      * stays in L2 while the matrix streams past (H100,
      * power-law bs 4: 1.01-1.04x double, level in float) */

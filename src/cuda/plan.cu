@@ -104,6 +104,30 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 
 /* ---- the balanced kernels' work units ---- */
 
+/* A matrix of fewer units than the device runs at once is done in one
+ * wave, and its time is about that of one unit: such units should be
+ * small.  8 merge-path units or 16 fragments per SM, at least 8 items or
+ * 4 blocks; the tables' sizes come from matrices of many waves.  H100,
+ * lp_ship04l, ca-GrQc, add32 and crack promoted (7,586 to 91,480 merge
+ * items, 6,380 to 60,760 blocks), sizes 8-64 items (bs 3, 6) and 4-32
+ * blocks (bs 8): the fastest was the size nearest to these counts, e.g.
+ * lp_ship04l at bs 3 7.3 us with 8 items against 9.4 with the table's 64,
+ * at bs 6 9.1 us against 13.2, ca-GrQc at bs 8 12.1 us with 16 blocks
+ * against 14.7 with 32; halving the units again cost up to 25%. */
+bsrmv_gpu_config plan_fit_units(const bsrmv_gpu_matrix *m, bsrmv_gpu_config c)
+{
+    const bool merge = c.kernel == BSRMV_GPU_MERGE_PATH && c.group == 1;
+    if (!merge && !(c.kernel == BSRMV_GPU_FRAGMENT && c.threads > 0))
+        return c;
+    const int64_t sms = m->sms > 0 ? m->sms : 1;
+    const int64_t units = merge ? 8 * sms : 16 * sms, least = merge ? 8 : 4;
+    int64_t p = ((merge ? m->mb + m->nnzb : m->nnzb) + units - 1) / units;
+    p = p < least ? least : p;
+    if (p < c.param)
+        c.param = (int)p;
+    return c;
+}
+
 void plan_free(bsrmv_gpu_matrix *m)
 {
     cudaFree(m->sched_mem);
@@ -205,7 +229,7 @@ bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
     if (!from_tune && (bsrmv_type_is_complex(m->type) ||
                        !plan_table_lookup(plan_default_table(), &m->feat, accept_built, m, &c, &row)))
         c = fallback(m);
-    bsrmv_status st = plan_set(m, c);
+    bsrmv_status st = plan_set(m, from_tune ? c : plan_fit_units(m, c));
     m->from_tune = from_tune;
     m->table_row = from_tune ? -1 : row;
     m->use_full = m->full != nullptr;

@@ -331,6 +331,21 @@ static void test_plan(void)
     TU_OK(bsrmv_gpu_matrix_get_plan(dG, &pg));
     TU_CHECK(balanced(pp.config.kernel), "power-law plan: %s", bsrmv_gpu_kernel_name(pp.config.kernel));
     TU_CHECK(!balanced(pg.config.kernel), "grid plan: %s", bsrmv_gpu_kernel_name(pg.config.kernel));
+    /* the plan's units fit the matrix to the device: 8 merge-path units or
+     * 16 fragments per SM where the table's are larger */
+    if (pp.config.kernel == BSRMV_GPU_MERGE_PATH || pp.config.kernel == BSRMV_GPU_FRAGMENT) {
+        const int merge = pp.config.kernel == BSRMV_GPU_MERGE_PATH;
+        if (pp.config.group == 1 || (!merge && pp.config.threads > 0)) {
+            int sms = 0;
+            TU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess, "SM count");
+            bsrmv_matrix_info pi;
+            TU_OK(bsrmv_matrix_get_info(P, &pi));
+            const int64_t work = merge ? pi.mb + pi.nnzb : pi.nnzb, units = (merge ? 8 : 16) * (int64_t)sms;
+            const int64_t fit = (work + units - 1) / units, least = merge ? 8 : 4;
+            TU_CHECK(pp.config.param <= (fit < least ? least : fit), "power-law plan: units of %d for %lld on %d SMs",
+                     pp.config.param, (long long)work, sms);
+        }
+    }
     gpu_case c;
     case_init(&c, P, 77);
     check_config(&c, dP, &pp.config, "powerlaw-auto");
