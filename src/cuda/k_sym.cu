@@ -2,7 +2,9 @@
  * y = alpha*(U + D + U^T)*x + beta*y, every stored block read once.
  *
  * A thread block owns a window of consecutive block rows, a warp per row
- * at a time.  Lane t of a warp covers (block, index l) pairs of its row,
+ * at a time (at a compile-time bs a group of lanes per row, its mapping in
+ * k_sym; what follows is the runtime-bs one).  Lane t of a warp covers
+ * (block, index l) pairs of its row,
  * t = block*bs + l, stepping by G = 32 - 32 % bs pairs so that its l stays
  * fixed (bs <= 32): it adds row l of the block times x_j to its running
  * sum of row l and, off the diagonal, column l of the block times x_i (the
@@ -56,6 +58,64 @@ template <typename T, int BS> constexpr bool col_loads()
         return sizeof(T) == 8 ? BS % 2 == 0 : BS == 2 || BS % 4 == 0;
 }
 
+/* Values of a warp's scratch in shared memory, for the kernel of block
+ * order ord and compile-time bs (0: the runtime-bs kernel): the row sums of
+ * the runtime-bs mapping (32), or the mirror's partial products of
+ * row-major blocks at a bs that is not a power of two (bs rows of 33:
+ * reading a block's column across its lanes then hits distinct banks). */
+constexpr int SYM_SCR_ROW = 33;
+__host__ __device__ constexpr int sym_scratch(int ord, int bs)
+{
+    return ord == ROW && bs > 0 && (bs & (bs - 1)) != 0 ? SYM_SCR_ROW * bs : 32;
+}
+
+/* Entry l of the mirrored product B^T x_i (CMIR: B^H x_i) in lane l of a
+ * block, from the line c the lane loaded (compile-time bs).  Column-major:
+ * c is column l, xi all of x_i, one dot.  Row-major: c is row l, xi[0] is
+ * x_i[l], and lane l holds the shares c[k]*x_i[l] of every entry k; the
+ * block's BS lanes exchange them.  Every lane of the warp must call the
+ * row-major one (`on` false: a lane with no block this step, whose shares
+ * no lane reads).  A power-of-two BS sits on an aligned group of BS lanes: a
+ * reduce-scatter butterfly of BS - 1 shuffles (lanes_to_rows).  At bs 3
+ * and 6 xor partners would leave the block; shuffles from the block's
+ * other lanes would have to send each lane a different k, a lane-dependent
+ * choice among BS registers (or loads rotated by l, which splits the
+ * 16-byte loads), so the shares go through the warp's scratch instead: BS
+ * stores and BS loads a lane, without bank conflicts (rows of 33). */
+template <typename T, int ORD, int BS, bool CMIR, int NX>
+__device__ __forceinline__ T mirror_entry(const T (&c)[BS], const T (&xi)[NX], T *scr, int lane, int l,
+                                          bool on)
+{
+    if constexpr (ORD == COL) {
+        T sum = T(0);
+#pragma unroll
+        for (int k = 0; k < BS; ++k)
+            madd(sum, conj_if(c[k], CMIR), xi[k]);
+        return sum;
+    } else {
+        T p[BS];
+#pragma unroll
+        for (int k = 0; k < BS; ++k)
+            p[k] = conj_if(c[k], CMIR) * xi[0];
+        if constexpr ((BS & (BS - 1)) == 0) {
+            return lanes_to_rows<T, BS, BS>(p, l);
+        } else {
+#pragma unroll
+            for (int k = 0; k < BS; ++k)
+                scr[k * SYM_SCR_ROW + lane] = p[k];
+            __syncwarp();
+            T sum = T(0);
+            if (on) {
+#pragma unroll
+                for (int k = 0; k < BS; ++k) /* lane - l + k: the block's lane k */
+                    sum += scr[l * SYM_SCR_ROW + lane - l + k];
+            }
+            __syncwarp(); /* before the next step's stores */
+            return sum;
+        }
+    }
+}
+
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
 __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
 {
@@ -74,69 +134,108 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
      * its row sums go to the window one by one */
     const bool fixed = bs <= 32;
     const int G = fixed ? 32 - 32 % bs : 32;
-    T *scratch = sy + win * bs + (threadIdx.x >> 5) * 32;
-    if constexpr (ORD == COL && BS > 0) {
-        /* Column-major at compile-time bs: lane l of a block loads its
-         * column l once (contiguous) and serves both products from
-         * registers: column l times x_j[l] adds to all bs row sums,
-         * column l times x_i is the mirror's entry l.  x_i is loaded once
-         * per row.  The other mapping below reads the block twice (row l,
-         * then column l) and x_j whole in every lane.  Small blocks take
-         * groups of fewer lanes, several rows a warp: at bs 2-3 16 lanes,
-         * at bs 4 8 (H100, the 27-point grid of docs/SYMMETRIC.md: 0.0813
-         * ms against 0.0878 with 16 lanes, both with 16-byte loads; with
-         * value loads 0.0922 with 16 lanes, 0.0957 with 32). */
+    T *scratch = sy + win * bs + (threadIdx.x >> 5) * sym_scratch(ORD, BS);
+    if constexpr (BS > 0) {
+        /* Compile-time bs: lane l of a block loads its line l once -- column
+         * l of a column-major block, row l of a row-major one: BS contiguous
+         * values either way -- and serves both products from registers.
+         * Column-major: the column times x_j[l] adds to all BS row sums, the
+         * column times x_i (loaded once per row) is the mirror's entry l.
+         * Row-major: the row times x_j is row l's sum, one running value;
+         * the row times x_i[l] is lane l's share of every mirror entry, and
+         * the block's BS lanes exchange the shares so that lane l ends with
+         * entry l (mirror_entry).  Either way one atomic per lane and block.
+         * The runtime-bs mapping below reads the block twice (row l, then
+         * column l) and x_j whole in every lane.  Small blocks take groups
+         * of fewer lanes, several rows a warp: at bs 2-3 16 lanes, at bs 4 8
+         * (column-major, H100, the 27-point grid of docs/SYMMETRIC.md:
+         * 0.0813 ms against 0.0878 with 16 lanes, both with 16-byte loads;
+         * with value loads 0.0922 with 16 lanes, 0.0957 with 32), so that a
+         * 27-point row of 14 stored blocks fills the steps.  A power-of-two
+         * BS divides GS: a block's lanes are an aligned group of BS, as the
+         * row-major butterfly needs. */
         constexpr int GS = BS == 4 ? 8 : BS <= 4 ? 16 : 32, NG = 32 / GS, GC = GS - GS % BS;
-        /* the column in 16-byte loads where they tile it (ldv_vec) and val
-         * is aligned (a wrapped array may not be) */
+        /* Row-major blocks exchange shares between lanes at every step, so
+         * every lane of the warp walks the steps of the longest row of its
+         * groups (the others load nothing). */
+        constexpr bool XCH = ORD == ROW;
+        /* the line in 16-byte loads where they tile it (ldv_vec) and val is
+         * aligned (a wrapped array may not be); row-major: x_j too */
         const bool vec = col_loads<T, BS>() && ((uintptr_t)a.val & 15) == 0;
+        const bool xvec = XCH && col_loads<T, BS>() && ((uintptr_t)a.x & 15) == 0;
         const int gl = lane % GS;
         const int l = gl % BS;
         for (int64_t rb = r0 + (int64_t)(threadIdx.x >> 5) * NG; rb < r1; rb += (int64_t)nwarps * NG) {
             const int64_t row = rb + lane / GS;
-            const bool live = row < r1;
+            const bool live = row < r1 && (!XCH || gl < GC); /* row-major: lanes past GC walk no blocks */
             const int64_t s = live ? a.row_ptr[row] : 0, e = live ? a.row_ptr[row + 1] : 0;
-            T xi[BS], racc[BS];
+            /* x_i: whole (column-major), entry l (row-major) */
+            constexpr int NXI = XCH ? 1 : BS;
+            T xi[NXI], racc[NXI];
 #pragma unroll
-            for (int k = 0; k < BS; ++k) {
-                xi[k] = live ? ld(a.x + row * BS + k) : T(0);
+            for (int k = 0; k < NXI; ++k) {
+                xi[k] = live ? ld(a.x + row * BS + (XCH ? l : k)) : T(0);
                 racc[k] = T(0);
             }
-            for (int64_t b = s + gl / BS; gl < GC && b < e; b += GC / BS) {
-                const int64_t j = ldc(a.col_idx + b);
-                const T *v = a.val + b * (BS * BS) + l * BS;
-                const T xjl = ld(a.x + j * BS + l);
+            for (int64_t b = s + gl / BS; XCH ? __any_sync(BSRMV_FULL_MASK, b < e) : gl < GC && b < e;
+                 b += GC / BS) {
+                const bool on = !XCH || b < e;
+                int64_t j = row;
                 T c[BS];
-                if (vec) {
-                    ldv_vec(v, c);
-                } else {
+                if constexpr (XCH) {
 #pragma unroll
                     for (int k = 0; k < BS; ++k)
-                        c[k] = ld(v + k);
+                        c[k] = T(0);
                 }
+                if (on) {
+                    j = ldc(a.col_idx + b);
+                    const T *v = a.val + b * (BS * BS) + l * BS;
+                    /* x_j: entry l (column-major), whole (row-major) */
+                    constexpr int NXJ = XCH ? BS : 1;
+                    T xj[NXJ];
+                    if (XCH && xvec) {
+                        ldv_vec<true>(a.x + j * BS, xj);
+                    } else {
 #pragma unroll
-                for (int k = 0; k < BS; ++k)
-                    madd(racc[k], conj_if(c[k], CROW), xjl);
-                if (j == row)
+                        for (int k = 0; k < NXJ; ++k)
+                            xj[k] = ld(a.x + j * BS + (XCH ? k : l));
+                    }
+                    if (vec) {
+                        ldv_vec(v, c);
+                    } else {
+#pragma unroll
+                        for (int k = 0; k < BS; ++k)
+                            c[k] = ld(v + k);
+                    }
+#pragma unroll
+                    for (int k = 0; k < BS; ++k) /* row-major: row l's sum; column-major: row k's */
+                        madd(racc[XCH ? 0 : k], conj_if(c[k], CROW), xj[XCH ? k : 0]);
+                }
+                if (!XCH && j == row)
                     continue;
-                T tsum = T(0);
-#pragma unroll
-                for (int k = 0; k < BS; ++k)
-                    madd(tsum, conj_if(c[k], CMIR), xi[k]);
+                /* every lane, on or not: the row-major exchange is the warp's */
+                const T m = mirror_entry<T, ORD, BS, CMIR>(c, xi, scratch, lane, l, on);
+                if (XCH && (!on || j == row)) /* the diagonal block: its row product only */
+                    continue;
                 if (WIN && j < r1)
-                    atomicAdd(sy + (j - r0) * BS + l, a.alpha * tsum);
+                    atomicAdd(sy + (j - r0) * BS + l, a.alpha * m);
                 else
-                    atomicAdd(a.y + j * BS + l, a.alpha * tsum);
+                    atomicAdd(a.y + j * BS + l, a.alpha * m);
             }
             T out = T(0);
+            if constexpr (XCH) {
+                /* one sum per lane: row gl % BS, added over the group's block slots */
+                out = group_reduce<T, GS>(racc[0], gl, BS, GC / BS);
+            } else {
 #pragma unroll
-            for (int k = 0; k < BS; ++k) {
-                T sum = racc[k];
+                for (int k = 0; k < BS; ++k) {
+                    T sum = racc[k];
 #pragma unroll
-                for (int m = GS / 2; m >= 1; m >>= 1) /* within the row's lanes */
-                    sum += __shfl_xor_sync(BSRMV_FULL_MASK, sum, m);
-                if (gl == k)
-                    out = sum;
+                    for (int m = GS / 2; m >= 1; m >>= 1) /* within the row's lanes */
+                        sum += __shfl_xor_sync(BSRMV_FULL_MASK, sum, m);
+                    if (gl == k)
+                        out = sum;
+                }
             }
             if (live && gl < BS)
                 atomicAdd(sy + (row - r0) * BS + gl, a.alpha * out);
@@ -185,30 +284,32 @@ __global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
 }
 
 /* Shared memory of a window: rows per warp x warps x bs values, and a
- * warp's scratch of 32 values for the row sums. */
+ * warp's scratch (sym_scratch) for the kernel of the block order that the
+ * matrix's bs runs. */
 template <typename T>
-static size_t window_bytes(int bs, const Launch &l)
+static size_t window_bytes(int bs, int order, const Launch &l)
 {
-    return ((size_t)l.rows * bs + 32) * (size_t)(l.threads / 32) * sizeof(T);
+    const int scr = sym_scratch(order, BSRMV_COMPILED_BS(BSRMV_SYM_LIST, bs));
+    return ((size_t)l.rows * bs + scr) * (size_t)(l.threads / 32) * sizeof(T);
 }
 
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
 static cudaError_t run_sym(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t win = (int64_t)l.rows * (l.threads / 32);
-    k_sym<T, ORD, BS, WIN, CROW, CMIR><<<bsrmv_grid(a.mb, win), l.threads, window_bytes<T>(a.bs, l), s>>>(a, win);
+    k_sym<T, ORD, BS, WIN, CROW, CMIR><<<bsrmv_grid(a.mb, win), l.threads, window_bytes<T>(a.bs, ORD, l), s>>>(a, win);
     return cudaGetLastError();
 }
 
 /* Windows beyond the default 48 KiB of shared memory, and grids beyond
  * what a 1-D grid holds, are not built. */
 template <typename T>
-static bool sym_launchable(const Args<T> &a, const Launch &l)
+static bool sym_launchable(const Args<T> &a, int order, const Launch &l)
 {
     if (l.threads % 32 || l.threads < 32 || l.threads > 256 || l.rows < 1 || l.rows > 1024)
         return false;
     const int64_t win = (int64_t)l.rows * (l.threads / 32);
-    return window_bytes<T>(a.bs, l) <= 48 * 1024 && (a.mb + win - 1) / win <= 2147483647;
+    return window_bytes<T>(a.bs, order, l) <= 48 * 1024 && (a.mb + win - 1) / win <= 2147483647;
 }
 
 template <bool WIN, bool CROW, bool CMIR, typename T>
@@ -225,7 +326,7 @@ static int launch_sym_bs(const Args<T> &a, int order, const Launch &l, cudaStrea
 template <bool WIN, typename T>
 static int launch_sym(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (!sym_launchable(a, l))
+    if (!sym_launchable(a, order, l))
         return LAUNCH_NOT_BUILT;
     if constexpr (is_cplx<T>::value) {
         switch (l.param) {

@@ -3,9 +3,11 @@
  * multiplied by both SYM kernels at several window sizes, against the
  * long-double reference of the same matrix in full storage.  Compiled and
  * runtime block sizes, both orders and types, both ops, alpha/beta in
- * {0, 1, other}, y poisoned with NaN; the plan's choice (the full storage
- * the handle keeps of matrices this small), the kernels that must be
- * refused, the measured choice, and CG on the device.  Exit 77 without a CUDA device. */
+ * {0, 1, other}, y poisoned with NaN; symmetrised 27-point grids, also with
+ * x and y off the vector loads' alignment; the plan's choice (the full
+ * storage the handle keeps of matrices this small), the kernels that must
+ * be refused, the measured choice, and CG on the device.  Exit 77 without
+ * a CUDA device. */
 #include "testutil.h"
 
 #include <math.h>
@@ -14,10 +16,10 @@
 static const double coefs[] = {0.0, 1.0, -0.7};
 
 /* S: the symmetric matrix whose upper triangle is R's; F: its full storage. */
-static void make_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order o, uint64_t seed,
-                     bsrmv_matrix **S, bsrmv_matrix **F)
+static void sym_of(const bsrmv_matrix *R, bsrmv_matrix **S, bsrmv_matrix **F)
 {
-    bsrmv_matrix *R = tu_random_bsr(sh, t, o, seed);
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(R, &in));
     bsrmv_coo *c;
     TU_OK(bsrmv_matrix_to_coo(R, &c));
     int64_t n = 0;
@@ -28,14 +30,23 @@ static void make_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order o, uint64_t s
             c->val[n++] = c->val[k];
         }
     c->nnz = n;
-    TU_OK(bsrmv_matrix_from_coo_sym(S, c, sh->bs, BSRMV_SPLIT, t, o));
+    TU_OK(bsrmv_matrix_from_coo_sym(S, c, in.bs, BSRMV_SPLIT, in.type, in.order));
     TU_OK(bsrmv_matrix_from_sym(F, *S));
     bsrmv_coo_destroy(c);
+}
+
+static void make_sym(const tu_shape *sh, bsrmv_type t, bsrmv_order o, uint64_t seed,
+                     bsrmv_matrix **S, bsrmv_matrix **F)
+{
+    bsrmv_matrix *R = tu_random_bsr(sh, t, o, seed);
+    sym_of(R, S, F);
     bsrmv_matrix_destroy(R);
 }
 
-static void check_config(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_matrix *F,
-                         const bsrmv_gpu_config *cfg, uint64_t seed)
+/* x and y start `off` values into their allocations (off 1: not on the
+ * 16 bytes of the vector loads) */
+static void check_config_at(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_matrix *F,
+                            const bsrmv_gpu_config *cfg, uint64_t seed, int off)
 {
     if (cfg)
         TU_OK(bsrmv_gpu_matrix_set_config(dS, cfg));
@@ -43,10 +54,12 @@ static void check_config(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_mat
     TU_OK(bsrmv_matrix_get_info(F, &in));
     const int64_t n = in.rows;
     const size_t bytes = (size_t)(n > 0 ? n : 1) * bsrmv_type_size(in.type);
+    const size_t vs = bsrmv_type_size(in.type);
     void *x = tu_random_vector(n, in.type, seed);
-    void *dx, *dy;
-    TU_OK(bsrmv_gpu_malloc(&dx, bytes));
-    TU_OK(bsrmv_gpu_malloc(&dy, bytes));
+    void *bx, *by;
+    TU_OK(bsrmv_gpu_malloc(&bx, bytes + (size_t)off * vs));
+    TU_OK(bsrmv_gpu_malloc(&by, bytes + (size_t)off * vs));
+    void *dx = (char *)bx + (size_t)off * vs, *dy = (char *)by + (size_t)off * vs;
     TU_OK(bsrmv_gpu_to_device(dx, x, bytes));
     for (int op = 0; op < 2; op++)
         for (int ia = 0; ia < 3; ia++)
@@ -60,15 +73,21 @@ static void check_config(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_mat
                 TU_OK(bsrmv_gpu_to_host(y, dy, bytes));
                 char name[320], c[96];
                 bsrmv_gpu_config_string(cfg, c, sizeof c);
-                snprintf(name, sizeof name, "%s %s op %d alpha %g beta %g", what, c, op, alpha,
-                         beta);
+                snprintf(name, sizeof name, "%s %s op %d alpha %g beta %g%s", what, c, op, alpha,
+                         beta, off ? " (x, y one value on)" : "");
                 tu_check_result(name, F, BSRMV_OP_N, alpha, x, beta, y0, y);
                 free(y0);
                 free(y);
             }
-    bsrmv_gpu_free(dx);
-    bsrmv_gpu_free(dy);
+    bsrmv_gpu_free(bx);
+    bsrmv_gpu_free(by);
     free(x);
+}
+
+static void check_config(const char *what, bsrmv_gpu_matrix *dS, const bsrmv_matrix *F,
+                         const bsrmv_gpu_config *cfg, uint64_t seed)
+{
+    check_config_at(what, dS, F, cfg, seed, 0);
 }
 
 static void test_products(void)
@@ -135,6 +154,45 @@ static void test_products(void)
     printf("products: %d matrices, 4 configurations each\n", cases);
 }
 
+/* 27-point grids, symmetrised: every block row holds its diagonal block
+ * and up to 13 blocks right of it, as the SPD grids of the benchmarks,
+ * where a warp's rows (several per warp at bs 2-4) run out of blocks at
+ * different steps; x and y also off the 16 bytes of vector loads. */
+static void test_grids(void)
+{
+    const int sizes[] = {2, 3, 4, 6, 8};
+    const bsrmv_gpu_config cfgs[] = {
+        {BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0},
+        {BSRMV_GPU_SYM_WINDOW, 32, 1, 32, 0},
+        {BSRMV_GPU_SYM_WINDOW, 32, 4, 256, 0},
+    };
+    int cases = 0;
+    for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 2; o++) {
+                const int bs = sizes[b];
+                const bsrmv_type type = t ? BSRMV_FLOAT : BSRMV_DOUBLE;
+                bsrmv_matrix *R, *S, *F;
+                TU_OK(bsrmv_generate_grid(&R, 7, 6, 5, bs, 27, 40 + (uint64_t)cases, type,
+                                          (bsrmv_order)o));
+                sym_of(R, &S, &F);
+                bsrmv_gpu_matrix *dS;
+                TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+                char what[96];
+                snprintf(what, sizeof what, "grid 7x6x5 bs %d %s %s", bs, t ? "float" : "double",
+                         o ? "row" : "col");
+                for (size_t q = 0; q < sizeof cfgs / sizeof cfgs[0]; q++)
+                    for (int off = 0; off < 2; off++)
+                        check_config_at(what, dS, F, &cfgs[q], 21 + (uint64_t)cases, off);
+                bsrmv_gpu_matrix_destroy(dS);
+                bsrmv_matrix_destroy(R);
+                bsrmv_matrix_destroy(S);
+                bsrmv_matrix_destroy(F);
+                cases++;
+            }
+    printf("grids: %d matrices, 3 configurations each\n", cases);
+}
+
 /* CG on the device with the stored half: converged, close to the host
  * solution of the full matrix. */
 static void test_cg(void)
@@ -191,6 +249,7 @@ int main(void)
     if (tu_no_gpu())
         return 77;
     test_products();
+    test_grids();
     test_cg();
     return 0;
 }
