@@ -2,14 +2,23 @@
  *
  * OP_N, bs 1-8 (k_spmm_staged): a warp per block row.  The row's blocks
  * are consecutive in val, so the warp copies a run of S = 32/P of them to
- * shared memory with coalesced loads (A read from DRAM once per chunk, in
- * whole lines), then lane (slot, p) multiplies block `slot` of the run by
- * piece p of the rows of X it needs (NV vectors, one 16-byte load per
- * block column serving all bs rows, held as bs*NV accumulators).  The
- * slots are summed with shuffles; slot 0 writes Y.  A lane per scalar row
- * instead (the runtime-bs kernel's layout) read each block's A with bs
- * times the load instructions and X pieces of a few bytes per warp load:
- * 1.04-3.4x slower at k 4-16 on 27-point grids, bs 3, 6 and 8 (H100).
+ * shared memory (A read from DRAM once per chunk, in whole lines), then
+ * lane (slot, p) multiplies block `slot` of the run by piece p of the rows
+ * of X it needs (NV vectors, one 16-byte load per block column serving all
+ * bs rows, held as bs*NV accumulators).  The slots are summed with
+ * shuffles; slot 0 writes Y.  A lane per scalar row instead (the
+ * runtime-bs kernel's layout) read each block's A with bs times the load
+ * instructions and X pieces of a few bytes per warp load: 1.04-3.4x slower
+ * at k 4-16 on 27-point grids, bs 3, 6 and 8 (H100).
+ *   Where the geometry says so (k_spmm.cuh, staged_geometry) the run is
+ * copied asynchronously (cp.async), a lane loads its block's column index
+ * a run ahead and its X before it waits for the values, and where two runs
+ * fit the next run's copy is issued before this one is computed: a warp's
+ * loads overlap instead of following one another (values, then the
+ * column, then X).  On the 400 MB bs-3 grid at k 8 the SpMM went from
+ * 0.374 to 0.330 ms (H100).  16-byte copies that bypass L1 for the
+ * aligned part of a run ran 0.62-0.93x as fast as synchronous copies at
+ * bs 4 and 8 (H200).
  *
  * OP_N, other bs (k_spmm_n): a group of G lanes per block row.  Lane
  * (cslot, jp, r) owns scalar row r of the block row, vectors jp*NV ..
@@ -24,11 +33,11 @@
  *
  * Both read X row-major: the driver copies a column-major chunk first.
  *
- * Mixed precision (MmArgs<float, double>): A is read as float, each value
- * widened to double once -- by the staged kernel as it copies the run to
- * shared memory, which then holds doubles as for a double matrix -- and X,
- * Y and the sums are double.  With T == V the widening is no instruction,
- * so the (double, double) and (float, float) kernels are the same code.
+ * Mixed precision (MmArgs<float, double>): A is read as float (the
+ * staged kernel's runs stay float in shared memory, half the bytes) and
+ * each value is widened to double as it is used; X, Y and the sums are
+ * double.  With T == V the widening is no instruction, so the (double,
+ * double) and (float, float) kernels are the same code.
  *
  * OP_T: a warp per block row scatters alpha * A(:, c)^T X(row, j) into
  * Y(col*bs + c, j) with atomic adds (the SpMV transpose kernel's scheme),
@@ -37,8 +46,9 @@
 
 namespace bsrmv_cuda {
 
-/* xv = the NV values of a row of X's chunk at p (vectors j0..j0+NV-1),
- * zero past kc; whole: one vector load (aligned, all NV inside the chunk). */
+/* xv = the NV values of a row of X's chunk at p (vectors j0..j0+NV-1, xj
+ * apart), zero past kc; whole: one vector load (xj == 1, aligned, all NV
+ * inside the chunk). */
 template <typename T, typename V, int NV>
 __device__ __forceinline__ void x_piece(const MmArgs<T, V> &a, const V *p, int j0, bool whole,
                                         V (&xv)[NV])
@@ -48,7 +58,7 @@ __device__ __forceinline__ void x_piece(const MmArgs<T, V> &a, const V *p, int j
     } else {
 #pragma unroll
         for (int v = 0; v < NV; ++v)
-            xv[v] = j0 + v < a.kc ? ld(p + v) : V(0);
+            xv[v] = j0 + v < a.kc ? ld(p + v * a.xj) : V(0);
     }
 }
 
@@ -64,7 +74,7 @@ __device__ __forceinline__ void block_batches(const MmArgs<T, V> &a, int64_t b0,
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
     for (int64_t b = b0; b < e; b += step) {
-        const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0;
+        const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0 * a.xj;
         const T *vb = a.val + b * bs2;
         for (int c = 0; c < bs; ++c) {
             const V av = (V)ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
@@ -136,55 +146,149 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T, V> a, int G, int
     }
 }
 
-/* Warps per thread block of the staged kernel: its shared memory holds a
- * run of S blocks per warp (as V), at most 48 KiB per thread block. */
-template <typename V, int BS, int P> __host__ __device__ constexpr int staged_warps()
+/* A run of the staged kernel: S blocks of a block row, S*BS*BS values of T
+ * in shared memory.  Copied asynchronously, two buffers per warp where a
+ * run is small enough (runs of at most 2304 bytes: bs <= 3, bs 6 from KT
+ * 4 on, bs 8 from KT 8 on), so that the next run's copy flies while this
+ * one is computed; otherwise one, to keep the warps per SM. */
+template <typename T, int BS, int P, bool ASYNC> __host__ __device__ constexpr int staged_buffers()
 {
-    constexpr int per_warp = (32 / P) * BS * BS * (int)sizeof(V);
+    return ASYNC && (32 / P) * BS * BS * (int)sizeof(T) <= 2304 ? 2 : 1;
+}
+
+/* Warps per thread block of the staged kernel: its shared memory holds its
+ * runs' buffers, at most 48 KiB per thread block. */
+template <typename T, int BS, int P, bool ASYNC> __host__ __device__ constexpr int staged_warps()
+{
+    constexpr int per_warp = staged_buffers<T, BS, P, ASYNC>() * (32 / P) * BS * BS * (int)sizeof(T);
     return 49152 / per_warp >= 4 ? 4 : 49152 / per_warp < 1 ? 1 : 49152 / per_warp;
 }
 
-template <typename T, typename V, int ORD, int BS, int NV, int P>
+/* The warp's lanes copy the n values at src (global) to dst (shared).
+ * ASYNC (sm_80 and later): cp.async, committed as one group by every lane,
+ * copies or not, so that the groups count runs; the loads fly while the
+ * lanes go on to col_idx and X.  Else loads and stores, done on return.
+ * val is read once, so with the L2 priority evict-first (X must stay in
+ * L2, see block_batches). */
+template <bool ASYNC, typename T>
+__device__ __forceinline__ void copy_run(T *dst, const T *src, int n, int lane)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr bool async = ASYNC;
+#else
+    constexpr bool async = false;
+#endif
+    if constexpr (async) {
+        const uint64_t pol = l2_evict_first();
+        for (int i = lane; i < n; i += 32)
+            asm volatile("cp.async.ca.shared.global.L2::cache_hint.L2::256B [%0], [%1], %2, %3;"
+                         :: "r"((uint32_t)__cvta_generic_to_shared(dst + i)), "l"(src + i),
+                            "n"((int)sizeof(T)), "l"(pol)
+                         : "memory");
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    } else {
+        for (int i = lane; i < n; i += 32)
+            dst[i] = ldv<false, L2h::first>(src + i);
+    }
+}
+
+/* The runs copied before the last LATER groups are in (this lane's);
+ * the caller's __syncwarp shows them to the other lanes. */
+template <int LATER> __device__ __forceinline__ void wait_runs()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" :: "n"(LATER) : "memory");
+#endif
+}
+
+template <typename T, typename V, int ORD, int BS, int NV, int P, bool ASYNC>
 __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T, V> a)
 {
-    constexpr int S = 32 / P, B2 = BS * BS, W = staged_warps<V, BS, P>();
-    __shared__ V stage[W][S * B2];
+    constexpr int S = 32 / P, B2 = BS * BS, W = staged_warps<T, BS, P, ASYNC>();
+    constexpr int NB = staged_buffers<T, BS, P, ASYNC>();
+    __shared__ __align__(16) T stage[W][NB][S * B2];
     const int lane = threadIdx.x & 31;
     const int slot = lane / P, j0 = (lane - slot * P) * NV;
     const bool jin = j0 < a.kc;
     const bool whole = a.xvec && j0 + NV <= a.kc; /* NV values in one load */
-    V *buf = stage[threadIdx.x >> 5];
+    T(*buf)[S * B2] = stage[threadIdx.x >> 5];
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     for (int64_t row = warp; row < a.mb; row += nwarps) {
         const int64_t s0 = ld(a.row_ptr + row), e = ld(a.row_ptr + row + 1);
+        const int nrun = (int)((e - s0 + S - 1) / S);
+        /* the run's blocks (contiguous in val: whole lines, read once) */
+        auto issue = [&](int r) {
+            const int64_t b0 = s0 + (int64_t)r * S;
+            const int nb = e - b0 < S ? (int)(e - b0) : S;
+            copy_run<ASYNC>(buf[r % NB], a.val + b0 * B2, nb * B2, lane);
+        };
+        /* this lane's block of run r (slot), its column an iteration ahead */
+        auto col_of = [&](int r) {
+            const int64_t b = s0 + (int64_t)r * S + slot;
+            return r < nrun && b < e ? ldc<L2h::first>(a.col_idx + b) : 0;
+        };
         V acc[BS][NV];
 #pragma unroll
         for (int r = 0; r < BS; ++r)
 #pragma unroll
             for (int v = 0; v < NV; ++v)
                 acc[r][v] = V(0);
-        for (int64_t b0 = s0; b0 < e; b0 += S) {
-            const int nb = e - b0 < S ? (int)(e - b0) : S;
-            /* the run is contiguous in val: whole lines, read once (and
-             * widened once, not by each of the P lanes of a block) */
-            const T *src = a.val + b0 * B2;
-            for (int i = lane; i < nb * B2; i += 32)
-                buf[i] = (V)ldv<false, L2h::first>(src + i);
-            __syncwarp();
-            if (slot < nb && jin) {
-                const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b0 + slot) * BS * a.xs + j0;
-                const V *ab = buf + slot * B2;
+        if (NB == 2 && nrun > 0)
+            issue(0);
+        /* acc += column c of the block at ab times row c of its X (xc) */
+        auto fma_col = [&](const T *ab, int c, const V(&xc)[NV]) {
+#pragma unroll
+            for (int rr = 0; rr < BS; ++rr) {
+                /* mixed precision: widened here, by the P lanes of the block */
+                const V av = (V)ab[ORD == COL ? c * BS + rr : rr * BS + c];
+#pragma unroll
+                for (int v = 0; v < NV; ++v)
+                    acc[rr][v] += av * xc[v];
+            }
+        };
+        int32_t col = ASYNC ? col_of(0) : 0;
+        for (int r = 0; r < nrun; ++r) {
+            /* the run NB - 1 ahead into the buffer the previous run freed
+             * (its last reader is past the __syncwarp ending that run) */
+            if (r + NB - 1 < nrun)
+                issue(r + NB - 1);
+            const bool mine = slot < e - (s0 + (int64_t)r * S) && jin;
+            const T *ab = buf[r % NB] + slot * B2;
+            if constexpr (ASYNC) {
+                const int32_t next = col_of(r + 1);
+                /* X for this lane's block while the copy is in flight */
+                V xv[BS][NV];
+                const V *xb = a.x + (int64_t)col * BS * a.xs + j0 * a.xj;
 #pragma unroll
                 for (int c = 0; c < BS; ++c) {
-                    V xv[NV];
-                    x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
-#pragma unroll
-                    for (int r = 0; r < BS; ++r) {
-                        const V av = ab[ORD == COL ? c * BS + r : r * BS + c];
+                    if (mine) {
+                        x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv[c]);
+                    } else {
 #pragma unroll
                         for (int v = 0; v < NV; ++v)
-                            acc[r][v] += av * xv[v];
+                            xv[c][v] = V(0);
+                    }
+                }
+                if (NB == 2 && r + 1 < nrun)
+                    wait_runs<1>();
+                else
+                    wait_runs<0>();
+                __syncwarp();
+                if (mine)
+#pragma unroll
+                    for (int c = 0; c < BS; ++c)
+                        fma_col(ab, c, xv[c]);
+                col = next;
+            } else { /* the run is in: its column, then X a block column at a time */
+                __syncwarp();
+                if (mine) {
+                    const V *xb = a.x + (int64_t)col_of(r) * BS * a.xs + j0 * a.xj;
+#pragma unroll
+                    for (int c = 0; c < BS; ++c) {
+                        V xc[NV];
+                        x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xc);
+                        fma_col(ab, c, xc);
                     }
                 }
             }
@@ -214,11 +318,11 @@ __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T, V> a)
     }
 }
 
-template <typename T, typename V, int ORD, int BS, int NV, int P>
+template <typename T, typename V, int ORD, int BS, int NV, int P, bool ASYNC>
 static cudaError_t run_staged(const MmArgs<T, V> &a, cudaStream_t s)
 {
-    constexpr int threads = 32 * staged_warps<V, BS, P>();
-    k_spmm_staged<T, V, ORD, BS, NV, P><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
+    constexpr int threads = 32 * staged_warps<T, BS, P, ASYNC>();
+    k_spmm_staged<T, V, ORD, BS, NV, P, ASYNC><<<bsrmv_grid(a.mb * 32, threads), threads, 0, s>>>(a);
     return cudaGetLastError();
 }
 
@@ -226,7 +330,7 @@ template <typename T, typename V, int ORD, int BS, int KT>
 static cudaError_t run_staged_kt(const MmArgs<T, V> &a, cudaStream_t s)
 {
     constexpr MmLaunch g = staged_geometry(BS, KT);
-    return run_staged<T, V, ORD, BS, g.v, g.p>(a, s);
+    return run_staged<T, V, ORD, BS, g.v, g.p, g.async>(a, s);
 }
 
 /* The staged kernel of the geometry for the launch's chunk width. */
@@ -282,7 +386,9 @@ cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, c
     return order == COL ? run_width<T, V, COL>(a, l, s) : run_width<T, V, ROW>(a, l, s);
 }
 
-/* Consecutive threads read consecutive rows of a column of x. */
+/* Consecutive threads write consecutive values of xp (whole lines) and so
+ * read 32/kc consecutive rows of each column (a sector per column at kc 4
+ * and 8); reading a column per warp instead wrote a value per sector. */
 template <typename T>
 __global__ void k_spmm_pack(const T *__restrict__ x, int64_t ldx, int64_t n, int kc,
                             T *__restrict__ xp, int64_t ldp)
@@ -290,7 +396,8 @@ __global__ void k_spmm_pack(const T *__restrict__ x, int64_t ldx, int64_t n, int
     const int64_t total = n * kc;
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < total;
          q += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t j = q / n, i = q - j * n;
+        const int64_t i = q / kc;
+        const int j = (int)(q - i * kc);
         xp[i * ldp + j] = x[i + j * ldx];
     }
 }
@@ -309,7 +416,7 @@ cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, 
 }
 
 template <typename T, typename V, int ORD>
-__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a, int64_t xj)
+__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a)
 {
     const int bs = a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
@@ -328,7 +435,7 @@ __global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a, int64_t xj
                 V sum = V(0);
                 for (int r = 0; r < bs; ++r)
                     sum += (V)ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)) *
-                           ld(xr + r * a.xs + j * xj);
+                           ld(xr + r * a.xs + j * a.xj);
                 atomicAdd(py + j * a.yj, a.alpha * sum);
             }
         }
@@ -336,14 +443,14 @@ __global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a, int64_t xj
 }
 
 template <typename T, typename V>
-cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int64_t xj, int order, cudaStream_t s)
+cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s)
 {
     const int threads = 256;
     const unsigned g = bsrmv_grid(a.mb * 32, threads);
     if (order == COL)
-        k_spmm_t<T, V, COL><<<g, threads, 0, s>>>(a, xj);
+        k_spmm_t<T, V, COL><<<g, threads, 0, s>>>(a);
     else
-        k_spmm_t<T, V, ROW><<<g, threads, 0, s>>>(a, xj);
+        k_spmm_t<T, V, ROW><<<g, threads, 0, s>>>(a);
     return cudaGetLastError();
 }
 
@@ -384,7 +491,7 @@ cudaError_t launch_spmm_scale(T *y, int64_t n, int k, int64_t ys, int64_t yj, T 
 #define BSRMV_SPMM_PAIR_(T, V)                                                                     \
     template cudaError_t launch_spmm_n<T, V>(const MmArgs<T, V> &, int, const MmLaunch &,          \
                                              cudaStream_t);                                        \
-    template cudaError_t launch_spmm_t<T, V>(const MmArgs<T, V> &, int64_t, int, cudaStream_t);
+    template cudaError_t launch_spmm_t<T, V>(const MmArgs<T, V> &, int, cudaStream_t);
 #define BSRMV_SPMM_VEC_(V)                                                                         \
     template cudaError_t launch_spmm_pack<V>(const V *, int64_t, int64_t, int, V *, int64_t,       \
                                              cudaStream_t);                                        \

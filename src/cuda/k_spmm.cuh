@@ -8,12 +8,11 @@
 namespace bsrmv_cuda {
 
 /* One chunk of vectors.  Values of type T, X, Y and the sums of type V (T,
- * or double for float values: mixed precision, as Args<T, V>).  Row i of
- * X's chunk is the kc values at x + i*xs (row-major: the kernels read a
- * column-major X from a row-major copy); entry (i, j) of Y is
- * y[i*ys + j*yj] (row-major: ys = ld, yj = 1; column-major: ys = 1,
- * yj = ld).  x and y point at the chunk's first vector.  alpha/beta
- * already rounded to V. */
+ * or double for float values: mixed precision, as Args<T, V>).  Entry
+ * (i, j) of X's chunk is x[i*xs + j*xj] and of Y y[i*ys + j*yj]
+ * (row-major: xs = ld, xj = 1; column-major: xs = 1, xj = ld, or a
+ * row-major copy of the chunk, spmm.cu).  x and y point at the chunk's
+ * first vector.  alpha/beta already rounded to V. */
 template <typename T, typename V = T> struct MmArgs {
     int64_t mb;
     int bs;
@@ -22,10 +21,10 @@ template <typename T, typename V = T> struct MmArgs {
     const T *__restrict__ val;
     const V *__restrict__ x;
     V *__restrict__ y;
-    int64_t xs, ys, yj;
+    int64_t xs, xj, ys, yj;
     int kc;    /* vectors of the chunk                                     */
-    bool xvec; /* x and xs allow loads of NV values at once (NV*sizeof(V)
-                * aligned)                                                 */
+    bool xvec; /* xj == 1, and x and xs allow loads of NV values at once
+                * (NV*sizeof(V) aligned)                                   */
     V alpha, beta;
 };
 
@@ -34,9 +33,11 @@ template <typename T, typename V = T> struct MmArgs {
  * vectors (P*v >= kc); the
  * runtime-bs kernel also takes G lanes per block row (8, 16, 32; P <= G)
  * and threads per thread block (the staged kernel: a warp per block row,
- * 32/P blocks of a run side by side). */
+ * 32/P blocks of a run side by side, its runs copied asynchronously when
+ * async is set). */
 struct MmLaunch {
     int v, p, group, threads;
+    bool async;
 };
 
 /* Block sizes of the staged kernel (compile-time bs), X(BS, 0); other
@@ -46,7 +47,8 @@ struct MmLaunch {
 /* The staged kernel's geometry (v vectors per lane, P lanes per block)
  * for a chunk of KT vectors (1, 2, 4, 8, 16: kc rounded up to a power of
  * two), by bs; the kernel is built for these pairs only.  Measured on
- * 27-point grids (H100, row-major X, vectors per second against KT SpMVs):
+ * 27-point grids (H100, row-major X, vectors per second against KT SpMVs,
+ * with the runs copied synchronously):
  *   - bs 3, KT 4: (2, 2) 2.48x, (4, 1) 2.09x, (1, 4) 2.20x; at KT 8 (4, 2)
  *     3.66x, (2, 4) 3.50x, (1, 8) 3.19x.
  *   - bs 6: a vector per lane wins from KT 2 on, (1, 4) 3.48x against (4, 1)
@@ -55,7 +57,7 @@ struct MmLaunch {
  *   - bs 4 lies between: (1, 2), (2, 2), (2, 4), (1, 16).
  * v*bs accumulators per lane; more lanes per block (P) means fewer blocks
  * side by side (32/P) and fewer sums to reduce over the slots. */
-__host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
+__host__ __device__ constexpr MmLaunch staged_shape(int bs, int kt)
 {
     return kt <= 1   ? MmLaunch{1, 1, 32, 0}
            : bs <= 3 ? (kt == 2   ? MmLaunch{2, 1, 32, 0}
@@ -69,14 +71,28 @@ __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
                      : MmLaunch{1, kt, 32, 0};
 }
 
+/* ... and whether its runs are copied asynchronously (k_spmm.cu).  The
+ * same grids, double, both layouts (H100, 50 MB at bs 2, 4 and 8, 400 MB
+ * at bs 3 and 6, KT 2-16), asynchronous against synchronous copies: bs 2
+ * 1.05-1.21x faster, bs 3 1.08-1.14x, bs 6 1.07-1.16x, bs 8 with runs of
+ * 8 or 16 blocks (KT 2, 4) 1.06-1.33x and of 4 (KT 8) 0.98x; slower with
+ * runs of 2 blocks (P = 16: bs 4 and 8 at KT 16, 0.88-0.93x) and at bs 4
+ * with KT 2 and 4 (0.92-0.98x; 1.01-1.02x at KT 8). */
+__host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
+{
+    MmLaunch g = staged_shape(bs, kt);
+    g.async = g.p < 16 && bs != 4;
+    return g;
+}
+
 /* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors).  Built
  * for (double, double), (float, float) and (float, double). */
 template <typename T, typename V>
 cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, cudaStream_t s);
 /* Y += alpha*A^T*X for all kc vectors (atomic scatter; Y already
- * scaled); X in the layout of Y (xj: its vector stride). */
+ * scaled). */
 template <typename T, typename V>
-cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int64_t xj, int order, cudaStream_t s);
+cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),
  * n rows.  This and the scale: vectors only, built for double and float. */
 template <typename T>

@@ -56,6 +56,17 @@ static MmLaunch mm_choose(int bs, int kt, bsrmv_layout layout, size_t vs)
     return l;
 }
 
+/* Whether a column-major X is read from a row-major copy of each chunk
+ * of KT vectors (one pass over the chunk, then 16-byte loads of a row's
+ * vectors in the kernels) rather than in place (a load per value, the
+ * values of a row in KT columns).  In place was faster up to 4 vectors
+ * per chunk (bs 2-8, 27-point grids, H100: 1.02-1.14x at KT 2 and 4) but
+ * at bs 8, KT 4 (0.89x), and slower from 8 vectors on (0.55-0.99x). */
+static bool mm_copy_x(int bs, int kt)
+{
+    return kt >= 8 || bs * kt >= 32;
+}
+
 /* T: the values, V: X, Y and the sums (the handle's vtype). */
 template <typename T, typename V>
 static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
@@ -86,23 +97,25 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
     if (op == BSRMV_OP_T) {
         a.x = (const V *)X;
         a.xs = row ? ldx : 1;
+        a.xj = row ? 1 : ldx;
         a.y = (V *)Y;
         a.kc = k;
-        if ((e = launch_spmm_t<T, V>(a, row ? 1 : ldx, order, s)) != cudaSuccess) {
+        if ((e = launch_spmm_t<T, V>(a, order, s)) != cudaSuccess) {
             snprintf(what, sizeof what, "launching the transpose SpMM (bs=%d, k=%d)", m->bs, k);
             return cuda_fail(e, what);
         }
         return BSRMV_SUCCESS;
     }
-    /* A column-major X: each chunk is copied row-major into the handle's
-     * scratch (one pass over the chunk of X), ld rounded up to 4 values so
-     * that the kernels' vector loads stay aligned.  The scratch is kept:
+    /* A column-major X, where mm_copy_x says so: each chunk is copied
+     * row-major into the handle's scratch, ld rounded up to 4 values so
+     * that the kernels' vector loads stay aligned (the widest chunk is
+     * copied if any is: mm_copy_x grows with KT).  The scratch is kept:
      * a stream-ordered allocation per call would be returned to the
      * device at every synchronisation and mapped again by the next call. */
     const int wmax = k < SPMM_MAX_KT ? k : SPMM_MAX_KT;
     const int64_t ldp = (wmax + 3) / 4 * 4;
     const size_t need = (size_t)(nx > 0 ? nx : 1) * (size_t)ldp * sizeof(V);
-    if (!row && m->mm_scratch_bytes < need) {
+    if (!row && mm_copy_x(m->bs, pow2ceil(wmax)) && m->mm_scratch_bytes < need) {
         cudaFree(m->mm_scratch); /* waits for the calls still using it */
         m->mm_scratch = nullptr;
         m->mm_scratch_bytes = 0;
@@ -119,10 +132,16 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
         a.kc = k - j0 < SPMM_MAX_KT ? k - j0 : SPMM_MAX_KT;
         const int kt = pow2ceil(a.kc);
         const MmLaunch l = mm_choose(m->bs, kt, layout, sizeof(V));
+        const bool copy = !row && mm_copy_x(m->bs, kt);
         a.y = (V *)Y + j0 * a.yj;
+        a.xj = 1;
         if (row) {
             a.x = (const V *)X + j0;
             a.xs = ldx;
+        } else if (!copy) {
+            a.x = (const V *)X + j0 * ldx;
+            a.xs = 1;
+            a.xj = ldx;
         } else {
             a.x = xp;
             a.xs = ldp;
@@ -133,7 +152,7 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
             }
         }
         const size_t align = l.v * sizeof(V) < 16 ? l.v * sizeof(V) : 16;
-        a.xvec = (uintptr_t)a.x % align == 0 && (a.xs * sizeof(V)) % align == 0;
+        a.xvec = a.xj == 1 && (uintptr_t)a.x % align == 0 && (a.xs * sizeof(V)) % align == 0;
         if ((e = launch_spmm_n<T, V>(a, order, l, s)) != cudaSuccess) {
             snprintf(what, sizeof what, "launching the SpMM kernel (bs=%d, v%d p%d g%d)", m->bs, l.v,
                      l.p, l.group);
