@@ -72,16 +72,17 @@ __host__ __device__ constexpr MmLaunch staged_shape(int bs, int kt)
 }
 
 /* ... and whether its runs are copied asynchronously (k_spmm.cu).  The
- * same grids, double, both layouts (H100, 50 MB at bs 2, 4 and 8, 400 MB
- * at bs 3 and 6, KT 2-16), asynchronous against synchronous copies: bs 2
- * 1.05-1.21x faster, bs 3 1.08-1.14x, bs 6 1.07-1.16x, bs 8 with runs of
- * 8 or 16 blocks (KT 2, 4) 1.06-1.33x and of 4 (KT 8) 0.98x; slower with
- * runs of 2 blocks (P = 16: bs 4 and 8 at KT 16, 0.88-0.93x) and at bs 4
- * with KT 2 and 4 (0.92-0.98x; 1.01-1.02x at KT 8). */
+ * same grids (H100, double, 50 MB at bs 2, 4, 5, 7 and 8, 400 MB at bs 3
+ * and 6), row-major X, asynchronous against synchronous copies: bs 2, 3,
+ * 5, 6 and 7 at KT 2-8 1.02-1.26x faster, bs 8 at KT 2 1.23x; slower
+ * where the asynchronous kernel needs more registers and loses warps per
+ * SM (bs 8 at KT 4 and 8: 80 against 61 registers, 0.86-0.91x), with runs
+ * of 2 blocks (P = 16, KT 16 from bs 4 on: 0.88-0.93x at bs 4 and 8) and
+ * at bs 4 (0.92-0.98x at KT 2 and 4). */
 __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
 {
     MmLaunch g = staged_shape(bs, kt);
-    g.async = g.p < 16 && bs != 4;
+    g.async = g.p < 16 && bs != 4 && !(bs == 8 && g.p >= 4);
     return g;
 }
 
