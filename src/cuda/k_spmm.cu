@@ -31,7 +31,9 @@
  * their row and vectors of Y.  A block taller than G / P lanes goes in
  * passes of G / P rows.
  *
- * Both read X row-major: the driver copies a column-major chunk first.
+ * Both read X through its two strides (MmArgs): a row-major X in place, a
+ * column-major one in place or from a row-major copy of the chunk
+ * (spmm.cu, mm_copy_x).
  *
  * Mixed precision (MmArgs<float, double>): A is read as float (the
  * staged kernel's runs stay float in shared memory, half the bytes) and
@@ -148,9 +150,9 @@ __global__ void __launch_bounds__(256) k_spmm_n(const MmArgs<T, V> a, int G, int
 
 /* A run of the staged kernel: S blocks of a block row, S*BS*BS values of T
  * in shared memory.  Copied asynchronously, two buffers per warp where a
- * run is small enough (runs of at most 2304 bytes: bs <= 3, bs 6 from KT
- * 4 on, bs 8 from KT 8 on), so that the next run's copy flies while this
- * one is computed; otherwise one, to keep the warps per SM. */
+ * run takes at most 2304 bytes (double: bs <= 3, bs 5 and 6 from KT 4 on,
+ * bs 7 from KT 8 on), so that the next run's copy flies while this one is
+ * computed; otherwise one, to keep the warps per SM. */
 template <typename T, int BS, int P, bool ASYNC> __host__ __device__ constexpr int staged_buffers()
 {
     return ASYNC && (32 / P) * BS * BS * (int)sizeof(T) <= 2304 ? 2 : 1;
