@@ -461,7 +461,7 @@ bsrmv_status bsrmv_mm_write_sym(const char *path, const bsrmv_matrix *S);
 
 /* Which CPU kernel bsrmv_spmv uses for this matrix. */
 typedef enum bsrmv_cpu_kernel {
-    /* Compile-time block size where one is built (bs 1..8, 12, 16, 24, 32),
+    /* Compile-time block size where one is built (bs 1..8, 11, 12, 15, 16, 24, 32),
      * else the generic kernel; at bs 2..6 op N takes the variant for rows
      * of a few blocks (one accumulator set) when the matrix has fewer than
      * 8 blocks per block row on average, else several sets. */
