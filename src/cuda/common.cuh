@@ -152,6 +152,18 @@ __device__ __forceinline__ uint64_t l2_evict_first()
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
     return r;
 }
+
+/* Groups of cp.async copies (sm_80 and later): close the group of the
+ * copies this thread issued since the last one; wait until at most N of
+ * its groups are still in flight. */
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
 #define BSRMV_LD1_(name, T, suf, cons, l1)                                     \
     template <L2h H> __device__ __forceinline__ T name(const T *p)             \
     {                                                                          \

@@ -10,7 +10,7 @@
  * runtime-bs kernel's layout) read each block's A with bs times the load
  * instructions and X pieces of a few bytes per warp load: 1.04-3.4x slower
  * at k 4-16 on 27-point grids, bs 3, 6 and 8 (H100).
- *   Where the geometry says so (k_spmm.cuh, staged_geometry) the run is
+ *   Where k_spmm.cuh says so (staged_async) the run is
  * copied asynchronously (cp.async), a lane loads its block's column index
  * a run ahead and its X before it waits for the values, and where two runs
  * fit the next run's copy is issued before this one is computed: a warp's
@@ -187,7 +187,7 @@ __device__ __forceinline__ void copy_run(T *dst, const T *src, int n, int lane)
                          :: "r"((uint32_t)__cvta_generic_to_shared(dst + i)), "l"(src + i),
                             "n"((int)sizeof(T)), "l"(pol)
                          : "memory");
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        cp_async_commit();
     } else {
         for (int i = lane; i < n; i += 32)
             dst[i] = ldv<false, L2h::first>(src + i);
@@ -199,7 +199,7 @@ __device__ __forceinline__ void copy_run(T *dst, const T *src, int n, int lane)
 template <int LATER> __device__ __forceinline__ void wait_runs()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" :: "n"(LATER) : "memory");
+    cp_async_wait<LATER>();
 #endif
 }
 
@@ -332,7 +332,7 @@ template <typename T, typename V, int ORD, int BS, int KT>
 static cudaError_t run_staged_kt(const MmArgs<T, V> &a, cudaStream_t s)
 {
     constexpr MmLaunch g = staged_geometry(BS, KT);
-    return run_staged<T, V, ORD, BS, g.v, g.p, g.async>(a, s);
+    return run_staged<T, V, ORD, BS, g.v, g.p, staged_async(BS, KT)>(a, s);
 }
 
 /* The staged kernel of the geometry for the launch's chunk width. */

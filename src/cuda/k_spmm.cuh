@@ -33,11 +33,9 @@ template <typename T, typename V = T> struct MmArgs {
  * vectors (P*v >= kc); the
  * runtime-bs kernel also takes G lanes per block row (8, 16, 32; P <= G)
  * and threads per thread block (the staged kernel: a warp per block row,
- * 32/P blocks of a run side by side, its runs copied asynchronously when
- * async is set). */
+ * 32/P blocks of a run side by side). */
 struct MmLaunch {
     int v, p, group, threads;
-    bool async;
 };
 
 /* Block sizes of the staged kernel (compile-time bs), X(BS, 0); other
@@ -57,7 +55,7 @@ struct MmLaunch {
  *   - bs 4 lies between: (1, 2), (2, 2), (2, 4), (1, 16).
  * v*bs accumulators per lane; more lanes per block (P) means fewer blocks
  * side by side (32/P) and fewer sums to reduce over the slots. */
-__host__ __device__ constexpr MmLaunch staged_shape(int bs, int kt)
+__host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
 {
     return kt <= 1   ? MmLaunch{1, 1, 32, 0}
            : bs <= 3 ? (kt == 2   ? MmLaunch{2, 1, 32, 0}
@@ -71,7 +69,8 @@ __host__ __device__ constexpr MmLaunch staged_shape(int bs, int kt)
                      : MmLaunch{1, kt, 32, 0};
 }
 
-/* ... and whether its runs are copied asynchronously (k_spmm.cu).  The
+/* Whether the staged kernel copies its runs asynchronously (k_spmm.cu), a
+ * compile-time choice per (bs, KT) like the geometry.  The
  * same grids (H100, double, 50 MB at bs 2, 4, 5, 7 and 8, 400 MB at bs 3
  * and 6), row-major X, asynchronous against synchronous copies: bs 2, 3,
  * 5, 6 and 7 at KT 2-8 1.02-1.26x faster, bs 8 at KT 2 1.23x; slower
@@ -79,11 +78,10 @@ __host__ __device__ constexpr MmLaunch staged_shape(int bs, int kt)
  * SM (bs 8 at KT 4 and 8: 80 against 61 registers, 0.86-0.91x), with runs
  * of 2 blocks (P = 16, KT 16 from bs 4 on: 0.88-0.93x at bs 4 and 8) and
  * at bs 4 (0.92-0.98x at KT 2 and 4). */
-__host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
+__host__ __device__ constexpr bool staged_async(int bs, int kt)
 {
-    MmLaunch g = staged_shape(bs, kt);
-    g.async = g.p < 16 && bs != 4 && !(bs == 8 && g.p >= 4);
-    return g;
+    const int p = staged_geometry(bs, kt).p;
+    return p < 16 && bs != 4 && !(bs == 8 && p >= 4);
 }
 
 /* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors).  Built

@@ -151,7 +151,6 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const Staged
         je[GL] = (int)(q.e - q.b0);
         voff[GL] = (int)(q.b0 * VB - v.lo);
     };
-    auto commit = [] { asm volatile("cp.async.commit_group;" ::: "memory"); };
     auto shift = [&] {
 #pragma unroll
         for (int u = 0; u < GL; ++u) {
@@ -170,7 +169,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const Staged
     for (int u = 0; u < GL; ++u) {
         if (blockIdx.x + u * stride < nstages)
             gather(load_rows(blockIdx.x + u * stride), u);
-        commit();
+        cp_async_commit();
         shift();
     }
     Rows ahead = load_rows(blockIdx.x + GL * stride);
@@ -180,10 +179,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const Staged
         const Rows later = load_rows(st + (GL + 1) * stride);
         /* x of stage i is in (GL - 1 later gathers may fly); every thread
          * is past stage i-1 */
-        if constexpr (GL == 1)
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
-        else
-            asm volatile("cp.async.wait_group 1;" ::: "memory");
+        cp_async_wait<GL == 1 ? 0 : 1>();
         __syncthreads();
         if (tid == 0 && i > 0 && refill < nstages) {
             issue((i - 1) % NBUF, rb0, rb1);
@@ -193,7 +189,7 @@ __global__ void __launch_bounds__(256) k_staged(const Args<T, V> a, const Staged
         }
         if (st + GL * stride < nstages)
             gather(ahead, i + GL);
-        commit();
+        cp_async_commit();
         /* K lanes per scalar row of stage i */
         const T *vs = (const T *)(sm + (size_t)(i % NBUF) * g.vcap + voff[0]);
         const V *xs = xbuf(i);
