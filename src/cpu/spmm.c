@@ -1,81 +1,14 @@
 /* CPU SpMM driver (Y = alpha*op(A)*X + beta*Y for k vectors): argument
  * checks, the split of the k vectors into chunks that each stream A once,
  * the thread split (the SpMV one), and the choice of kernel by bs, chunk
- * width and block order.  The kernels are generated from
- * spmm_template.h. */
-#include "internal.h"
+ * width and block order.  The kernels: spmm_kernels.h. */
+#include "spmm_kernels.h"
+#include "template_defs.h"
 
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Vectors per pass over A (op N: the chunk widths with compile-time
- * kernels, the widest that fits first: k = 7 is 4 + 2 + 1, three passes;
- * op T: up to SPMM_MAX_WIDTH at the runtime width).  Wider chunks would
- * spill the accumulators of the larger blocks. */
-#define SPMM_MAX_WIDTH 16
-/* Block sizes with compile-time SpMM kernels (others run the generic-bs
- * ones).  Above 8 the block loops are long enough that the runtime-bs code
- * keeps up, and every size costs twelve kernels per type pair of build time. */
-#ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
-#define SPMM_BLOCK_SIZES(X) X(3)
-#else
-#define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
-#endif
-#define SPMM_WIDTHS(X, B) X(B, 1) X(B, 2) X(B, 4) X(B, 8) X(B, 16)
-#define SPMM_NUM_WIDTHS 5
-
-/* One chunk of vectors: X and Y point at its first column. */
-typedef struct spmm_chunk {
-    const bsrmv_matrix *A;
-    const void *X;
-    void *Y;
-    int64_t ldx, ldy;
-    int kc;
-    bsrmv_layout layout;  /* of Y, and of X as the caller passed it   */
-    bsrmv_layout xlayout; /* of X as the kernels read it (ldx its ld) */
-    double alpha, beta;
-} spmm_chunk;
-
-#define SPMM_ARGS_N                                                                     \
-    const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *part, int64_t *prow, void *scratch
-#define SPMM_ARGS_T const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *yt, void *scratch
-typedef void (*mm_kernel_n)(SPMM_ARGS_N);
-typedef void (*mm_kernel_t)(SPMM_ARGS_T);
-typedef struct mm_set {
-    mm_kernel_n n[2]; /* by bsrmv_order */
-    mm_kernel_t t[2];
-} mm_set;
-typedef struct mm_vops {
-    void (*scale)(const spmm_chunk *g, int64_t i0, int64_t i1);
-    void (*reduce)(const spmm_chunk *g, int64_t i0, int64_t i1, int nbuf, int64_t stride,
-                   const void *bufs);
-    void (*fixup)(const spmm_chunk *g, int n, const int64_t *row, const void *part);
-    void (*pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pk);
-} mm_vops;
-
-#define V double
-#define T double
-#define SUF d
-#include "spmm_template.h"
-#undef V
-#undef T
-#undef SUF
-#define V float
-#define T float
-#define SUF s
-#include "spmm_template.h"
-#undef T
-#undef SUF
-/* mixed precision: float values, double vectors and sums */
-#define T double
-#define SUF m
-#include "spmm_template.h"
-#undef V
-#undef T
-#undef SUF
-
 
 /* Row of the kernel table for A: its bs's, or the generic one. */
 static int table_row(const bsrmv_matrix *A)
@@ -303,7 +236,7 @@ static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, i
         return BSRMV_SUCCESS;
     /* the (value, vector) type pair: double, float, or float with double */
     const int pair = A->type == BSRMV_DOUBLE ? 0 : A->vtype == BSRMV_DOUBLE ? 2 : 1;
-    const mm_vops *ops = pair == 0 ? &mm_vops_d : pair == 1 ? &mm_vops_s : &mm_vops_m;
+    const mm_vops *ops = pair == 0 ? &mm_vops_d : pair == 1 ? &mm_vops_s : &mm_vops_sd;
     spmm_chunk g = {A, X, Y, ldx, ldy, 0, layout, layout, alpha, beta};
     if (alpha == 0 || A->nnzb == 0) {
         const int nt = threads_for(ny * k);
@@ -320,7 +253,7 @@ static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, i
     }
     const mm_set *ks = pair == 0   ? mm_table_d[table_row(A)]
                        : pair == 1 ? mm_table_s[table_row(A)]
-                                   : mm_table_m[table_row(A)];
+                                   : mm_table_sd[table_row(A)];
     if (op == BSRMV_OP_T)
         return spmm_t(ks, ops, A, layout, &g, k, ny);
     return spmm_n(ks, ops, A, layout, &g, k);

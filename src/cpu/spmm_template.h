@@ -1,7 +1,7 @@
-/* One source for every CPU SpMM kernel variant.  spmm.c includes it once
- * per (value, vector) type pair with V (the matrix values' type), T (the
- * vectors' and sums' type) and SUF (a name suffix) defined.  Block size,
- * chunk width (vectors per pass) and block order reach the always_inline
+/* One source for every CPU SpMM kernel variant.  spmm_<type>.c includes
+ * it once per (value, vector) type pair with V (the matrix values' type),
+ * T (the vectors' and sums' type) and SUF (a name suffix) defined.  Block
+ * size, chunk width (vectors per pass) and block order reach the always_inline
  * bodies as arguments that are compile-time constants in the specialised
  * callers, so -O3 unrolls the block loops, keeps the bs*K sums in
  * registers and vectorises across the chunk's vectors; the generic-bs
@@ -11,6 +11,8 @@
  * compile-time widths that add up to K (k = 3: 1.7 to 4.2 times 2 + 1). */
 
 #include "template_defs.h"
+
+#include <string.h>
 
 /* Offset of entry (i, j) of a multivector with leading dimension ld. */
 #define AT(lay, i, j, ld) ((lay) == BSRMV_LAYOUT_ROW ? (i) * (ld) + (j) : (i) + (j) * (ld))
@@ -186,7 +188,7 @@ MM_FOR_BS(0)
     {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
      {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
 #define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
-static const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
+const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
 
 /* Y rows [i0, i1) of the chunk = beta*Y, never reading Y when beta == 0. */
 static void FN(mm_scale)(const spmm_chunk *g, int64_t i0, int64_t i1)
@@ -265,7 +267,7 @@ static void FN(mm_pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pkv)
             pk[i * K + j] = X[i + j * g->ldx];
 }
 
-static const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack)};
+const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack)};
 
 #undef MM_ROW
 #undef MM_ENTRY

@@ -9,5 +9,5 @@
 #define SYM
 #define SYM_ONLY
 #define CONJ(v) conjf(v)
-#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#define BLOCK_SIMD(clauses) BLOCK_UNROLL
 #include "spmv_instance.h"

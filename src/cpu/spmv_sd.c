@@ -7,5 +7,5 @@
 #define V double
 #define SUF sd
 #define SYM
-#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#define BLOCK_SIMD(clauses) BLOCK_UNROLL
 #include "spmv_instance.h"

@@ -8,5 +8,5 @@
 #define VOPS
 #define COMPLEX
 #define CONJ(v) conj(v)
-#define BLOCK_SIMD(clauses) _Pragma("GCC unroll 8")
+#define BLOCK_SIMD(clauses) BLOCK_UNROLL
 #include "spmv_instance.h"
