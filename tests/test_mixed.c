@@ -79,7 +79,9 @@ static void test_block_sizes(void)
     const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 15, 16, 24, 32, 10, 13, 48};
     for (size_t q = 0; q < sizeof sizes / sizeof sizes[0]; q++) {
         const int bs = sizes[q];
+#if !defined(BSRMV_CPU_FEW_SIZES) && !defined(BSRMV_CPU_DEPTH_SIZES) /* all sizes compiled */
         TU_CHECK((q < 14) == (bsrmv_cpu_has_kernel(bs) == 1), "bs %d: compiled kernel list", bs);
+#endif
         const uint64_t seed = 7000 + (uint64_t)bs;
         tu_shape small = {37, 23, bs, 4.0, 0.2, -1, 0};
         run_all("small non-square", &small, seed, true);

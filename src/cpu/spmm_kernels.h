@@ -17,8 +17,10 @@
 /* Block sizes with compile-time SpMM kernels (others run the generic-bs
  * ones).  Above 8 the block loops are long enough that the runtime-bs code
  * keeps up, and every size costs twelve kernels per type pair of build time. */
-#ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
+#if defined(BSRMV_CPU_FEW_SIZES) /* CMakeLists.txt: the test builds */
 #define SPMM_BLOCK_SIZES(X) X(3)
+#elif defined(BSRMV_CPU_DEPTH_SIZES) /* the ASan build: as the SpMV kernels' */
+#define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(8)
 #else
 #define SPMM_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 #endif

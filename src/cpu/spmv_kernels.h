@@ -21,9 +21,12 @@ typedef double _Complex scalar;
  * kernel's padded columns ran at 0.69x and 0.81x of PETSc SeqBAIJ (bcsstk16
  * split, one thread), where at 9, 10, 13 and 14 they beat both PETSc
  * formats by 1.2-1.9x. */
-#ifdef BSRMV_CPU_FEW_SIZES /* CMakeLists.txt: the TSan and fuzz builds */
+#if defined(BSRMV_CPU_FEW_SIZES) /* CMakeLists.txt: the test builds */
 #define BSRMV_CPU_BLOCK_SIZES(X) X(3)
 #define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(3)
+#elif defined(BSRMV_CPU_DEPTH_SIZES) /* the ASan build: each UNROLL_FOR */
+#define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(8)
+#define BSRMV_CPU_SYM_BLOCK_SIZES(X) X(1) X(2) X(3) X(8)
 #else
 #define BSRMV_CPU_BLOCK_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(11) X(12) X(15) X(16) X(24) X(32)
 /* The symmetric-storage kernel (two uses of every block) costs twice the
