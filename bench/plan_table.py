@@ -565,26 +565,36 @@ def main():
 
 def check(paths):
     """The dispatcher's pick (auto, or the measured choice) against the best
-    cuSPARSE path, per block order and timing mode (bench/plan_check.sh)."""
+    cuSPARSE path, per block order and timing mode (bench/plan_check.sh); where
+    the records also time every kernel (--gpu-kernels all), against the best
+    of them too."""
     groups = collections.defaultdict(dict)
     for p in paths:
-        with open(p) as f:
+        opener = gzip.open if p.endswith(".gz") else open
+        with opener(p, "rt") as f:
             for line in f:
                 r = json.loads(line)
                 if r.get("backend") not in ("gpu", "cusparse"):
                     continue
                 key = (r["matrix"], r["bs"], r["type"])
                 g = groups[(r["order"], "solver" if r.get("traffic_bytes", 0) else "back-to-back")]
-                c = g.setdefault(key, {"cs": []})
+                c = g.setdefault(key, {"cs": [], "k": []})
                 if r["backend"] == "cusparse":
                     c["cs"].append(r["time_ms"])
                 elif r["kernel"].startswith("auto:"):
                     c["auto"] = r["time_ms"]
+                else:
+                    c["k"].append(r["time_ms"])
     for (order, mode), g in sorted(groups.items()):
         r = [min(c["cs"]) / c["auto"] for c in g.values() if c["cs"] and "auto" in c]
         print("%s %-12s %4d cases: pick / best cuSPARSE gm %.3f, %d below 1.0 (%.1f%%), min %.2f"
               % (order, mode, len(r), math.exp(sum(map(math.log, r)) / len(r)), sum(x < 1 for x in r),
                  100.0 * sum(x < 1 for x in r) / len(r), min(r)))
+        e = [c["auto"] / min(c["k"]) for c in g.values() if c["k"] and "auto" in c]
+        if e:
+            print("%s %-12s %4d cases: pick within 5%% of the best kernel %.1f%%, within 10%% %.1f%%, worst %.2fx"
+                  % (order, mode, len(e), 100.0 * sum(x <= 1.05 for x in e) / len(e),
+                     100.0 * sum(x <= 1.10 for x in e) / len(e), max(e)))
 
 
 def _cond(cd, f, key):

@@ -850,10 +850,13 @@ bsrmv_status bsrmv_gpu_load_tune_file(const char *path);
  * solver): times the table's choice and every other configuration that
  * applies (bsrmv_gpu_candidates; at most max_candidates of them, 0: all)
  * on the matrix itself, reps calls each (0: 10), on `stream`, and keeps the
- * fastest; another configuration must beat the table's by 1%.  *ms, if not
- * NULL, gets the GPU time it took (~1-2 ms for a 10 MB matrix, ~60 calls
- * of each candidate's time in general).  Uses scratch vectors of its own;
- * the handle must not be in use by another thread meanwhile. */
+ * one of the lowest median; another configuration must beat the table's by
+ * 1%.  Each timed call is timed as in a solver's loop: after a CG
+ * iteration's other memory traffic (10 vectors of the matrix's rows, at
+ * most 4x the L2) and a 20 us stall, so that a matrix that fits in L2 is
+ * timed as a solver finds it.  *ms, if not NULL, gets the GPU time it
+ * took (docs/GPU.md).  Uses scratch vectors and that traffic's buffer of
+ * its own; the handle must not be in use by another thread meanwhile. */
 bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_candidates, int reps, void *stream,
                                    double *ms);
 

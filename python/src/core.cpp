@@ -723,6 +723,23 @@ int gpu_device_count()
     return s == BSRMV_SUCCESS ? n : 0;
 }
 
+// bsrmv_gpu_matrix_tune; the plan read again for `kernel`.  Returns the
+// GPU time it took (ms).
+double gpu_tune(GpuMatrix &G, uintptr_t stream)
+{
+    bsrmv_status s;
+    double ms = 0;
+    {
+        nb::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(G.mu);
+        s = bsrmv_gpu_matrix_tune(G.A, 0, 0, as_ptr(stream), &ms);
+        if (s == BSRMV_SUCCESS)
+            s = bsrmv_gpu_matrix_get_plan(G.A, &G.plan);
+    }
+    check(s);
+    return ms;
+}
+
 std::string gpu_kernel(const GpuMatrix &G)
 {
     char buf[128];
@@ -833,6 +850,7 @@ NB_MODULE(_core, m)
              nb::arg("host_for_precond").none(), nb::arg("b"), nb::arg("x"), nb::arg("n"),
              nb::arg("rtol"), nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"),
              nb::arg("inner_rtol"), nb::arg("stream"))
+        .def("tune", &gpu_tune)
         .def_prop_ro("kernel", &gpu_kernel)
         .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
         .def_prop_ro("vector_double",

@@ -180,6 +180,21 @@ def test_cupy_matches_scipy(cupy, rng, bs, dtype, index_dtype):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cupy_tune(cupy, rng, dtype):
+    """The measured choice keeps a configuration that gives the product."""
+    S = random_bsr(rng, 400, 300, 3, dtype=dtype)
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
+                                    cupy.asarray(S.indptr), S.shape)
+    assert G.tune() > 0
+    assert G.kernel
+    x = rng.uniform(-1, 1, S.shape[1]).astype(dtype)
+    y = cupy.asnumpy(G @ cupy.asarray(x))
+    ref = S.astype(np.float64) @ x.astype(np.float64)
+    assert np.all(np.abs(y - ref) <= spmv_bound(S, x, dtype, False))
+
+
+@needs_gpu
 def test_cupy_zero_copy_lifetime_and_streams(cupy, rng):
     S = random_bsr(rng, 200, 200, 3, empty_rows=False)
     d, ci, rp = cupy.asarray(S.data), cupy.asarray(S.indices), cupy.asarray(S.indptr)

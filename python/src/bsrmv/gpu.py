@@ -264,6 +264,14 @@ class GpuBSRMatrix:
         """The kernel the plan chose, e.g. "by_column/g8/r4/t256/p0"."""
         return self._m.kernel
 
+    def tune(self, stream: Any = None) -> float:
+        """The measured choice (``bsrmv_gpu_matrix_tune``): times every kernel
+        configuration that applies on this matrix, as a solver's loop calls
+        it, and keeps the fastest for the products that follow.  For a
+        matrix multiplied many times (docs/GPU.md: tens of milliseconds, a
+        few thousand products).  Returns the GPU time it took, in ms."""
+        return self._m.tune(_stream_ptr(stream, None))
+
     def _apply(self, op: int, x: Any, alpha: float, beta: float, y: Any, stream: Any) -> Any:
         n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
         xd = _Dev(x, "x")
