@@ -95,26 +95,30 @@ def features(b, nbytes):
 
 # ---- data -------------------------------------------------------------------
 
+def records(path):
+    """The JSON lines of a bench file, gzipped or not."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        for line in f:
+            yield json.loads(line)
+
+
 def load(paths, matrices):
     """cases[(matrix, bs, type, order, solver_mode)] = dict(f, k, cs, best, ...)."""
     cases = collections.defaultdict(dict)
     for p in paths:
-        opener = gzip.open if p.endswith(".gz") else open
-        with opener(p, "rt") as f:
-            for line in f:
-                r = json.loads(line)
-                if r.get("backend") not in ("gpu", "cusparse"):
-                    continue
-                key = (r["matrix"], r["bs"], r["type"], r["order"], r.get("traffic_bytes", 0) > 0)
-                c = cases[key]
-                c["bytes"] = r["bytes"]
-                k = r["kernel"]
-                if r["backend"] == "cusparse":
-                    c.setdefault("cs", {})[k] = r["time_ms"]
-                elif k.startswith("auto:"):
-                    continue  # the plan of the build measured, not a configuration
-                else:
-                    c.setdefault("k", {})[k] = r["time_ms"]
+        for r in records(p):
+            if r.get("backend") not in ("gpu", "cusparse"):
+                continue
+            key = (r["matrix"], r["bs"], r["type"], r["order"], r.get("traffic_bytes", 0) > 0)
+            c = cases[key]
+            c["bytes"] = r["bytes"]
+            k = r["kernel"]
+            if r["backend"] == "cusparse":
+                c.setdefault("cs", {})[k] = r["time_ms"]
+            elif k.startswith("auto:"):
+                continue  # the plan of the build measured, not a configuration
+            else:
+                c.setdefault("k", {})[k] = r["time_ms"]
     done = {}
     for key, c in cases.items():
         if "k" not in c or "cs" not in c:
@@ -570,21 +574,18 @@ def check(paths):
     of them too."""
     groups = collections.defaultdict(dict)
     for p in paths:
-        opener = gzip.open if p.endswith(".gz") else open
-        with opener(p, "rt") as f:
-            for line in f:
-                r = json.loads(line)
-                if r.get("backend") not in ("gpu", "cusparse"):
-                    continue
-                key = (r["matrix"], r["bs"], r["type"])
-                g = groups[(r["order"], "solver" if r.get("traffic_bytes", 0) else "back-to-back")]
-                c = g.setdefault(key, {"cs": [], "k": []})
-                if r["backend"] == "cusparse":
-                    c["cs"].append(r["time_ms"])
-                elif r["kernel"].startswith("auto:"):
-                    c["auto"] = r["time_ms"]
-                else:
-                    c["k"].append(r["time_ms"])
+        for r in records(p):
+            if r.get("backend") not in ("gpu", "cusparse"):
+                continue
+            key = (r["matrix"], r["bs"], r["type"])
+            g = groups[(r["order"], "solver" if r.get("traffic_bytes", 0) else "back-to-back")]
+            c = g.setdefault(key, {"cs": [], "k": []})
+            if r["backend"] == "cusparse":
+                c["cs"].append(r["time_ms"])
+            elif r["kernel"].startswith("auto:"):
+                c["auto"] = r["time_ms"]
+            else:
+                c["k"].append(r["time_ms"])
     for (order, mode), g in sorted(groups.items()):
         r = [min(c["cs"]) / c["auto"] for c in g.values() if c["cs"] and "auto" in c]
         print("%s %-12s %4d cases: pick / best cuSPARSE gm %.3f, %d below 1.0 (%.1f%%), min %.2f"
