@@ -258,10 +258,27 @@ def k3(bs, dbl, row):
     return cfg("k3_large", 8 if narrow else 32, 1, 0, -(-bs // rows))
 
 
+def mixed_rows(bs, row):
+    """Rows (conditions, cfg) of float values with double vectors (the
+    feature mixed=1), ahead of the float rows where the pair's best kernel
+    differs.  H100, 27-point grids of 265-303 MB of the pair, every kernel
+    built for it timed (docs/MIXED.md): staged with 4 lanes a scalar row
+    and 256 threads at bs 3 (2610-2641 GB/s, the float row's 2 lanes
+    2493-2504), wide with 16 lanes a row at bs 4 (2626-2997, 32 lanes
+    2290-2435), wide at column-major bs 8 (3047, the vector stream 2944)."""
+    if bs == 3:
+        return [(("staged=1",), cfg("staged", 4, 1, 256, 3))]
+    if bs == 4:
+        return [((), cfg("wide", 16, 1, 128, 0))]
+    if bs == 8 and not row:
+        return [((), cfg("wide", 32, 1, 128, 0))]
+    return []
+
+
 def plain_rows(bs, dbl, row):
     """Rows (conditions, cfg) of large regular matrices, in priority order:
     measured on 27-point and 7-point grids of 150-512 MB (docs/GPU.md)."""
-    out = []
+    out = [] if dbl else [(("mixed=1",) + c, k) for c, k in mixed_rows(bs, row)]
     bycol32 = cfg("by_column", 32, 1, 128, 0)
     if not dbl or row:
         pass
@@ -603,7 +620,8 @@ def _cond(cd, f, key):
         if op in cd:
             name, v = cd.split(op)
             v = float(v)
-            x = {"staged": 1.0, "memsm": MEMSM, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
+            # the data holds no float-value, double-vector cases (mixed 0)
+            x = {"staged": 1.0, "mixed": 0.0, "memsm": MEMSM, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
             return {"<=": x <= v, ">=": x >= v, "<": x < v, "=": x == v}[op]
     return True
 

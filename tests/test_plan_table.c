@@ -23,7 +23,7 @@ static void features_of(plan_features *f, int64_t mb, int64_t len, int64_t longe
     rp[0] = 0;
     for (int64_t i = 0; i < mb; ++i)
         rp[i + 1] = rp[i] + (i == mb / 2 ? longest : len);
-    plan_features_rows(f, rp, mb, mb, bs, t, o);
+    plan_features_rows(f, rp, mb, mb, bs, t, t, o);
     plan_features_device(f, l2_bytes, 3350, 132, 90);
     free(rp);
 }
@@ -39,16 +39,22 @@ int main(void)
     /* features: rows 2, 0, 4, 6 */
     const int64_t rp[5] = {0, 2, 2, 6, 12};
     plan_features f;
-    plan_features_rows(&f, rp, 4, 5, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    plan_features_rows(&f, rp, 4, 5, 3, BSRMV_DOUBLE, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
     TU_CHECK(f.v[PF_MEAN] == 3.0 && f.v[PF_LENMAX] == 6 && f.v[PF_EMPTY] == 0.25, "row features");
     TU_CHECK(fabs(f.v[PF_CV] - sqrt(5.0) / 3.0) < 1e-12, "cv %g", f.v[PF_CV]);
-    TU_CHECK(f.v[PF_MAXMEAN] == 2.0 && f.v[PF_IRREGULAR] == 0, "maxmean / irregular");
+    TU_CHECK(f.v[PF_MAXMEAN] == 2.0 && f.v[PF_IRREGULAR] == 0 && f.v[PF_MIXED] == 0,
+             "maxmean / irregular / mixed");
     const double bytes = 12.0 * 9 * 8 + 12 * 4 + 5 * 8 + 5 * 3 * 8 + 4 * 3 * 8;
     TU_CHECK(f.v[PF_L2] == bytes, "bytes %g, wanted %g", f.v[PF_L2], bytes);
     plan_features_device(&f, 1000.0, 2640, 132, 90);
     TU_CHECK(f.v[PF_L2] == bytes / 1000 && f.v[PF_MEMSM] == 20 && f.v[PF_ROWSM] == 12.0 / 132 &&
                  f.v[PF_STAGED] == 1,
              "device features");
+    /* float values, double vectors: the values' bytes halve, x's and y's not */
+    plan_features_rows(&f, rp, 4, 5, 3, BSRMV_FLOAT, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+    const double mixed_bytes = bytes - 12.0 * 9 * 4;
+    TU_CHECK(f.v[PF_MIXED] == 1 && f.v[PF_L2] == mixed_bytes, "mixed: %g, bytes %g, wanted %g",
+             f.v[PF_MIXED], f.v[PF_L2], mixed_bytes);
 
     /* parsing: both row forms, ranges, wildcards, conditions, comments */
     plan_table t;
@@ -146,11 +152,25 @@ int main(void)
     f.bs = 2;
     TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
     cfg_is(&c, "wide/g16/r1/t128/p0");
-    f.bs = 3;
     f.type = BSRMV_FLOAT;
     f.bs = 8;
     TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
     cfg_is(&c, "vec_stream/g32/r1/t128/p0");
+    /* float values with double vectors (H100): wide with 16 lanes a row
+     * at bs 4 where float values with float vectors take 32, and staged
+     * with 4 lanes and 256 threads at bs 3 */
+    f.bs = 4;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "wide/g32/r1/t128/p0");
+    f.v[PF_MIXED] = 1;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "mixed grid");
+    cfg_is(&c, "wide/g16/r1/t128/p0");
+    f.bs = 3;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "mixed grid");
+    cfg_is(&c, "staged/g4/r1/t256/p3");
+    f.v[PF_MIXED] = 0;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
+    cfg_is(&c, "staged/g2/r1/t128/p3");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);

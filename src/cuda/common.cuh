@@ -509,7 +509,8 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
     int name(const bsrmv_cuda::Args<T> &a, int order,                          \
              const bsrmv_cuda::Launch &l, cudaStream_t s, cudaError_t *err);
 namespace bsrmv_cuda {
-/* by-block, by-column and staged: built for the mixed pair too (Args<float, double>) */
+/* by-block, by-column, wide, vector stream and staged: built for the
+ * mixed pair too (Args<float, double>) */
 template <typename T, typename V>
 int launch_byblock(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
                    cudaError_t *err);
@@ -517,8 +518,11 @@ template <typename T, typename V>
 int launch_bycolumn(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
                     cudaError_t *err);
 BSRMV_DECL_LAUNCHER(launch_flat)
-BSRMV_DECL_LAUNCHER(launch_wide)
-BSRMV_DECL_LAUNCHER(launch_vecstream)
+template <typename T, typename V>
+int launch_wide(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err);
+template <typename T, typename V>
+int launch_vecstream(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
+                     cudaError_t *err);
 template <typename T, typename V>
 int launch_staged(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
                   cudaError_t *err);

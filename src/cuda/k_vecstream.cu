@@ -104,10 +104,12 @@ __device__ __forceinline__ void vs_piece(const T *p, T (&v)[P], bool any, int64_
 }
 
 /* Sum of the lane's values of block row [s, e) into acc[P].  MASK: the batch
- * reaches outside the row (its first and last units). */
-template <typename T, int ORD, int BS, bool VECTOR, bool MASK>
-__device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, BS> &ln, int copies, int64_t kb,
-                                         int64_t s, int64_t e, int64_t nval, T (&acc)[VsGeom<T, BS>::P])
+ * reaches outside the row (its first and last units).  The pieces are of
+ * val's type T (4 floats for the mixed pair); x and the sums are of V. */
+template <typename T, int ORD, int BS, bool VECTOR, bool MASK, typename V>
+__device__ __forceinline__ void vs_batch(const Args<T, V> &a, const VsLane<T, ORD, BS> &ln, int copies,
+                                         int64_t kb, int64_t s, int64_t e, int64_t nval,
+                                         V (&acc)[VsGeom<T, BS>::P])
 {
     using Geo = VsGeom<T, BS>;
     constexpr int P = Geo::P, U = Geo::U;
@@ -128,16 +130,16 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
         const int64_t g = (blk[u] - ln.db[0]) * Geo::BS2 + ln.q * P; /* the unit's start + phase */
         vs_piece<T, P, VECTOR>(a.val + g, v[u], va[u] || vb[u], MASK ? nval - g : P);
     }
-    T xv[U][P];
+    V xv[U][P];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         if constexpr (ORD == COL) {
             static_assert(vs_two_columns<T, BS>(), "a piece meets at most two columns");
             const bool second = ln.two || ln.c[P - 1] != ln.c[0];
-            const T x0 = va[u] ? ld(a.x + (int64_t)ca[u] * BS + ln.c[0]) : T(0);
-            const T x1 = !second              ? x0
+            const V x0 = va[u] ? ld(a.x + (int64_t)ca[u] * BS + ln.c[0]) : V(0);
+            const V x1 = !second              ? x0
                          : (ln.two ? vb[u] : va[u]) ? ld(a.x + (int64_t)(ln.two ? cb[u] : ca[u]) * BS + ln.c[P - 1])
-                                                    : T(0);
+                                                    : V(0);
 #pragma unroll
             for (int i = 0; i < P; ++i)
                 xv[u][i] = ln.db[i] == ln.db[0] && ln.c[i] == ln.c[0] ? x0 : x1;
@@ -146,7 +148,7 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
             for (int i = 0; i < P; ++i) {
                 const bool first = ln.db[i] == ln.db[0];
                 xv[u][i] = (first ? va[u] : vb[u]) ? ld(a.x + (int64_t)(first ? ca[u] : cb[u]) * BS + ln.c[i])
-                                                   : T(0);
+                                                   : V(0);
             }
         }
     }
@@ -155,23 +157,23 @@ __device__ __forceinline__ void vs_batch(const Args<T> &a, const VsLane<T, ORD, 
 #pragma unroll
         for (int i = 0; i < P; ++i) {
             /* a masked value of a neighbouring row may be Inf or NaN */
-            const T vi = !MASK || (ln.db[i] == ln.db[0] ? va[u] : vb[u]) ? v[u][i] : T(0);
+            const V vi = !MASK || (ln.db[i] == ln.db[0] ? va[u] : vb[u]) ? V(v[u][i]) : V(0);
             madd(acc[i], vi, xv[u][i]);
         }
 }
 
-template <typename T, int ORD, int BS, bool VECTOR>
-__global__ void __launch_bounds__(256) k_vecstream(const Args<T> a, int rows)
+template <typename T, int ORD, int BS, bool VECTOR, typename V>
+__global__ void __launch_bounds__(256) k_vecstream(const Args<T, V> a, int rows)
 {
     using Geo = VsGeom<T, BS>;
     constexpr int P = Geo::P;
-    __shared__ T red[256 / 32][32 * P];
+    __shared__ V red[256 / 32][32 * P];
     /* `rows` block rows per warp, one per slot of W lanes, G of them working */
     const int lane = threadIdx.x & 31, W = 32 / rows, slot = lane / W, sl = lane % W;
     const int G = W / Geo::UP * Geo::UP;
     const VsLane<T, ORD, BS> ln(sl);
     const bool on = slot < rows && sl < G;
-    T *unit = red[threadIdx.x >> 5] + slot * Geo::UNIT;
+    V *unit = red[threadIdx.x >> 5] + slot * Geo::UNIT;
     const int64_t nval = a.row_ptr[a.mb] * Geo::BS2;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
@@ -185,10 +187,10 @@ __global__ void __launch_bounds__(256) k_vecstream(const Args<T> a, int rows)
             e = a.row_ptr[row + 1];
         }
         const bool mine = valid && !long_row(a, s, e);
-        T acc[P];
+        V acc[P];
 #pragma unroll
         for (int i = 0; i < P; ++i)
-            acc[i] = T(0);
+            acc[i] = V(0);
         if (mine && on) {
             const int64_t batch = (int64_t)Geo::U * (G / Geo::UP) * Geo::BPU; /* blocks */
             for (int64_t kb = s / Geo::BPU * Geo::BPU; kb < e; kb += batch)
@@ -201,7 +203,7 @@ __global__ void __launch_bounds__(256) k_vecstream(const Args<T> a, int rows)
         for (int st = pow2ceil(G / Geo::UP) / 2; st >= 1; st >>= 1)
 #pragma unroll
             for (int i = 0; i < P; ++i) {
-                const T o = __shfl_down_sync(BSRMV_FULL_MASK, acc[i], st * Geo::UP);
+                const V o = __shfl_down_sync(BSRMV_FULL_MASK, acc[i], st * Geo::UP);
                 if (sl + st * Geo::UP < G)
                     acc[i] += o;
             }
@@ -211,7 +213,7 @@ __global__ void __launch_bounds__(256) k_vecstream(const Args<T> a, int rows)
                 unit[sl * P + i] = acc[i];
         __syncwarp();
         for (int t = sl; mine && t < BS; t += W) { /* W < bs at 16 or 32 rows */
-            T sum = T(0);
+            V sum = V(0);
 #pragma unroll
             for (int b = 0; b < Geo::BPU; ++b)
 #pragma unroll
@@ -223,19 +225,19 @@ __global__ void __launch_bounds__(256) k_vecstream(const Args<T> a, int rows)
     }
 }
 
-template <typename T, int ORD, int BS>
-static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, typename V>
+static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const unsigned grid = bsrmv_grid((a.mb + l.rows - 1) / l.rows * 32, l.threads);
     if ((((uintptr_t)a.val) & 15) == 0)
-        k_vecstream<T, ORD, BS, true><<<grid, l.threads, 0, s>>>(a, l.rows);
+        k_vecstream<T, ORD, BS, true, V><<<grid, l.threads, 0, s>>>(a, l.rows);
     else
-        k_vecstream<T, ORD, BS, false><<<grid, l.threads, 0, s>>>(a, l.rows);
+        k_vecstream<T, ORD, BS, false, V><<<grid, l.threads, 0, s>>>(a, l.rows);
     return cudaGetLastError();
 }
 
-template <typename T>
-int launch_vecstream(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+template <typename T, typename V>
+int launch_vecstream(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     if (l.rows < 1 || l.threads % 32 || l.threads < 32 || l.threads > 256)
         return LAUNCH_NOT_BUILT;
@@ -253,7 +255,7 @@ int launch_vecstream(const Args<T> &a, int order, const Launch &l, cudaStream_t 
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_vecstream)
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_vecstream)
 BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_vecstream)
 
 } // namespace bsrmv_cuda

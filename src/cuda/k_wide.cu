@@ -4,10 +4,10 @@
 
 namespace bsrmv_cuda {
 
-template <typename T, int ORD, int BS, int G, bool VECTOR>
-__global__ void __launch_bounds__(256) k_wide(const Args<T> a)
+template <typename T, int ORD, int BS, int G, bool VECTOR, typename V>
+__global__ void __launch_bounds__(256) k_wide(const Args<T, V> a)
 {
-    using Lane = WideLane<T, ORD, BS, G, VECTOR>;
+    using Lane = WideLane<T, ORD, BS, G, VECTOR, VECTOR ? 64 : 32, false, V>;
     const Lane wl(threadIdx.x & (G - 1));
     constexpr int GPW = 32 / G; /* groups per warp */
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
@@ -22,27 +22,27 @@ __global__ void __launch_bounds__(256) k_wide(const Args<T> a)
             e = a.row_ptr[row + 1];
         }
         const bool mine = row < a.mb && !long_row(a, s, e);
-        T acc[Lane::NACC];
+        V acc[Lane::NACC];
 #pragma unroll
         for (int i = 0; i < Lane::NACC; ++i)
-            acc[i] = T(0);
+            acc[i] = V(0);
         if (mine && wl.on)
             wl.sum(a, s, e, acc);
-        const T sum = wl.reduce(acc);
+        const V sum = wl.reduce(acc);
         if (mine && wl.stores())
             store_y(a, row * BS + wl.out_row(), sum);
     }
 }
 
-template <typename T, int ORD, int BS, int G, bool VECTOR>
-static cudaError_t run(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, int G, bool VECTOR, typename V>
+static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
-    k_wide<T, ORD, BS, G, VECTOR><<<bsrmv_grid((a.mb * G + 31) / 32 * 32, l.threads), l.threads, 0, s>>>(a);
+    k_wide<T, ORD, BS, G, VECTOR, V><<<bsrmv_grid((a.mb * G + 31) / 32 * 32, l.threads), l.threads, 0, s>>>(a);
     return cudaGetLastError();
 }
 
-template <typename T>
-int launch_wide(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+template <typename T, typename V>
+int launch_wide(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
     if (l.rows != 1 || l.threads % 32 || l.threads < 32 || l.threads > 256)
         return LAUNCH_NOT_BUILT;
@@ -71,7 +71,7 @@ int launch_wide(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cu
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_wide)
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_wide)
 BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_wide)
 
 } // namespace bsrmv_cuda

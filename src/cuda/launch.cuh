@@ -80,7 +80,7 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
 }
 
 /* Float values with double vectors: built for the by-block (K1),
- * by-column and staged (bs 3 and 6) families, the plain kernels of the
+ * by-column, wide, vector-stream and staged families, the plain kernels of the
  * regular matrices (the plan takes the float rows of its table whose
  * kernel is built). */
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c,
@@ -93,6 +93,10 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_byblock<float>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_BY_COLUMN:
         return launch_bycolumn<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_WIDE:
+        return launch_wide<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_VEC_STREAM:
+        return launch_vecstream<float>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_STAGED:
         return launch_staged<float>(a, order, launch_of(m, c, dry), s, err);
     default:

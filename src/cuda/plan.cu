@@ -248,7 +248,7 @@ bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
         const int64_t l = h_row_ptr[i + 1] - h_row_ptr[i];
         mn = l < mn ? l : mn;
     }
-    plan_features_rows(&m->feat, h_row_ptr, m->mb, m->nb, m->bs, m->type, m->order);
+    plan_features_rows(&m->feat, h_row_ptr, m->mb, m->nb, m->bs, m->type, m->vtype, m->order);
     m->len_min = m->mb ? mn : 0;
     m->len_max = (int64_t)m->feat.v[PF_LENMAX];
     m->empty = (int64_t)(m->feat.v[PF_EMPTY] * (double)m->mb + 0.5);

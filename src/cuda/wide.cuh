@@ -66,15 +66,18 @@ struct WideGeom {
 /* The 16-byte loads of val and x need both aligned: where they are not (x
  * comes with each call, val may be wrapped), callers take a
  * value-per-load loop. */
-template <typename T> __host__ __forceinline__ bool wide_aligned(const Args<T> &a)
+template <typename T, typename V> __host__ __forceinline__ bool wide_aligned(const Args<T, V> &a)
 {
     return (((uintptr_t)a.val | (uintptr_t)a.x) & 15) == 0;
 }
 
 /* One lane of a wide group: its place in the geometry, the loop over a
- * block row's blocks and the group's reduction. */
+ * block row's blocks and the group's reduction.  The geometry is val's
+ * (T); x and the sums are of V (double for float values: mixed precision,
+ * whose row-major x loads are then two 16-byte loads for a lane's 4
+ * columns). */
 template <typename T, int ORD, int BS, int G, bool VECTOR, int VALS = VECTOR ? 64 : 32,
-          bool LINES = false>
+          bool LINES = false, typename V = T>
 struct WideLane {
     using Geo = WideGeom<T, BS, G, VECTOR, VALS, LINES>;
     static constexpr int VEC = Geo::VEC, W = Geo::W, NL = Geo::NL, LPL = Geo::LPL, U = Geo::U,
@@ -90,8 +93,8 @@ struct WideLane {
 
     /* adds the lane's products of blocks [s, e) of one block row to acc
      * (call only where on) */
-    __device__ __forceinline__ void sum(const Args<T> &a, int64_t s, int64_t e,
-                                        T (&acc)[NACC]) const
+    __device__ __forceinline__ void sum(const Args<T, V> &a, int64_t s, int64_t e,
+                                        V (&acc)[NACC]) const
     {
         constexpr int64_t BS2 = (int64_t)BS * BS;
         /* L2 priority (common.cuh): at bs 2 the matrix streams evict-first
@@ -99,7 +102,8 @@ struct WideLane {
         constexpr L2h HM = BS == 2 ? L2h::first : L2h::normal;
         for (int64_t b = s + lb; b - lb < e; b += U * BPS) {
             int32_t col[U];
-            T v[U][LPL][VEC], xv[U][ORD == ROW ? VEC : LPL];
+            T v[U][LPL][VEC];
+            V xv[U][ORD == ROW ? VEC : LPL];
             int n = 0; /* steps of this batch inside the row */
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -118,13 +122,13 @@ struct WideLane {
                 }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                const T *xb = a.x + (int64_t)col[u] * BS;
+                const V *xb = a.x + (int64_t)col[u] * BS;
                 if constexpr (ORD == ROW) {
                     ldv_vec<true>(xb + cv * VEC, xv[u], u < n);
                 } else {
 #pragma unroll
                     for (int i = 0; i < LPL; ++i) {
-                        T x1[1];
+                        V x1[1];
                         ldv_vec<true>(xb + lj + NL * i, x1, u < n && lj + NL * i < BS);
                         xv[u][i] = x1[0];
                     }
@@ -137,25 +141,25 @@ struct WideLane {
 #pragma unroll
                     for (int q = 0; q < VEC; ++q) {
                         if constexpr (ORD == ROW)
-                            madd(acc[i], v[u][i][q], xv[u][q]);
+                            madd(acc[i], V(v[u][i][q]), xv[u][q]);
                         else
-                            madd(acc[q], v[u][i][q], xv[u][i]);
+                            madd(acc[q], V(v[u][i][q]), xv[u][i]);
                     }
         }
     }
 
     /* The group's row sums (every lane of the warp calls it): this lane's
      * sum, of row out_row() of the block row where stores(). */
-    __device__ __forceinline__ T reduce(T (&acc)[NACC]) const
+    __device__ __forceinline__ V reduce(V (&acc)[NACC]) const
     {
         if constexpr (ORD == ROW) {
-            T sum = lanes_to_rows<T, NACC, W>(acc, cv); /* row lj + NL*(cv % LP2) */
+            V sum = lanes_to_rows<V, NACC, W>(acc, cv); /* row lj + NL*(cv % LP2) */
 #pragma unroll
             for (int k = 1; k < BPS; k *= 2) /* the same row of the other blocks */
                 sum += __shfl_xor_sync(BSRMV_FULL_MASK, sum, k * BS * W);
             return sum;
         } else {
-            return lanes_to_rows<T, NACC, NL, W>(acc, sl); /* row cv*VEC + sl % VEC */
+            return lanes_to_rows<V, NACC, NL, W>(acc, sl); /* row cv*VEC + sl % VEC */
         }
     }
     __device__ __forceinline__ int out_row() const

@@ -6,6 +6,7 @@
 
 static const char *const names[PF_COUNT] = {
     "mean", "cv", "maxmean", "lenmax", "empty", "mb", "nnzb", "l2", "memsm", "rowsm", "staged", "irregular",
+    "mixed",
 };
 
 const char *plan_feature_name(int i)
@@ -14,7 +15,7 @@ const char *plan_feature_name(int i)
 }
 
 void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, int64_t nb, int bs,
-                        bsrmv_type type, bsrmv_order order)
+                        bsrmv_type type, bsrmv_type vtype, bsrmv_order order)
 {
     memset(f, 0, sizeof *f);
     f->bs = bs;
@@ -32,7 +33,7 @@ void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, in
     const double mean = mb ? sum / (double)mb : 0;
     const double sd = mb ? sqrt(fmax(0.0, sq / (double)mb - mean * mean)) : 0;
     const int64_t nnzb = mb ? row_ptr[mb] - row_ptr[0] : 0;
-    const double ts = (double)bsrmv_type_size(type);
+    const double ts = (double)bsrmv_type_size(type), vs = (double)bsrmv_type_size(vtype);
     f->v[PF_MEAN] = mean;
     f->v[PF_CV] = mean > 0 ? sd / mean : 0;
     f->v[PF_MAXMEAN] = mean > 0 ? (double)mx / mean : 0;
@@ -42,9 +43,10 @@ void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, in
     f->v[PF_NNZB] = (double)nnzb;
     /* the bytes of bsrmv_matrix_spmv_bytes, kept in l2 until the device's
      * size divides them */
-    f->v[PF_L2] = (double)nnzb * bs * bs * ts + (double)nnzb * 4 + (double)(mb + 1) * 8 + (double)nb * bs * ts +
-                  (double)mb * bs * ts;
+    f->v[PF_L2] = (double)nnzb * bs * bs * ts + (double)nnzb * 4 + (double)(mb + 1) * 8 + (double)nb * bs * vs +
+                  (double)mb * bs * vs;
     f->v[PF_IRREGULAR] = mx >= 256 && (double)mx > 16.0 * mean;
+    f->v[PF_MIXED] = vtype != type;
 }
 
 void plan_features_device(plan_features *f, double l2_bytes, double dram_gbps, int sms, int cc)

@@ -37,6 +37,7 @@ enum plan_feature {
     PF_ROWSM,     /* rowsm     scalar rows per SM                            */
     PF_STAGED,    /* staged    1 where the bulk-copy kernels run (sm_90)     */
     PF_IRREGULAR, /* irregular 1: lenmax >= 256 and lenmax > 16 x mean       */
+    PF_MIXED,     /* mixed     1: float values with double vectors           */
     PF_COUNT
 };
 
@@ -48,9 +49,10 @@ typedef struct plan_features {
 } plan_features;
 
 /* The row-length features from a host row_ptr[mb + 1], and the size ones;
- * nb and the value type give the SpMV bytes. */
+ * nb, the value type and the vector type (vtype: x and y) give the SpMV
+ * bytes. */
 void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, int64_t nb, int bs,
-                        bsrmv_type type, bsrmv_order order);
+                        bsrmv_type type, bsrmv_type vtype, bsrmv_order order);
 /* The device ones: L2 bytes, peak DRAM GB/s, SMs, compute capability x10. */
 void plan_features_device(plan_features *f, double l2_bytes, double dram_gbps, int sms, int cc);
 const char *plan_feature_name(int i);

@@ -3,9 +3,10 @@
  * the float-rounded values within the double bound, for every bs with a
  * by-column kernel and runtime ones, both block orders, alpha/beta in {0,
  * 1, -2.5}, y poisoned with NaN, empty rows, non-square shapes, with the
- * plan's choice and each by-column group forced, the staged kernel at bs
- * 3 and 6 (sm_90); what is not built refused; the refined GPU solve against the host one.  Exit 77 (skipped)
- * when there is no CUDA device. */
+ * plan's choice and every candidate the handle lists forced (by-block,
+ * K1, by-column, wide, vector stream, staged at bs 3 and 6 on sm_90);
+ * what is not built refused; the refined GPU solve against the host one.
+ * Exit 77 (skipped) when there is no CUDA device. */
 #include "testutil.h"
 
 #include <cuda_runtime.h>
@@ -56,36 +57,42 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     bsrmv_gpu_plan_info p;
     TU_OK(bsrmv_gpu_matrix_get_plan(dM, &p));
     TU_CHECK(p.type == BSRMV_FLOAT && p.vector_type == BSRMV_DOUBLE, "plan types");
-    TU_CHECK(p.config.kernel == BSRMV_GPU_BY_COLUMN || p.config.kernel == BSRMV_GPU_BY_BLOCK ||
-                 p.config.kernel == BSRMV_GPU_K1_SMALL || p.config.kernel == BSRMV_GPU_STAGED,
-             "plan chose %d", (int)p.config.kernel);
+    const bsrmv_gpu_kernel pk = p.config.kernel;
+    TU_CHECK(pk == BSRMV_GPU_BY_COLUMN || pk == BSRMV_GPU_BY_BLOCK || pk == BSRMV_GPU_K1_SMALL ||
+                 pk == BSRMV_GPU_WIDE || pk == BSRMV_GPU_VEC_STREAM || pk == BSRMV_GPU_STAGED,
+             "plan chose %d", (int)pk);
     double *x = tu_random_vector(in.cols, BSRMV_DOUBLE, seed + 1);
     for (int64_t j = 0; j < in.cols; j++) /* bits below float precision */
         x[j] *= 1.0 + 0x1p-30 * (double)(j % 7);
-    /* the plan's choice, then each by-block, K1 and by-column group built
-     * for this bs (several block rows per group too) */
-    const bsrmv_gpu_config cfgs[] = {
-        {BSRMV_GPU_AUTO, 0, 0, 0, 0},         {BSRMV_GPU_BY_COLUMN, 8, 1, 128, 0},
-        {BSRMV_GPU_BY_COLUMN, 16, 4, 256, 0}, {BSRMV_GPU_BY_COLUMN, 32, 1, 128, 0},
-        {BSRMV_GPU_BY_BLOCK, 8, 1, 128, 0},   {BSRMV_GPU_BY_BLOCK, 16, 1, 128, 0},
-        {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0},  {BSRMV_GPU_K1_SMALL, 32, 4, 256, 0},
-        {BSRMV_GPU_STAGED, 2, 1, 128, 3},     {BSRMV_GPU_STAGED, 4, 1, 256, 3},
-        {BSRMV_GPU_STAGED, 8, 2, 256, 4}};
-    int built = 0, staged = 0;
-    for (size_t g = 0; g < sizeof cfgs / sizeof cfgs[0]; g++) {
-        if (g > 0 && bsrmv_gpu_matrix_set_config(dM, &cfgs[g]) != BSRMV_SUCCESS)
-            continue;
-        built++;
+    /* the plan's choice (slot 0), then every candidate */
+    enum { MAXCFG = 96 };
+    bsrmv_gpu_config cfgs[MAXCFG + 1] = {{BSRMV_GPU_AUTO, 0, 0, 0, 0}};
+    int nc = 0;
+    TU_OK(bsrmv_gpu_candidates(dM, cfgs + 1, MAXCFG, &nc));
+    TU_CHECK(nc >= 2 && nc <= MAXCFG, "bs %d: %d candidates", in.bs, nc);
+    int staged = 0, wide = 0, vs = 0;
+    for (int g = 0; g <= nc; g++) {
+        if (g > 0)
+            TU_OK(bsrmv_gpu_matrix_set_config(dM, &cfgs[g]));
         staged += cfgs[g].kernel == BSRMV_GPU_STAGED;
+        wide += cfgs[g].kernel == BSRMV_GPU_WIDE;
+        vs += cfgs[g].kernel == BSRMV_GPU_VEC_STREAM;
+        /* every alpha/beta pair for the plan's choice, two for the others */
         for (int ia = 0; ia < 3; ia++)
             for (int ib = 0; ib < 3; ib++) {
+                if (g > 0 && !(ia == 2 && ib == 0) && !(ia == 1 && ib == 2))
+                    continue;
                 double *y0 = coefs[ib] == 0 ? tu_nan_vector(in.rows, BSRMV_DOUBLE)
                                             : tu_random_vector(in.rows, BSRMV_DOUBLE, seed + 2);
                 check_device(what, M, dM, x, coefs[ia], coefs[ib], y0);
                 free(y0);
             }
     }
-    TU_CHECK(built >= 2, "bs %d: no forced configuration built", in.bs);
+    const int bs = in.bs;
+    const int wwide = bs == 2 || bs == 4 || bs == 8 || bs == 12 || bs == 16 || bs == 24 || bs == 32;
+    TU_CHECK(wwide ? wide >= 2 : wide == 0, "%s bs %d: %d wide candidates", what, bs, wide);
+    const int wvs = (bs >= 2 && bs <= 6) || bs == 8;
+    TU_CHECK(wvs ? vs >= 1 : vs == 0, "%s bs %d: %d vector-stream candidates", what, bs, vs);
     /* staged buffers hold the longest row's blocks: not the long row */
     int dev = 0, major = 0;
     TU_CHECK(cudaGetDevice(&dev) == cudaSuccess &&
