@@ -243,8 +243,8 @@ def sym_table(run, device, lines, level):
         groups[(r["case"], r["bs"], r.get("threads", 0))].append(r)
     if device == "gpu":
         lines.append("Time in ms; full: the dispatcher's pick on the full storage; sym: the plan of the "
-                     "symmetric handle (a SYM kernel, or where the full storage takes at most twice the "
-                     "L2 the full copy the handle keeps, docs/SYMMETRIC.md), and the fastest SYM "
+                     "symmetric handle (a SYM kernel, or where the full storage fits the L2 the full "
+                     "copy the handle keeps, docs/SYMMETRIC.md), and the fastest SYM "
                      "configuration; speed-up = full / sym.")
         lines.append("")
         lines.append("| matrix | bs | full MB | sym MB | full ms | sym ms (pick) | speed-up | best SYM | speed-up |")

@@ -753,14 +753,15 @@ bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
 /* Copy a host matrix to `device` (stream may be NULL: the legacy default
  * stream; the copy is complete when the call returns).  A matrix in
  * symmetric storage stays so on the device (the SYM kernels); where its
- * full storage takes at most twice the device's L2 cache, the handle also
+ * full storage fits the device's L2 cache, the handle also
  * holds that full storage (about twice the stored bytes more), which the
  * plan runs: there the SYM kernels' atomics cost more than the bytes they
  * save (docs/SYMMETRIC.md).  A configuration set by hand runs on the
  * symmetric arrays.  The device
  * matrix keeps A's vector type: a mixed-precision A (float values, double
- * vectors; bs <= 32) multiplies double x and y with the by-column kernels,
- * chosen from the float rows of the plan's table; op T and symmetric
+ * vectors; bs <= 32) multiplies double x and y with the by-block,
+ * by-column, wide, vector-stream and staged kernels, chosen from the
+ * plan's rows for the pair and its float rows; op T and symmetric
  * storage are not built for it (BSRMV_ERR_UNSUPPORTED).  Complex matrices
  * upload, wrap and multiply (bsrmv_gpu_spmv, bsrmv_gpu_spmv_scalars, every
  * op); the other GPU entry points refuse them (docs/COMPLEX.md). */

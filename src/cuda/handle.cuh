@@ -25,7 +25,7 @@ struct bsrmv_gpu_matrix {
     bool owns;
     bool sym;  /* symmetric storage: only the SYM kernels apply          */
     bool herm; /* ... Hermitian (complex values): A(J,I) = A(I,J)^H      */
-    /* Symmetric storage whose full storage is at most twice the L2: the
+    /* Symmetric storage whose full storage fits the L2: the
      * full storage too (sym_full_copy in matrix.cu), which the plan's own
      * choice runs (use_full); a configuration set by hand or by the
      * measured choice runs on the symmetric arrays. */

@@ -139,20 +139,21 @@ static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, i
 }
 
 /* Symmetric storage on the GPU pays for its mirrored half with atomics:
- * it wins where the matrix streams from DRAM (1.29-1.42x the full storage
- * on SPD 27-point grids of ~300 MB), and loses where the full storage is
- * read from L2 or nearly so: 0.43-0.98x on promoted bcsstk16, bcsstk25,
- * crystm01, msc04515 and s1rmq4m1 of 8-85 MB full (H100, L2 50 MB;
- * docs/SYMMETRIC.md).  Up to twice the L2, then, the handle also keeps the
- * full storage, and the plan runs it.  Best effort: without the memory
- * for it the symmetric kernels run. */
+ * it wins where the matrix streams from DRAM (1.45-1.63x the full storage
+ * on SPD 27-point grids of ~560 MB, 1.24-1.66x on promoted bcsstk16,
+ * bcsstk25 and s1rmq4m1 at bs 6, 75-85 MB full), and loses where the full
+ * storage is read from L2: 0.63-0.99x on the same matrices and crystm01,
+ * msc04515 at bs 3, 4 and 6, 8-39 MB full (H100, L2 50 MB, calls back to
+ * back; docs/SYMMETRIC.md).  Where the full storage fits the L2, then,
+ * the handle also keeps it, and the plan runs it.  Best effort: without
+ * the memory for it the symmetric kernels run. */
 static void sym_full_copy(bsrmv_gpu_matrix *m, const bsrmv_matrix *A, void *stream)
 {
     int l2 = 0;
     size_t full = 0;
     if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, m->device) != cudaSuccess ||
         !bsrmv_bytes(2 * A->nnzb * A->bs * A->bs, bsrmv_type_size(A->type), &full) ||
-        full > 2 * (size_t)l2) {
+        full > (size_t)l2) {
         cudaGetLastError();
         return;
     }
