@@ -14,6 +14,14 @@ static void cfg_is(const bsrmv_gpu_config *c, const char *want)
     TU_CHECK(!strcmp(b, want), "chose %s, wanted %s", b, want);
 }
 
+/* The table's choice for f is want. */
+static void picks(const plan_table *t, const plan_features *f, const char *want)
+{
+    bsrmv_gpu_config c;
+    TU_CHECK(plan_table_lookup(t, f, NULL, NULL, &c, NULL), "no choice, wanted %s", want);
+    cfg_is(&c, want);
+}
+
 /* A matrix of mb block rows of length len, one of them long. */
 static void features_of(plan_features *f, int64_t mb, int64_t len, int64_t longest, int bs, bsrmv_type t,
                         bsrmv_order o, double l2_bytes)
@@ -139,50 +147,39 @@ int main(void)
      * H200's or without the copy engine by-block */
     features_of(&f, 1000000, 27, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "staged/g2/r1/t128/p3");
+    picks(d, &f, "staged/g2/r1/t128/p3");
     f.v[PF_MEMSM] = 4800.0 / 132;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "by_block/g32/r1/t128/p0");
+    picks(d, &f, "by_block/g32/r1/t128/p0");
     f.v[PF_MEMSM] = 3350.0 / 132;
     f.v[PF_STAGED] = 0;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "by_block/g32/r1/t128/p0");
+    picks(d, &f, "by_block/g32/r1/t128/p0");
     f.v[PF_STAGED] = 1;
     f.bs = 2;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "wide/g16/r1/t128/p0");
+    picks(d, &f, "wide/g16/r1/t128/p0");
     f.type = BSRMV_FLOAT;
     f.bs = 8;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "vec_stream/g32/r1/t128/p0");
+    picks(d, &f, "vec_stream/g32/r1/t128/p0");
     /* float values with double vectors (H100): wide with 16 lanes a row
      * at bs 4 where float values with float vectors take 32, and staged
      * with 4 lanes and 256 threads at bs 3 */
     f.bs = 4;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "wide/g32/r1/t128/p0");
+    picks(d, &f, "wide/g32/r1/t128/p0");
     f.v[PF_MIXED] = 1;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "mixed grid");
-    cfg_is(&c, "wide/g16/r1/t128/p0");
+    picks(d, &f, "wide/g16/r1/t128/p0");
     f.bs = 3;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "mixed grid");
-    cfg_is(&c, "staged/g4/r1/t256/p3");
+    picks(d, &f, "staged/g4/r1/t256/p3");
     f.v[PF_MIXED] = 0;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "grid");
-    cfg_is(&c, "staged/g2/r1/t128/p3");
+    picks(d, &f, "staged/g2/r1/t128/p3");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
     f.v[PF_L2] = 6;
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "bs 12 grid");
-    cfg_is(&c, "k2_medium/g4/r1/t0/p5");
+    picks(d, &f, "k2_medium/g4/r1/t0/p5");
     /* power-law rows, large: the lane-sequential merge path at bs 2 */
     features_of(&f, 1000000, 16, 4096, 2, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
     TU_CHECK(f.v[PF_IRREGULAR] == 1, "irregular");
-    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &c, NULL), "power-law");
-    cfg_is(&c, "merge_path/g1/r1/t256/p192");
+    picks(d, &f, "merge_path/g1/r1/t256/p192");
     printf("test_plan_table: ok (%d rows in the built-in table)\n", d->n);
     return 0;
 }
