@@ -55,7 +55,7 @@ done
 python3 - "$OUT/spmv.jsonl" <<'PY' | tee "$OUT/spmv_summary.txt"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-for bs in sorted({r["bs"] for r in recs}):
+for bs in sorted({r["bs"] for r in recs if "bs" in r}):  # not the bandwidth record
     rows = [r for r in recs if r["bs"] == bs and r.get("backend") == "gpu"]
     pick, best = {}, {}
     for r in rows:
