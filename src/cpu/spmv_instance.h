@@ -15,6 +15,7 @@
 #endif
 #ifndef BLOCK_SIMD
 #define BLOCK_SIMD(clauses) PRAGMA_(omp simd clauses)
+#define BLOCK_VECTORS /* real values and vectors of one type: kernel_template.h's vector types apply */
 #endif
 
 #include "kernel_template.h"
