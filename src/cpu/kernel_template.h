@@ -64,29 +64,36 @@ INLINE void FN(block_n)(const int bs, const int pad, const bsrmv_order order, co
 
 /* GCC's vector types (BLOCK_VECTORS: real values and vectors of one
  * type; __builtin_shufflevector: GCC 12, clang) for the transpose of
- * column-major blocks of bs = 4k below. */
+ * column-major blocks of even bs >= 4 below. */
 #if defined(BLOCK_VECTORS) && (defined(__clang__) || __GNUC__ >= 12)
-#define BLOCK_T4
+#define BLOCK_TILES
 typedef V FN(v4) __attribute__((vector_size(4 * sizeof(V))));
-/* yj += A^T xi for a column-major block of bs = 4k: each 4x4 tile's
- * columns transposed in registers into rows, then yj += xi[r] * row r.
- * crystm01 promoted, one thread: the symmetric product 1.45-1.52x the full
- * storage at bs 4 (the dot products: 1.13-1.38x), 1.44-1.57x at bs 8
- * (1.27-1.52x), 1.13-1.21x at bs 12 (0.94-1.06x); the transpose product
- * 1.05-1.4x faster at bs 4 and 8, level at 16. */
-INLINE void FN(block_t4)(const int bs, V *restrict yj, const T *restrict a,
-                         const V *restrict xi)
+typedef V FN(v2) __attribute__((vector_size(2 * sizeof(V))));
+#define LD_(v, p) memcpy(&(v), (p), sizeof(v))
+/* yj += A^T xi for a column-major block of even bs >= 4, by tiles of 4 or
+ * 2 rows and columns (4 where 4 are left): each tile's columns transposed
+ * in registers into rows, then yj += xi[r] * row r.  crystm01 promoted,
+ * one thread: the symmetric product 1.45-1.52x the full storage at bs 4
+ * (the dot products: 1.13-1.38x), 1.44-1.57x at bs 8 (1.27-1.52x),
+ * 1.13-1.21x at bs 12 (0.94-1.06x); five promoted matrices at bs 6
+ * 1.43-1.68x (1.28-1.49x); the transpose product 1.05-1.4x faster at bs 4
+ * and 8, up to 1.14x at bs 6, level at 16.  At bs 2 the 2x2 tile was level
+ * with the rows. */
+INLINE void FN(block_tiles)(const int bs, V *restrict yj, const T *restrict a,
+                            const V *restrict xi)
 {
-    for (int c = 0; c < bs; c += 4) {
+    int c = 0;
+    for (; c + 4 <= bs; c += 4) {
         FN(v4) y;
-        memcpy(&y, yj + c, sizeof y);
-        for (int r = 0; r < bs; r += 4) {
+        LD_(y, yj + c);
+        int r = 0;
+        for (; r + 4 <= bs; r += 4) {
             FN(v4) c0, c1, c2, c3;
             const T *t = a + c * bs + r;
-            memcpy(&c0, t, sizeof c0);
-            memcpy(&c1, t + bs, sizeof c1);
-            memcpy(&c2, t + 2 * bs, sizeof c2);
-            memcpy(&c3, t + 3 * bs, sizeof c3);
+            LD_(c0, t);
+            LD_(c1, t + bs);
+            LD_(c2, t + 2 * bs);
+            LD_(c3, t + 3 * bs);
             const FN(v4) t0 = __builtin_shufflevector(c0, c1, 0, 4, 2, 6);
             const FN(v4) t1 = __builtin_shufflevector(c0, c1, 1, 5, 3, 7);
             const FN(v4) t2 = __builtin_shufflevector(c2, c3, 0, 4, 2, 6);
@@ -96,13 +103,49 @@ INLINE void FN(block_t4)(const int bs, V *restrict yj, const T *restrict a,
             y += __builtin_shufflevector(t0, t2, 2, 3, 6, 7) * xi[r + 2];
             y += __builtin_shufflevector(t1, t3, 2, 3, 6, 7) * xi[r + 3];
         }
+        if (r < bs) { /* 2 rows x 4 columns */
+            FN(v2) h0, h1, h2, h3;
+            const T *t = a + c * bs + r;
+            LD_(h0, t);
+            LD_(h1, t + bs);
+            LD_(h2, t + 2 * bs);
+            LD_(h3, t + 3 * bs);
+            const FN(v4) p = __builtin_shufflevector(h0, h1, 0, 2, 1, 3);
+            const FN(v4) q = __builtin_shufflevector(h2, h3, 0, 2, 1, 3);
+            y += __builtin_shufflevector(p, q, 0, 1, 4, 5) * xi[r];
+            y += __builtin_shufflevector(p, q, 2, 3, 6, 7) * xi[r + 1];
+        }
+        memcpy(yj + c, &y, sizeof y);
+    }
+    if (c < bs) { /* the last 2 columns: pairs of rows in the halves of s */
+        FN(v2) y;
+        LD_(y, yj + c);
+        FN(v4) s = {0};
+        int r = 0;
+        for (; r + 4 <= bs; r += 4) {
+            FN(v4) c0, c1, xv;
+            LD_(c0, a + c * bs + r);
+            LD_(c1, a + (c + 1) * bs + r);
+            LD_(xv, xi + r);
+            s += __builtin_shufflevector(c0, c1, 0, 4, 1, 5) * __builtin_shufflevector(xv, xv, 0, 0, 1, 1);
+            s += __builtin_shufflevector(c0, c1, 2, 6, 3, 7) * __builtin_shufflevector(xv, xv, 2, 2, 3, 3);
+        }
+        if (r < bs) {
+            FN(v2) h0, h1;
+            LD_(h0, a + c * bs + r);
+            LD_(h1, a + (c + 1) * bs + r);
+            y += __builtin_shufflevector(h0, h1, 0, 2) * xi[r];
+            y += __builtin_shufflevector(h0, h1, 1, 3) * xi[r + 1];
+        }
+        y += __builtin_shufflevector(s, s, 0, 1) + __builtin_shufflevector(s, s, 2, 3);
         memcpy(yj + c, &y, sizeof y);
     }
 }
+#undef LD_
 #endif
 
 /* yj[c] += sum_r A(r,c) * xi[r]: one block transposed (conjugated when
- * cj) times xi.  Column-major blocks of bs = 4k by tiles (block_t4) where
+ * cj) times xi.  Column-major blocks of even bs >= 4 by tiles (block_tiles) where
  * the vector types apply; the others either as a dot product per column
  * or, with by_rows, as yj += xi[r] * (row r of the block), values bs
  * apart, both loops unrolled.  GCC makes each dot product a vector
@@ -116,9 +159,9 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, const int cj, con
                         V *restrict yj, const T *restrict a, const V *restrict xi)
 {
 #define A_(at) ((V)(cj ? CONJ(a[at]) : a[at]))
-#ifdef BLOCK_T4
-    if (order == BSRMV_COL_MAJOR && bs % 4 == 0) {
-        FN(block_t4)(bs, yj, a, xi);
+#ifdef BLOCK_TILES
+    if (order == BSRMV_COL_MAJOR && bs % 2 == 0 && bs >= 4) {
+        FN(block_tiles)(bs, yj, a, xi);
         return;
     }
 #endif
