@@ -265,14 +265,31 @@ def mixed_rows(bs, row):
     built for it timed (docs/MIXED.md): staged with 4 lanes a scalar row
     and 256 threads at bs 3 (2610-2641 GB/s, the float row's 2 lanes
     2493-2504), wide with 16 lanes a row at bs 4 (2626-2997, 32 lanes
-    2290-2435), wide at column-major bs 8 (3047, the vector stream 2944)."""
+    2290-2435), wide at column-major bs 8 (3047, the vector stream 2944),
+    by-column with 16 lanes at column-major bs 6 (grids of 197 and 290 MB:
+    2684-2748 GB/s, the float row's staged kernel 2555-2624)."""
     if bs == 3:
         return [(("staged=1",), cfg("staged", 4, 1, 256, 3))]
     if bs == 4:
         return [((), cfg("wide", 16, 1, 128, 0))]
     if bs == 8 and not row:
         return [((), cfg("wide", 32, 1, 128, 0))]
+    if bs == 6 and not row:
+        return [((), cfg("by_column", 16, 1, 256, 0))]
     return []
+
+
+def mixed_early_rows(bs, dbl, row):
+    """Rows of the pair at column-major bs 6 on matrices other than the
+    grids, ahead of the learned (float) rows: by-column with 32 lanes,
+    whose lanes take two rows of a column each (H100, promoted bcsstk16,
+    bcsstk25, s1rmq4m1 and crack, every kernel built for the pair timed;
+    on 13 other matrices within 5% of the pair's best kernel in 12, where
+    the float rows' picks were in 3; the balanced kernels are not built for
+    the pair)."""
+    if dbl or row or bs != 6:
+        return []
+    return [(("mixed=1",), cfg("by_column", 32, 1, 128, 0))]
 
 
 def plain_rows(bs, dbl, row):
@@ -439,7 +456,7 @@ def stream_rows(bs, dbl, row):
     return [(("l2>=0.3", "cv>=0.9"), frag), (("l2>=0.3", "cv>=0.45", "mean>=9"), frag)]
 
 
-EARLY_ROWS = (short_rows, stream_rows)
+EARLY_ROWS = (short_rows, stream_rows, mixed_early_rows)
 
 
 # ---- output -----------------------------------------------------------------
@@ -496,6 +513,9 @@ def write_table(out, model, device, nheld):
         for order in ("col", "row"):
             for conds, c in stream_rows(12, ty == "double", order == "row"):
                 out.write("%-6s %s %2d %-32s %s\n" % (ty, order, 12, c, " ".join(conds)))
+    out.write("# Float values with double vectors, column-major bs 6 (rule rows).\n")
+    for conds, c in mixed_early_rows(6, False, False):
+        out.write("%-6s %s %2d %-32s %s\n" % ("float", "col", 6, c, " ".join(conds)))
     out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % nheld)
     for (bs, ty, order), (tree, l2max, mmmax) in sorted(model.items()):
         for conds, c in leaves(tree):

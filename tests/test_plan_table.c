@@ -168,7 +168,16 @@ int main(void)
     picks(d, &f, "wide/g16/r1/t128/p0");
     f.bs = 3;
     picks(d, &f, "staged/g4/r1/t256/p3");
+    /* bs 6: by-column, 16 lanes on the grid, 32 on a matrix within the
+     * L2, where the float rows take the vector stream */
+    f.bs = 6;
+    picks(d, &f, "by_column/g16/r1/t256/p0");
+    f.v[PF_L2] = 0.5;
+    picks(d, &f, "by_column/g32/r1/t128/p0");
     f.v[PF_MIXED] = 0;
+    picks(d, &f, "vec_stream/g32/r1/t128/p0");
+    f.v[PF_L2] = 20;
+    f.bs = 3;
     picks(d, &f, "staged/g2/r1/t128/p3");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */

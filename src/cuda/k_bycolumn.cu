@@ -6,21 +6,69 @@
  * go through the read-only cache.  Each group takes `rows` consecutive block
  * rows; the inner loop is column_sum (common.cuh).  G = 1 is the scalar
  * CSR kernel (thread per row) at bs 1, G = 4..32 the vector kernel.
- * Partial sums are reduced with shuffles (group_reduce). */
+ * Partial sums are reduced with shuffles (group_reduce).  At column-major
+ * bs 6 a lane takes two rows of the column (run, below). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
 
-template <typename T, int ORD, int BS, int G, typename V>
+/* column_sum with VPL consecutive rows of a column-major block per lane,
+ * one 8- or 16-byte load (bs / VPL lanes per column), in batches of U
+ * steps as gather_sum; acc[i] is row r0 + i. */
+template <typename T, int U, int VPL, bool KEEP_L1, typename V>
+__device__ __forceinline__ void column_sum_vec(const Args<T, V> &a, int bs, int r0, int cslot,
+                                               int ncol, int64_t s, int64_t e, V (&acc)[VPL])
+{
+    const int64_t bs2 = (int64_t)bs * bs;
+    const int dq = ncol / bs, dr = ncol % bs;
+    auto next = [&](Tap &t) {
+        t.blk += dq;
+        t.c += dr;
+        if (t.c >= bs) {
+            t.c -= bs;
+            ++t.blk;
+        }
+    };
+    Tap t{s + cslot / bs, cslot % bs};
+    while (t.blk < e) {
+        int32_t col[U];
+        T v[U][VPL];
+        V xv[U];
+        int n = 0;
+        const Tap t0 = t;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const bool in = t.blk < e;
+            n += in;
+            col[u] = in ? ldc(a.col_idx + t.blk) : 0;
+            next(t);
+        }
+        t = t0;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            ldv_vec<KEEP_L1>(a.val + t.blk * bs2 + (int64_t)t.c * bs + r0, v[u], u < n);
+            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : V(0);
+            next(t);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int i = 0; i < VPL; ++i)
+                madd(acc[i], V(v[u][i]), xv[u]);
+    }
+}
+
+template <typename T, int ORD, int BS, int G, typename V, int VPL>
 __global__ void __launch_bounds__(256)
 k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
     const int bs = BS ? BS : a.bs;
     const int lane = threadIdx.x & (G - 1);
-    const int ncol = G / bs;         /* block columns per step */
-    const int active = ncol * bs;    /* lanes doing work       */
-    const int r = lane % bs;
-    const int cslot = lane / bs;
+    const int lpc = bs / VPL;          /* lanes per scalar column    */
+    const int ncol = G / lpc;          /* scalar columns per step    */
+    const int active = ncol * lpc;     /* lanes doing work           */
+    const int r = lane % lpc;          /* rows r*VPL .. r*VPL+VPL-1  */
+    const int cslot = lane / lpc;
     const int64_t gpw = 32 / G; /* groups per warp */
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
@@ -39,6 +87,9 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
     constexpr bool WIDE = sizeof(V) >= 8;
     constexpr int U = WIDE && BS == 6 ? 4 : WIDE || (BS >= 1 && BS <= 7) ? 8 : 4;
     constexpr bool BATCHED = WIDE || (ORD == ROW && BS >= 5 && BS <= 7);
+    /* VPL > 1: 64 bytes of val in flight per lane (128: 1.2-1.5x slower
+     * for the mixed pair, level for double) */
+    constexpr int UV = 64 / (VPL * (int)sizeof(T));
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
         const int64_t grp = w * gpw + gin;
@@ -46,28 +97,49 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
         for (int k = 0; k < rows_per_group; ++k) { /* uniform trip count */
             const int64_t row = row0 + k;
             const bool valid = grp < groups && row < a.mb;
-            V acc = V(0);
+            V acc[VPL] = {};
             int64_t s = 0, e = 0;
             if (valid) {
                 s = a.row_ptr[row];
                 e = a.row_ptr[row + 1];
             }
             const bool mine = valid && !long_row(a, s, e);
-            if (mine && lane < active)
-                acc = column_sum<T, ORD, U, (G < 16), BATCHED>(a, bs, r, cslot, ncol, s, e);
-            acc = group_reduce<V, G>(acc, lane, bs, ncol);
-            if (mine && lane < bs)
-                store_y(a, row * bs + lane, acc);
+            if constexpr (VPL > 1) {
+                if (mine && lane < active)
+                    column_sum_vec<T, UV, VPL, (G < 16)>(a, bs, r * VPL, cslot, ncol, s, e, acc);
+            } else if (mine && lane < active) {
+                acc[0] = column_sum<T, ORD, U, (G < 16), BATCHED>(a, bs, r, cslot, ncol, s, e);
+            }
+#pragma unroll
+            for (int i = 0; i < VPL; ++i) {
+                acc[i] = group_reduce<V, G>(acc[i], lane, lpc, ncol);
+                if (mine && lane < lpc)
+                    store_y(a, row * bs + lane * VPL + i, acc[i]);
+            }
         }
     }
 }
 
+/* Column-major bs 6, real values: two rows of a column per lane (one 8-
+ * or 16-byte load; 3 lanes a column, 10 columns a warp step), where a
+ * value per lane ran out of issue slots for float values.  H100, 27-point
+ * grid of 564 MB (double), by-column with 32 lanes: double 3016 GB/s
+ * (a value per lane: 2933), float values with double vectors 2689 (1933),
+ * float 2565 (2103); bs-6 promotions of bcsstk16, bcsstk25 and crack,
+ * double: 1.09-1.15x.  Where val is not aligned to the load (a wrapped
+ * array): a value per lane. */
 template <typename T, int ORD, int BS, int G, typename V>
 static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t groups = (a.mb + l.rows - 1) / l.rows;
     const int threads = l.threads;
-    k_bycolumn<T, ORD, BS, G, V><<<bsrmv_grid(groups * G, threads), threads, 0, s>>>(a, l.rows, groups);
+    const dim3 grid = bsrmv_grid(groups * G, threads);
+    if constexpr (ORD == COL && BS == 6 && !is_cplx<T>::value)
+        if (((uintptr_t)a.val & (2 * sizeof(T) - 1)) == 0) {
+            k_bycolumn<T, ORD, BS, G, V, 2><<<grid, threads, 0, s>>>(a, l.rows, groups);
+            return cudaGetLastError();
+        }
+    k_bycolumn<T, ORD, BS, G, V, 1><<<grid, threads, 0, s>>>(a, l.rows, groups);
     return cudaGetLastError();
 }
 
