@@ -179,6 +179,14 @@ int main(void)
     f.v[PF_L2] = 20;
     f.bs = 3;
     picks(d, &f, "staged/g2/r1/t128/p3");
+    /* a stiffness matrix of even rows within the L2 at column-major bs
+     * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column, where
+     * the learned rows say staged */
+    features_of(&f, 4875, 22, 27, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    TU_CHECK(f.v[PF_L2] < 1 && f.v[PF_MAXMEAN] < 2, "stiffness features");
+    picks(d, &f, "by_column/g32/r1/t128/p0");
+    f.order = BSRMV_ROW_MAJOR;
+    picks(d, &f, "staged/g8/r1/t128/p3");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
