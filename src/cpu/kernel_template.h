@@ -88,30 +88,24 @@ INLINE void FN(block_tiles)(const int bs, V *restrict yj, const T *restrict a,
         LD_(y, yj + c);
         int r = 0;
         for (; r + 4 <= bs; r += 4) {
-            FN(v4) c0, c1, c2, c3;
-            const T *t = a + c * bs + r;
-            LD_(c0, t);
-            LD_(c1, t + bs);
-            LD_(c2, t + 2 * bs);
-            LD_(c3, t + 3 * bs);
-            const FN(v4) t0 = __builtin_shufflevector(c0, c1, 0, 4, 2, 6);
-            const FN(v4) t1 = __builtin_shufflevector(c0, c1, 1, 5, 3, 7);
-            const FN(v4) t2 = __builtin_shufflevector(c2, c3, 0, 4, 2, 6);
-            const FN(v4) t3 = __builtin_shufflevector(c2, c3, 1, 5, 3, 7);
+            FN(v4) k[4]; /* columns c.. of rows r..r+3 */
+            for (int j = 0; j < 4; j++)
+                LD_(k[j], a + (c + j) * bs + r);
+            const FN(v4) t0 = __builtin_shufflevector(k[0], k[1], 0, 4, 2, 6);
+            const FN(v4) t1 = __builtin_shufflevector(k[0], k[1], 1, 5, 3, 7);
+            const FN(v4) t2 = __builtin_shufflevector(k[2], k[3], 0, 4, 2, 6);
+            const FN(v4) t3 = __builtin_shufflevector(k[2], k[3], 1, 5, 3, 7);
             y += __builtin_shufflevector(t0, t2, 0, 1, 4, 5) * xi[r];
             y += __builtin_shufflevector(t1, t3, 0, 1, 4, 5) * xi[r + 1];
             y += __builtin_shufflevector(t0, t2, 2, 3, 6, 7) * xi[r + 2];
             y += __builtin_shufflevector(t1, t3, 2, 3, 6, 7) * xi[r + 3];
         }
         if (r < bs) { /* 2 rows x 4 columns */
-            FN(v2) h0, h1, h2, h3;
-            const T *t = a + c * bs + r;
-            LD_(h0, t);
-            LD_(h1, t + bs);
-            LD_(h2, t + 2 * bs);
-            LD_(h3, t + 3 * bs);
-            const FN(v4) p = __builtin_shufflevector(h0, h1, 0, 2, 1, 3);
-            const FN(v4) q = __builtin_shufflevector(h2, h3, 0, 2, 1, 3);
+            FN(v2) h[4];
+            for (int j = 0; j < 4; j++)
+                LD_(h[j], a + (c + j) * bs + r);
+            const FN(v4) p = __builtin_shufflevector(h[0], h[1], 0, 2, 1, 3);
+            const FN(v4) q = __builtin_shufflevector(h[2], h[3], 0, 2, 1, 3);
             y += __builtin_shufflevector(p, q, 0, 1, 4, 5) * xi[r];
             y += __builtin_shufflevector(p, q, 2, 3, 6, 7) * xi[r + 1];
         }

@@ -325,8 +325,9 @@ struct Tap {
     int c;
 };
 
-/* sum of val[off(t)] * x[col_idx[t.blk]*bs + t.c] over t = start,
- * next(start), ... while t.blk < end, in that order.  U steps go in one
+/* acc[i] += val[off(t) + i] * x[col_idx[t.blk]*bs + t.c], i < N, over t =
+ * start, next(start), ... while t.blk < end, in that order (N > 1: one
+ * load of N values, off(t) aligned to it).  U steps go in one
  * batch: first every col_idx load of the batch, then val and x, then the
  * FMAs, so that a batch costs two memory latencies (col_idx -> x) whatever
  * U, and steps past `end` are predicated off: a short block row (27
@@ -335,14 +336,13 @@ struct Tap {
  * three chains in flight.  next() moves by
  * addition: dividing a scalar index by bs cost more issue slots than the
  * loads at bs 3, 5, 6, 7. */
-template <typename T, int U, bool KEEP_L1, typename V, typename Next, typename Off>
-__device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int64_t end, Next next,
-                                        Off off)
+template <typename T, int U, bool KEEP_L1, int N, typename V, typename Next, typename Off>
+__device__ __forceinline__ void gather_sums(const Args<T, V> &a, int bs, Tap t, int64_t end, Next next,
+                                            Off off, V (&acc)[N])
 {
-    V acc = V(0);
     while (t.blk < end) {
         int32_t col[U];
-        T v[U];
+        T v[U][N];
         V xv[U];
         int n = 0; /* steps of this batch inside the row */
         const Tap t0 = t;
@@ -356,16 +356,44 @@ __device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int6
         t = t0;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            v[u] = u < n ? ldv<KEEP_L1>(a.val + off(t)) : T(0);
+            if constexpr (N == 1)
+                v[u][0] = u < n ? ldv<KEEP_L1>(a.val + off(t)) : T(0);
+            else
+                ldv_vec<KEEP_L1>(a.val + off(t), v[u], u < n);
             xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : V(0);
             next(t);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            madd(acc, V(v[u]), xv[u]);
+#pragma unroll
+            for (int i = 0; i < N; ++i)
+                madd(acc[i], V(v[u][i]), xv[u]);
     }
-    return acc;
 }
+
+template <typename T, int U, bool KEEP_L1, typename V, typename Next, typename Off>
+__device__ __forceinline__ V gather_sum(const Args<T, V> &a, int bs, Tap t, int64_t end, Next next,
+                                        Off off)
+{
+    V acc[1] = {V(0)};
+    gather_sums<T, U, KEEP_L1, 1>(a, bs, t, end, next, off, acc);
+    return acc[0];
+}
+
+/* gather_sum's next() for a group that covers ncol scalar columns of a
+ * block row per step (dq = ncol / bs blocks and dr = ncol % bs columns) */
+struct ColumnStep {
+    int dq, dr, bs;
+    __device__ __forceinline__ void operator()(Tap &t) const
+    {
+        t.blk += dq;
+        t.c += dr;
+        if (t.c >= bs) {
+            t.c -= bs;
+            ++t.blk;
+        }
+    }
+};
 
 /* The by-column inner loop (Eberhardt & Hoemmen Alg. 3) over blocks
  * [s, e) of one block row: the lane with row r and column slot cslot of a
@@ -385,17 +413,8 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 {
     const int64_t bs2 = (int64_t)bs * bs;
     if constexpr (BATCHED) {
-        const int dq = ncol / bs, dr = ncol % bs; /* a step: ncol scalar columns */
         return gather_sum<T, U, KEEP_L1>(
-            a, bs, Tap{s + cslot / bs, cslot % bs}, e,
-            [&](Tap &t) {
-                t.blk += dq;
-                t.c += dr;
-                if (t.c >= bs) {
-                    t.c -= bs;
-                    ++t.blk;
-                }
-            },
+            a, bs, Tap{s + cslot / bs, cslot % bs}, e, ColumnStep{ncol / bs, ncol % bs, bs},
             [&](const Tap &t) {
                 return ORD == COL ? t.blk * bs2 + (int64_t)t.c * bs + r
                                   : t.blk * bs2 + (int64_t)r * bs + t.c;

@@ -12,52 +12,6 @@
 
 namespace bsrmv_cuda {
 
-/* column_sum with VPL consecutive rows of a column-major block per lane,
- * one 8- or 16-byte load (bs / VPL lanes per column), in batches of U
- * steps as gather_sum; acc[i] is row r0 + i. */
-template <typename T, int U, int VPL, bool KEEP_L1, typename V>
-__device__ __forceinline__ void column_sum_vec(const Args<T, V> &a, int bs, int r0, int cslot,
-                                               int ncol, int64_t s, int64_t e, V (&acc)[VPL])
-{
-    const int64_t bs2 = (int64_t)bs * bs;
-    const int dq = ncol / bs, dr = ncol % bs;
-    auto next = [&](Tap &t) {
-        t.blk += dq;
-        t.c += dr;
-        if (t.c >= bs) {
-            t.c -= bs;
-            ++t.blk;
-        }
-    };
-    Tap t{s + cslot / bs, cslot % bs};
-    while (t.blk < e) {
-        int32_t col[U];
-        T v[U][VPL];
-        V xv[U];
-        int n = 0;
-        const Tap t0 = t;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const bool in = t.blk < e;
-            n += in;
-            col[u] = in ? ldc(a.col_idx + t.blk) : 0;
-            next(t);
-        }
-        t = t0;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            ldv_vec<KEEP_L1>(a.val + t.blk * bs2 + (int64_t)t.c * bs + r0, v[u], u < n);
-            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : V(0);
-            next(t);
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int i = 0; i < VPL; ++i)
-                madd(acc[i], V(v[u][i]), xv[u]);
-    }
-}
-
 template <typename T, int ORD, int BS, int G, typename V, int VPL>
 __global__ void __launch_bounds__(256)
 k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
@@ -104,9 +58,12 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
                 e = a.row_ptr[row + 1];
             }
             const bool mine = valid && !long_row(a, s, e);
-            if constexpr (VPL > 1) {
+            if constexpr (VPL > 1) { /* column-major: rows r*VPL.. of each column */
+                const int64_t bs2 = (int64_t)bs * bs;
                 if (mine && lane < active)
-                    column_sum_vec<T, UV, VPL, (G < 16)>(a, bs, r * VPL, cslot, ncol, s, e, acc);
+                    gather_sums<T, UV, (G < 16), VPL>(
+                        a, bs, Tap{s + cslot / bs, cslot % bs}, e, ColumnStep{ncol / bs, ncol % bs, bs},
+                        [&](const Tap &t) { return t.blk * bs2 + (int64_t)t.c * bs + r * VPL; }, acc);
             } else if (mine && lane < active) {
                 acc[0] = column_sum<T, ORD, U, (G < 16), BATCHED>(a, bs, r, cslot, ncol, s, e);
             }
