@@ -156,29 +156,28 @@ int main(void)
     f.v[PF_STAGED] = 1;
     f.bs = 2;
     picks(d, &f, "wide/g16/r1/t128/p0");
+    /* float at bs 8, and float values with double vectors (mixed, H100):
+     * wide with 16 lanes a row at bs 4 where float vectors take 32,
+     * staged with 4 lanes and 256 threads at bs 3, and at bs 6 by-column,
+     * 16 lanes on the grid, 32 on a matrix within the L2, where the float
+     * rows take the vector stream */
+    static const struct {
+        int bs, mixed;
+        double l2;
+        const char *want;
+    } grid_float[] = {
+        {8, 0, 20, "vec_stream/g32/r1/t128/p0"}, {4, 0, 20, "wide/g32/r1/t128/p0"},
+        {4, 1, 20, "wide/g16/r1/t128/p0"},       {3, 1, 20, "staged/g4/r1/t256/p3"},
+        {6, 1, 20, "by_column/g16/r1/t256/p0"},  {6, 1, 0.5, "by_column/g32/r1/t128/p0"},
+        {6, 0, 0.5, "vec_stream/g32/r1/t128/p0"}, {3, 0, 20, "staged/g2/r1/t128/p3"},
+    };
     f.type = BSRMV_FLOAT;
-    f.bs = 8;
-    picks(d, &f, "vec_stream/g32/r1/t128/p0");
-    /* float values with double vectors (H100): wide with 16 lanes a row
-     * at bs 4 where float values with float vectors take 32, and staged
-     * with 4 lanes and 256 threads at bs 3 */
-    f.bs = 4;
-    picks(d, &f, "wide/g32/r1/t128/p0");
-    f.v[PF_MIXED] = 1;
-    picks(d, &f, "wide/g16/r1/t128/p0");
-    f.bs = 3;
-    picks(d, &f, "staged/g4/r1/t256/p3");
-    /* bs 6: by-column, 16 lanes on the grid, 32 on a matrix within the
-     * L2, where the float rows take the vector stream */
-    f.bs = 6;
-    picks(d, &f, "by_column/g16/r1/t256/p0");
-    f.v[PF_L2] = 0.5;
-    picks(d, &f, "by_column/g32/r1/t128/p0");
-    f.v[PF_MIXED] = 0;
-    picks(d, &f, "vec_stream/g32/r1/t128/p0");
-    f.v[PF_L2] = 20;
-    f.bs = 3;
-    picks(d, &f, "staged/g2/r1/t128/p3");
+    for (size_t i = 0; i < sizeof grid_float / sizeof grid_float[0]; i++) {
+        f.bs = grid_float[i].bs;
+        f.v[PF_MIXED] = grid_float[i].mixed;
+        f.v[PF_L2] = grid_float[i].l2;
+        picks(d, &f, grid_float[i].want);
+    }
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column, where
      * the learned rows say staged */
