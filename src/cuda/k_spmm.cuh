@@ -47,8 +47,13 @@ struct MmLaunch {
  * two), by bs; the kernel is built for these pairs only.  Measured on
  * 27-point grids (H100, row-major X, vectors per second against KT SpMVs,
  * with the runs copied synchronously):
- *   - bs 3, KT 4: (2, 2) 2.48x, (4, 1) 2.09x, (1, 4) 2.20x; at KT 8 (4, 2)
- *     3.66x, (2, 4) 3.50x, (1, 8) 3.19x.
+ *   - bs 3, KT 4: (2, 2) 2.48x, (4, 1) 2.09x, (1, 4) 2.20x.
+ *   - bs 2 and 3, KT 8, the runs copied asynchronously: bs 3 (2, 4) 4.54x,
+ *     (4, 2) 4.04x, (1, 8) 3.62x; bs 2 (2, 4) 1.03x faster than (4, 2).
+ *     The X loads set the time: a warp load reaches a line per block of
+ *     the run, so P lanes per block take 12/P loads of L1 per block at bs
+ *     3 (the L1 at 85% of its peak with (4, 2), 67% with (2, 4); ncu).
+ *     At KT 16 (4, 4) stays: 1.07x faster than (2, 8).
  *   - bs 6: a vector per lane wins from KT 2 on, (1, 4) 3.48x against (4, 1)
  *     2.54x, (1, 8) 5.59x against (4, 2) 4.07x; bs 5, 7 and 8 the same
  *     way (KT 16 at bs 8: (1, 16) 1.9x faster than (4, 4)).
@@ -60,7 +65,7 @@ __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
     return kt <= 1   ? MmLaunch{1, 1, 32, 0}
            : bs <= 3 ? (kt == 2   ? MmLaunch{2, 1, 32, 0}
                         : kt == 4 ? (bs == 3 ? MmLaunch{2, 2, 32, 0} : MmLaunch{4, 1, 32, 0})
-                        : kt == 8 ? MmLaunch{4, 2, 32, 0}
+                        : kt == 8 ? (bs == 1 ? MmLaunch{4, 2, 32, 0} : MmLaunch{2, 4, 32, 0})
                                   : MmLaunch{4, 4, 32, 0})
            : bs == 4 ? (kt == 2   ? MmLaunch{1, 2, 32, 0}
                         : kt == 4 ? MmLaunch{2, 2, 32, 0}
