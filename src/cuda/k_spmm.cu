@@ -388,19 +388,44 @@ cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, c
     return order == COL ? run_width<T, V, COL>(a, l, s) : run_width<T, V, ROW>(a, l, s);
 }
 
-/* Consecutive threads write consecutive values of xp (whole lines) and so
- * read 32/kc consecutive rows of each column (a sector per column at kc 4
- * and 8); reading a column per warp instead wrote a value per sector. */
+/* A thread block per PACK_ROWS rows of the chunk, through shared memory:
+ * each thread reads its row's kc values, a column at a time (a warp reads
+ * 32 consecutive values of a column, whole lines; the kc loads in flight
+ * together), then the block writes the rows' ldp values (past kc: zeros)
+ * with consecutive threads on consecutive values of xp.  A row of the tile
+ * takes an odd number of slots, so that a warp's stores into the tile hit
+ * distinct banks.  A thread per value of xp needed a 64-bit division to
+ * find its row and column. */
+constexpr int PACK_ROWS = 256;
+
 template <typename T>
-__global__ void k_spmm_pack(const T *__restrict__ x, int64_t ldx, int64_t n, int kc,
-                            T *__restrict__ xp, int64_t ldp)
+__global__ void __launch_bounds__(PACK_ROWS)
+k_spmm_pack(const T *__restrict__ x, int64_t ldx, int64_t n, int kc, T *__restrict__ xp, int ldp)
 {
-    const int64_t total = n * kc;
-    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < total;
-         q += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = q / kc;
-        const int j = (int)(q - i * kc);
-        xp[i * ldp + j] = x[i + j * ldx];
+    __shared__ T tile[PACK_ROWS * (SPMM_MAX_KT + 1)];
+    const int S = kc | 1;
+    const int t = threadIdx.x;
+    for (int64_t base = (int64_t)blockIdx.x * PACK_ROWS; base < n;
+         base += (int64_t)gridDim.x * PACK_ROWS) {
+        const int rows = n - base < PACK_ROWS ? (int)(n - base) : PACK_ROWS;
+        if (t < rows) {
+            T v[SPMM_MAX_KT];
+#pragma unroll
+            for (int j = 0; j < SPMM_MAX_KT; ++j)
+                if (j < kc)
+                    v[j] = x[base + t + (int64_t)j * ldx];
+#pragma unroll
+            for (int j = 0; j < SPMM_MAX_KT; ++j)
+                if (j < kc)
+                    tile[t * S + j] = v[j];
+        }
+        __syncthreads();
+        T *out = xp + base * ldp;
+        for (int e = t; e < rows * ldp; e += PACK_ROWS) {
+            const int r = e / ldp, j = e - r * ldp;
+            out[e] = j < kc ? tile[r * S + j] : T(0);
+        }
+        __syncthreads(); /* the tile is refilled by the next rows */
     }
 }
 
@@ -410,10 +435,12 @@ cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, 
 {
     if (n <= 0)
         return cudaSuccess;
-    unsigned g = bsrmv_grid(n * kc, 256);
+    if (kc < 1 || ldp < kc || ldp > SPMM_MAX_KT)
+        return cudaErrorInvalidValue;
+    unsigned g = bsrmv_grid(n, PACK_ROWS);
     if (g > 65536)
         g = 65536;
-    k_spmm_pack<T><<<g, 256, 0, s>>>(x, ldx, n, kc, xp, ldp);
+    k_spmm_pack<T><<<g, PACK_ROWS, 0, s>>>(x, ldx, n, kc, xp, (int)ldp);
     return cudaGetLastError();
 }
 

@@ -7,6 +7,11 @@
 
 namespace bsrmv_cuda {
 
+/* Vectors per pass over A.  Wider chunks would read A less often but need
+ * more lanes (or registers) per block row; at 16 the matrix is already
+ * a small part of the traffic against X and Y. */
+#define SPMM_MAX_KT 16
+
 /* One chunk of vectors.  Values of type T, X, Y and the sums of type V (T,
  * or double for float values: mixed precision, as Args<T, V>).  Entry
  * (i, j) of X's chunk is x[i*xs + j*xj] and of Y y[i*ys + j*yj]
@@ -49,7 +54,7 @@ struct MmLaunch {
  * with the runs copied synchronously):
  *   - bs 3, KT 4: (2, 2) 2.48x, (4, 1) 2.09x, (1, 4) 2.20x.
  *   - bs 2 and 3, KT 8, the runs copied asynchronously: bs 3 (2, 4) 4.54x,
- *     (4, 2) 4.04x, (1, 8) 3.62x; bs 2 (2, 4) 1.03x faster than (4, 2).
+ *     (4, 2) 4.04x, (1, 8) 3.62x; bs 2 (2, 4) 1.18x faster than (4, 2).
  *     The X loads set the time: a warp load reaches a line per block of
  *     the run, so P lanes per block take 12/P loads of L1 per block at bs
  *     3 (the L1 at 85% of its peak with (4, 2), 67% with (2, 4); ncu).
@@ -98,7 +103,7 @@ cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, c
 template <typename T, typename V>
 cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),
- * n rows.  This and the scale: vectors only, built for double and float. */
+ * n rows; kc <= ldp <= SPMM_MAX_KT.  This and the scale: vectors only, built for double and float. */
 template <typename T>
 cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, int64_t ldp,
                              cudaStream_t s);

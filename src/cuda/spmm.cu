@@ -9,11 +9,6 @@
 
 using namespace bsrmv_cuda;
 
-/* Vectors per pass over A.  Wider chunks would read A less often but need
- * more lanes (or registers) per block row; at 16 the matrix is already
- * a small part of the traffic against X and Y. */
-#define SPMM_MAX_KT 16
-
 /* The geometry of a chunk of kc vectors: the first row whose bs_max and
  * kt_max cover the matrix's bs and the chunk width KT (kc rounded up to a
  * power of two), for the layout (-1: either).
