@@ -103,7 +103,8 @@ cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, c
 template <typename T, typename V>
 cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),
- * n rows; kc <= ldp <= SPMM_MAX_KT.  This and the scale: vectors only, built for double and float. */
+ * n rows; kc <= ldp <= SPMM_MAX_KT.  This and the scale: vectors only,
+ * built for double and float. */
 template <typename T>
 cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, int64_t ldp,
                              cudaStream_t s);
