@@ -281,28 +281,29 @@ def mixed_rows(bs, row):
 
 def bycolumn6_rows(bs, dbl, row):
     """Rows of column-major bs 6 ahead of the learned rows: by-column with
-    32 lanes, whose lanes take two rows of a column each, one 8- or 16-byte
-    load (k_bycolumn.cu) -- faster than the by-column kernel the learned
-    rows were learned with.  H100 (bench/results/plan-h100/bs6_col.jsonl.gz:
-    every kernel on every shared matrix promoted to bs 6, both timing
-    modes), read on training matrices only: within 5% of the best kernel
-    on the matrices of 2000 block rows or more with rows of even length
-    (maxmean < 8) and mean < 40 blocks or cv < 0.45 in double (the learned
-    rows 1.16-1.36x behind it on crystm01, msc04515, bcsstk25 and ex31),
-    with cv >= 0.4 and mean < 40 in float (where the staged kernel leads
-    on the matrices of most even rows); for float values with double
-    vectors on all of 2000 block rows or more: the balanced kernels are not
-    built for the pair, and the float rows' vector stream ran 1.2-3.3x
-    behind it.  On the 8 held-out matrices the table's pick at bs 6 is
-    within 5% of the best kernel in 81% of the cases, the table without
-    these rows 69%."""
+    32 lanes, whose lanes take a 16-byte piece of the values each (two rows
+    of a column in double, four values over two columns in float; two rows
+    in 8 bytes for float values with double vectors; k_bycolumn.cu) --
+    faster than the by-column kernel the learned rows were learned with.
+    H100 (bench/results/plan-h100/bs6_col.jsonl.gz: every kernel on every
+    shared matrix promoted to bs 6, both timing modes), read on training
+    matrices only: within 5% of the best kernel on the matrices of 2000
+    block rows or more with rows of even length (maxmean < 8) and mean < 40
+    blocks or cv < 0.45 in double (the learned rows 1.16-1.36x behind it on
+    crystm01, msc04515, bcsstk25 and ex31); in float on every matrix of
+    1000 block rows or more with rows of even length but crack (1.14-1.15x
+    behind by-column with 16 lanes; the learned rows' staged and vector-
+    stream kernels 1.11-1.43x behind it on 11 of them); for float values
+    with double vectors on all of 2000 block rows or more: the balanced
+    kernels are not built for the pair, and the float rows' vector stream
+    ran 1.2-3.3x behind it."""
     if row or bs != 6:
         return []
     bc = cfg("by_column", 32, 1, 128, 0)
     even = ("mb>=2000", "maxmean<8")
     if dbl:
         return [(even + ("mean<40",), bc), (even + ("cv<0.45",), bc)]
-    return [(("mixed=1", "mb>=2000"), bc), (even + ("cv>=0.4", "mean<40"), bc)]
+    return [(("mixed=1", "mb>=2000"), bc), (("mb>=1000", "maxmean<8"), bc)]
 
 
 def plain_rows(bs, dbl, row):
@@ -318,7 +319,9 @@ def plain_rows(bs, dbl, row):
         out.append((("mean<12",), short))
     if bs == 1:
         return out + [((), cfg("by_column", 4, 1, 256, 0))]
-    if not dbl and bs in (3, 6, 7, 12):
+    # float column-major bs 6: by-column (the last row), four values a lane:
+    # 3025 GB/s, staged 2699 (H100, 564 MB grid)
+    if not dbl and bs in (3, 6, 7, 12) and (row or bs != 6):
         out.append((("maxmean<=2", "staged=1"), cfg("staged", 4 if bs in (6, 12) else 2, 1, 128, 3)))
     # H100 (memsm 25), double, 27-point grids of 560-610 MB in three suite
     # runs: wide with 16 lanes a row 2803 GB/s at bs 2 against 8 lanes'
@@ -338,7 +341,8 @@ def plain_rows(bs, dbl, row):
     elif bs <= 5:
         out.append(((), cfg("by_block", 32, 1, 128, 0)))
     elif bs == 6 and not dbl:
-        out.append(((), cfg("vec_stream", 32, 3, 128, 0)))
+        if row:
+            out.append(((), cfg("vec_stream", 32, 3, 128, 0)))
     elif bs <= 7:
         out.append(((), bycol32 if dbl or (row and bs == 7) else k2(bs, 2)))
     elif bs == 8:

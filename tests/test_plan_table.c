@@ -158,9 +158,10 @@ int main(void)
     picks(d, &f, "wide/g16/r1/t128/p0");
     /* float at bs 8, and float values with double vectors (mixed, H100):
      * wide with 16 lanes a row at bs 4 where float vectors take 32,
-     * staged with 4 lanes and 256 threads at bs 3, and at bs 6 by-column,
-     * 16 lanes on the grid, 32 on a matrix within the L2, where the float
-     * rows take the vector stream */
+     * staged with 4 lanes and 256 threads at bs 3, and at bs 6 by-column:
+     * the pair 16 lanes on the grid, 32 on a matrix within the L2; float
+     * 32 lanes on both (four values a lane), not staged or the vector
+     * stream */
     static const struct {
         int bs, mixed;
         double l2;
@@ -169,7 +170,8 @@ int main(void)
         {8, 0, 20, "vec_stream/g32/r1/t128/p0"}, {4, 0, 20, "wide/g32/r1/t128/p0"},
         {4, 1, 20, "wide/g16/r1/t128/p0"},       {3, 1, 20, "staged/g4/r1/t256/p3"},
         {6, 1, 20, "by_column/g16/r1/t256/p0"},  {6, 1, 0.5, "by_column/g32/r1/t128/p0"},
-        {6, 0, 0.5, "vec_stream/g32/r1/t128/p0"}, {3, 0, 20, "staged/g2/r1/t128/p3"},
+        {6, 0, 0.5, "by_column/g32/r1/t128/p0"},  {6, 0, 20, "by_column/g32/r1/t128/p0"},
+        {3, 0, 20, "staged/g2/r1/t128/p3"},
     };
     f.type = BSRMV_FLOAT;
     for (size_t i = 0; i < sizeof grid_float / sizeof grid_float[0]; i++) {
@@ -179,11 +181,14 @@ int main(void)
         picks(d, &f, grid_float[i].want);
     }
     /* a stiffness matrix of even rows within the L2 at column-major bs
-     * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column, where
-     * the learned rows say staged */
+     * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
+     * and float, where the learned rows say staged */
     features_of(&f, 4875, 22, 27, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 1 && f.v[PF_MAXMEAN] < 2, "stiffness features");
     picks(d, &f, "by_column/g32/r1/t128/p0");
+    f.type = BSRMV_FLOAT;
+    picks(d, &f, "by_column/g32/r1/t128/p0");
+    f.type = BSRMV_DOUBLE;
     f.order = BSRMV_ROW_MAJOR;
     picks(d, &f, "staged/g8/r1/t128/p3");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the

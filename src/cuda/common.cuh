@@ -335,15 +335,21 @@ struct Tap {
  * dependent chains.  Written as load, multiply, next, ptxas kept two or
  * three chains in flight.  next() moves by
  * addition: dividing a scalar index by bs cost more issue slots than the
- * loads at bs 3, 5, 6, 7. */
-template <typename T, int U, bool KEEP_L1, int N, typename V, typename Next, typename Off>
+ * loads at bs 3, 5, 6, 7.
+ * SPLIT < N: the N values may meet two columns of a block (a 16-byte piece
+ * of column-major bs-6 floats): t.c is the first of a pair of columns,
+ * whose x values are one load (x aligned to it, t.c even), and values
+ * i < SPLIT take the pair's x[dlo], the others x[dhi] (lane constants):
+ * two x loads a step instead ran 1.07x slower with 32 lanes (float, bs-6
+ * grid, H100). */
+template <typename T, int U, bool KEEP_L1, int N, int SPLIT = N, typename V, typename Next, typename Off>
 __device__ __forceinline__ void gather_sums(const Args<T, V> &a, int bs, Tap t, int64_t end, Next next,
-                                            Off off, V (&acc)[N])
+                                            Off off, V (&acc)[N], int dlo = 0, int dhi = 0)
 {
     while (t.blk < end) {
         int32_t col[U];
         T v[U][N];
-        V xv[U];
+        V xv[U], xw[U];
         int n = 0; /* steps of this batch inside the row */
         const Tap t0 = t;
 #pragma unroll
@@ -360,14 +366,22 @@ __device__ __forceinline__ void gather_sums(const Args<T, V> &a, int bs, Tap t, 
                 v[u][0] = u < n ? ldv<KEEP_L1>(a.val + off(t)) : T(0);
             else
                 ldv_vec<KEEP_L1>(a.val + off(t), v[u], u < n);
-            xv[u] = u < n ? ld(a.x + (int64_t)col[u] * bs + t.c) : V(0);
+            const V *xc = a.x + (int64_t)col[u] * bs + t.c;
+            if constexpr (SPLIT == N) {
+                xv[u] = xw[u] = u < n ? ld(xc) : V(0);
+            } else {
+                V pair[2];
+                ldv_vec<true>(xc, pair, u < n);
+                xv[u] = dlo ? pair[1] : pair[0];
+                xw[u] = dhi ? pair[1] : pair[0];
+            }
             next(t);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
             for (int i = 0; i < N; ++i)
-                madd(acc[i], V(v[u][i]), xv[u]);
+                madd(acc[i], V(v[u][i]), i < SPLIT ? xv[u] : xw[u]);
     }
 }
 

@@ -7,21 +7,45 @@
  * rows; the inner loop is column_sum (common.cuh).  G = 1 is the scalar
  * CSR kernel (thread per row) at bs 1, G = 4..32 the vector kernel.
  * Partial sums are reduced with shuffles (group_reduce).  At column-major
- * bs 6 a lane takes two rows of the column (run, below). */
+ * bs 6 a lane takes a 16-byte piece of the values (run, below). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
+
+/* VPL > 1 (column-major, compile-time bs): a lane reads VPL consecutive
+ * values of a block, a piece that may reach into the next column.  The
+ * pieces' pattern repeats every unit of UC = lcm(bs, VPL) / bs columns,
+ * LPU = UC * bs / VPL lanes; lane r of a unit keeps the same positions
+ * r*VPL .. r*VPL + VPL-1 of every unit, so fixed rows.  SPLIT: the values
+ * of a piece that meets two columns that lie in the first (the same for
+ * every such lane where bs % UC == 0). */
+constexpr int pieces_gcd(int x, int y) { return y ? pieces_gcd(y, x % y) : x; }
+constexpr int pieces_split(int bs, int vpl, int lpu)
+{
+    for (int r = 0; r < lpu; ++r)
+        if ((r * vpl) % bs + vpl > bs)
+            return bs - (r * vpl) % bs;
+    return vpl;
+}
+template <int BS, int VPL> struct Pieces {
+    static constexpr int UC = BS ? VPL / pieces_gcd(BS, VPL) : 1;
+    static constexpr int LPU = BS ? UC * BS / VPL : 1;
+    static constexpr int SPLIT = BS ? pieces_split(BS, VPL, LPU) : VPL;
+};
 
 template <typename T, int ORD, int BS, int G, typename V, int VPL>
 __global__ void __launch_bounds__(256)
 k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
+    using Pc = Pieces<BS, VPL>;
+    static_assert(VPL == 1 || (ORD == COL && BS > 0 && BS % Pc::UC == 0 && Pc::LPU <= G),
+                  "pieces of compile-time column-major blocks, units inside a block");
     const int bs = BS ? BS : a.bs;
     const int lane = threadIdx.x & (G - 1);
-    const int lpc = bs / VPL;          /* lanes per scalar column    */
-    const int ncol = G / lpc;          /* scalar columns per step    */
+    const int lpc = VPL > 1 ? Pc::LPU : bs; /* lanes per unit (scalar column) */
+    const int ncol = G / lpc;          /* units per step             */
     const int active = ncol * lpc;     /* lanes doing work           */
-    const int r = lane % lpc;          /* rows r*VPL .. r*VPL+VPL-1  */
+    const int r = lane % lpc;          /* VPL > 1: values r*VPL..    */
     const int cslot = lane / lpc;
     const int64_t gpw = 32 / G; /* groups per warp */
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
@@ -42,7 +66,7 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
     constexpr int U = WIDE && BS == 6 ? 4 : WIDE || (BS >= 1 && BS <= 7) ? 8 : 4;
     constexpr bool BATCHED = WIDE || (ORD == ROW && BS >= 5 && BS <= 7);
     /* VPL > 1: 64 bytes of val in flight per lane (128: 1.2-1.5x slower
-     * for the mixed pair, level for double) */
+     * for the mixed pair, level for double, 1.02-1.03x slower for float) */
     constexpr int UV = 64 / (VPL * (int)sizeof(T));
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
@@ -58,44 +82,74 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
                 e = a.row_ptr[row + 1];
             }
             const bool mine = valid && !long_row(a, s, e);
-            if constexpr (VPL > 1) { /* column-major: rows r*VPL.. of each column */
-                const int64_t bs2 = (int64_t)bs * bs;
+            if constexpr (VPL > 1) { /* the unit's first column, then pieces */
+                constexpr int64_t bs2 = BS * BS;
+                const int c0 = cslot * Pc::UC, step = ncol * Pc::UC;
                 if (mine && lane < active)
-                    gather_sums<T, UV, (G < 16), VPL>(
-                        a, bs, Tap{s + cslot / bs, cslot % bs}, e, ColumnStep{ncol / bs, ncol % bs, bs},
-                        [&](const Tap &t) { return t.blk * bs2 + (int64_t)t.c * bs + r * VPL; }, acc);
+                    gather_sums<T, UV, (G < 16), VPL, Pc::SPLIT>(
+                        a, bs, Tap{s + c0 / BS, c0 % BS}, e, ColumnStep{step / BS, step % BS, BS},
+                        [&](const Tap &t) { return t.blk * bs2 + (int64_t)t.c * BS + r * VPL; }, acc,
+                        r * VPL / BS, (r * VPL + VPL - 1) / BS);
             } else if (mine && lane < active) {
                 acc[0] = column_sum<T, ORD, U, (G < 16), BATCHED>(a, bs, r, cslot, ncol, s, e);
             }
+            if constexpr (Pc::UC == 1) { /* lane r < lpc: rows r*VPL.. */
 #pragma unroll
-            for (int i = 0; i < VPL; ++i) {
-                acc[i] = group_reduce<V, G>(acc[i], lane, lpc, ncol);
-                if (mine && lane < lpc)
-                    store_y(a, row * bs + lane * VPL + i, acc[i]);
+                for (int i = 0; i < VPL; ++i) {
+                    acc[i] = group_reduce<V, G>(acc[i], lane, lpc, ncol);
+                    if (mine && lane < lpc)
+                        store_y(a, row * bs + lane * VPL + i, acc[i]);
+                }
+            } else { /* value i of unit lane k lies at row (k*VPL + i) % bs:
+                      * lane t < bs gathers its row's sums from the unit's
+                      * lanes (this end for two rows a lane too cost double
+                      * 3% at bs 6: rows of 27 blocks are short) */
+                V sum = V(0);
+#pragma unroll
+                for (int i = 0; i < VPL; ++i) {
+                    const V tot = group_reduce<V, G>(acc[i], lane, lpc, ncol);
+                    int k = -1;
+#pragma unroll
+                    for (int q = 0; q < Pc::LPU; ++q)
+                        if ((q * VPL + i) % BS == lane)
+                            k = q;
+                    const V o = __shfl_sync(BSRMV_FULL_MASK, tot, k < 0 ? 0 : k, G);
+                    if (k >= 0)
+                        sum += o;
+                }
+                if (mine && lane < BS)
+                    store_y(a, row * BS + lane, sum);
             }
         }
     }
 }
 
-/* Column-major bs 6, real values: two rows of a column per lane (one 8-
- * or 16-byte load; 3 lanes a column, 10 columns a warp step), where a
- * value per lane ran out of issue slots for float values.  H100, 27-point
- * grid of 564 MB (double), by-column with 32 lanes: double 3016 GB/s
- * (a value per lane: 2933), float values with double vectors 2689 (1933),
- * float 2565 (2103); bs-6 promotions of bcsstk16, bcsstk25 and crack,
- * double: 1.09-1.15x.  Where val is not aligned to the load (a wrapped
- * array): a value per lane. */
+/* Column-major bs 6, real values: several values per lane, one load,
+ * where a value per lane ran out of issue slots for float values.  H100,
+ * 27-point grid of 564 MB, by-column with 32 lanes:
+ *  - double, two rows of a column (3 lanes a column): 3024 GB/s (a value
+ *    per lane: 2933); bs-6 promotions of bcsstk16, bcsstk25 and crack
+ *    1.09-1.15x;
+ *  - float, four values over two columns (3 lanes two columns): 3041 GB/s
+ *    (two rows a lane: 2549, a value: 2103);
+ *  - float values with double vectors, two rows a lane (8-byte loads): 2689
+ *    (a value: 1933); four values a lane ran 1.01-1.03x slower.
+ * Where val or x is not aligned to the loads (wrapped arrays): a value per
+ * lane. */
 template <typename T, int ORD, int BS, int G, typename V>
 static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const int64_t groups = (a.mb + l.rows - 1) / l.rows;
     const int threads = l.threads;
     const dim3 grid = bsrmv_grid(groups * G, threads);
-    if constexpr (ORD == COL && BS == 6 && !is_cplx<T>::value)
-        if (((uintptr_t)a.val & (2 * sizeof(T) - 1)) == 0) {
-            k_bycolumn<T, ORD, BS, G, V, 2><<<grid, threads, 0, s>>>(a, l.rows, groups);
+    if constexpr (ORD == COL && BS == 6 && !is_cplx<T>::value) {
+        constexpr int VPL = std::is_same<T, V>::value ? 16 / sizeof(T) : 2;
+        const bool xpair = Pieces<BS, VPL>::UC == 1 || ((uintptr_t)a.x & (2 * sizeof(V) - 1)) == 0;
+        if (((uintptr_t)a.val & (VPL * sizeof(T) - 1)) == 0 && xpair) {
+            k_bycolumn<T, ORD, BS, G, V, VPL><<<grid, threads, 0, s>>>(a, l.rows, groups);
             return cudaGetLastError();
         }
+    }
     k_bycolumn<T, ORD, BS, G, V, 1><<<grid, threads, 0, s>>>(a, l.rows, groups);
     return cudaGetLastError();
 }
