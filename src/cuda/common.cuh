@@ -487,14 +487,14 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 /* ... and, per complex type (Z double, C float), the families that read
  * val in 16-byte pieces (wide, vector stream) or copy it to shared memory
  * (staged), at the sizes where by-block and by-column stay below the read
- * bandwidth on 27-point grids: complex double bs 2, 7, 8, complex float
+ * bandwidth on 27-point grids: complex double bs 2, 3, 7, 8, complex float
  * bs 3, and the wide kernel at bs 2 for both types.  The vector stream is
  * built where its unit fits a warp (complex double bs 7 and 8 would need
  * 49 and 64 lanes). */
 #define BSRMV_WIDE_Z_LIST(X) X(2, 8) X(2, 16)
 #define BSRMV_WIDE_C_LIST(X) X(2, 8) X(2, 16) X(3, 8)
 #define BSRMV_VECSTREAM_C_LIST(X) X(3, 0)
-#define BSRMV_STAGED_Z_LIST(X) X(7, 0) X(8, 0)
+#define BSRMV_STAGED_Z_LIST(X) X(3, 0) X(7, 0) X(8, 0)
 #define BSRMV_STAGED_C_LIST(X) X(3, 0)
 /* K2 for complex double at bs 6-8, whose blocks move the bytes of real
  * blocks of bs 8.5-11 (where K2 wins on real grids): X(BS, NTG). */

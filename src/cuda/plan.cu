@@ -77,9 +77,11 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * scripts/gpu_complex.sh, every built candidate against cuSPARSE's
      * complex paths): on such large regular matrices (the grid conditions
      * of the real table) wide at bs 2, staged at complex float bs 3 and
-     * complex double bs 7, K2 at complex double bs 8 (2834 GB/s against
-     * by-column's 2675); by-block at bs 2-4 otherwise, by-column
-     * elsewhere (by-block lost to by-column from bs 5). */
+     * complex double bs 3 and 7, K2 at complex double bs 8 (2834 GB/s
+     * against by-column's 2675); by-block at bs 2-4 otherwise, by-column
+     * elsewhere (by-block lost to by-column from bs 5).  Complex double
+     * bs 3, 552 MB grid: staged with 8 lanes a row and 256 threads 2830-
+     * 2835 GB/s, by-block 2545-2663. */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
         const bool z = m->type == BSRMV_COMPLEX_DOUBLE;
@@ -87,9 +89,9 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         if (grid && m->bs == 2)
             g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
                   : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, 256, 0};
-        else if (grid && (z ? m->bs == 7 : m->bs == 3))
-            g = z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
-                  : bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3};
+        else if (grid && (m->bs == 3 || (z && m->bs == 7)))
+            g = !z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3}
+                   : bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, m->bs == 3 ? 256 : 128, 3};
         else if (grid && z && m->bs == 8)
             g = bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, 4, 1, 0, 8};
         if (g.kernel != BSRMV_GPU_AUTO && cfg_built(m, g))

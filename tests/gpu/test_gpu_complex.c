@@ -440,7 +440,7 @@ static void test_families(void)
         bsrmv_type type;
         int bs, wide, vec_stream, staged, k2;
     } want[] = {
-        {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 0, 0},
+        {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 1, 0},
         {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 0, 0, 1, 1},
         {BSRMV_COMPLEX_FLOAT, 2, 1, 0, 0, 0},  {BSRMV_COMPLEX_FLOAT, 3, 1, 1, 1, 0},
         {BSRMV_COMPLEX_FLOAT, 6, 0, 0, 0, 0},
