@@ -564,7 +564,9 @@ BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
 BSRMV_DECL_LAUNCHER(launch_k3units)
 BSRMV_DECL_LAUNCHER(launch_transpose)
-BSRMV_DECL_LAUNCHER(launch_balanced)
+template <typename T, typename V>
+int launch_balanced(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
+                    cudaError_t *err);
 BSRMV_DECL_LAUNCHER(launch_sym_atomic)
 BSRMV_DECL_LAUNCHER(launch_sym_window)
 template <typename T> cudaError_t launch_scale(T *y, int64_t n, T beta, cudaStream_t s);

@@ -424,11 +424,11 @@ __host__ __device__ __forceinline__ size_t mergeseq_warp_bytes(int rows, int blo
  *     bs 4 and 1.18x at float bs 4 (H200, power-law, default units).  The
  *     unit's own cut rows (a head begun in an earlier unit, a carry into
  *     the next) go to their `pieces` slots for k_fixup. */
-template <typename T, int ORD, int BS>
+template <typename T, int ORD, int BS, typename V>
 /* minBlocks 1 written out: ptxas then allots more registers (53 rather
  * than 48 at bs 2), and that is the build measured in docs/GPU.md */
 __global__ void __launch_bounds__(256, 1)
-k_mergeseq(const Args<T> a, const Schedule sc)
+k_mergeseq(const Args<T, V> a, const Schedule sc)
 {
     allow_fixup_launch();
     constexpr int BS2 = BS * BS;
@@ -437,13 +437,13 @@ k_mergeseq(const Args<T> a, const Schedule sc)
     extern __shared__ int64_t smem[];
     constexpr bool PIECES = mergeseq_pieces(ORD, BS, sizeof(T));
     char *mine = (char *)smem +
-                 (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(T), PIECES);
-    T *prod = (T *)mine;
+                 (threadIdx.x >> 5) * mergeseq_warp_bytes(cap, capb, BS, sizeof(V), PIECES);
+    V *prod = (V *)mine;
     int *rp = (int *)(prod + (size_t)capb * BS);
     int *cs = rp + cap + 1; /* PIECES: the unit's col_idx */
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-    T *pieces = (T *)sc.pieces;
+    V *pieces = (V *)sc.pieces;
 
     for (int64_t u = warp; u < sc.nunits; u += nwarps) {
         const int64_t r0 = sc.unit_row[u], j = sc.unit_blk[u];
@@ -518,8 +518,8 @@ static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
 /* Merge-path kernels: per-warp shared memory for the largest unit; fewer
  * warps per thread block when units span many rows (the merge path bounds
  * them by the unit size). */
-template <typename T, typename K>
-static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T> &a, const Launch &l,
+template <typename T, typename V, typename K>
+static cudaError_t run_merge(K kernel, size_t per_warp, const Args<T, V> &a, const Launch &l,
                              cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
@@ -577,12 +577,12 @@ static cudaError_t run_flat(const Args<T> &a, const Launch &l, cudaStream_t s)
     return run_merge(k_mergeflat<T, ORD, BS>, per_warp, a, l, s);
 }
 
-template <typename T, int ORD, int BS>
-static cudaError_t run_seq(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, int ORD, int BS, typename V>
+static cudaError_t run_seq(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
-    return run_merge(k_mergeseq<T, ORD, BS>,
-                     mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(T),
+    return run_merge(k_mergeseq<T, ORD, BS, V>,
+                     mergeseq_warp_bytes(sc.max_rows, sc.max_blocks, BS, sizeof(V),
                                          mergeseq_pieces(ORD, BS, sizeof(T))),
                      a, l, s);
 }
@@ -606,15 +606,10 @@ static cudaError_t run_seq_staged(const Args<T> &a, const Launch &l, cudaStream_
 /* Segmented and fragment units: the row walk, group = G lanes per unit
  * (group 32 at 6 <= bs < 16: the stream).
  * Merge-path units: group 32 the flat stream, group 1 the lane-sequential
- * walk (a warp per unit both; rows > 1 staged).  The schedule must have been built
- * (l.sched). */
+ * walk (a warp per unit both; rows > 1 staged). */
 template <typename T>
-int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+static int launch_real(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
 {
-    if (l.threads % 32 || l.threads > 256 || l.threads < 32 || a.bs > 32)
-        return LAUNCH_NOT_BUILT;
-    if (!l.dry && !l.sched)
-        return LAUNCH_NOT_BUILT;
     if (l.merge && l.group == 32) {
         const int bsk = BSRMV_COMPILED_BS(BSRMV_MERGEFLAT_LIST, a.bs);
 #define X(BS, P) BSRMV_LAUNCH_IF(bsk == BS, run_flat, BS)
@@ -652,6 +647,28 @@ int launch_balanced(const Args<T> &a, int order, const Launch &l, cudaStream_t s
     return LAUNCH_NOT_BUILT;
 }
 
-BSRMV_INSTANTIATE_LAUNCHER(launch_balanced)
+/* The schedule must have been built (l.sched).  Float values with double
+ * vectors: the lane-sequential merge path alone (rows 1), the float
+ * matrices' pick on rows of very uneven length within the L2. */
+template <typename T, typename V>
+int launch_balanced(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    if (l.threads % 32 || l.threads > 256 || l.threads < 32 || a.bs > 32)
+        return LAUNCH_NOT_BUILT;
+    if (!l.dry && !l.sched)
+        return LAUNCH_NOT_BUILT;
+    if constexpr (std::is_same<T, V>::value) {
+        return launch_real(a, order, l, s, err);
+    } else {
+        if (l.merge && l.group == 1 && l.rows == 1) {
+#define X(BS, P) BSRMV_LAUNCH_IF(a.bs == BS, run_seq, BS)
+            BSRMV_MERGESEQ_LIST(X)
+#undef X
+        }
+        return LAUNCH_NOT_BUILT;
+    }
+}
+
+BSRMV_INSTANTIATE_LAUNCHER_MIXED(launch_balanced)
 
 } // namespace bsrmv_cuda

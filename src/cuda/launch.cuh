@@ -81,8 +81,8 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
 
 /* Float values with double vectors: built for the by-block (K1),
  * by-column, wide, vector-stream and staged families, the plain kernels of the
- * regular matrices (the plan takes the float rows of its table whose
- * kernel is built). */
+ * regular matrices, and the lane-sequential merge path (the plan takes the
+ * float rows of its table whose kernel is built). */
 static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c,
                              const Args<float, double> &a, cudaStream_t s, cudaError_t *err, bool dry)
 {
@@ -99,6 +99,8 @@ static inline int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
         return launch_vecstream<float>(a, order, launch_of(m, c, dry), s, err);
     case BSRMV_GPU_STAGED:
         return launch_staged<float>(a, order, launch_of(m, c, dry), s, err);
+    case BSRMV_GPU_MERGE_PATH:
+        return launch_balanced<float>(a, order, launch_of(m, c, dry), s, err);
     default:
         return LAUNCH_NOT_BUILT;
     }

@@ -37,9 +37,9 @@ __host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, in
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load.
  * xline(k) points to block k's bs values of x. */
-template <typename T, int ORD, int BS, L2h HM = L2h::normal, typename XL>
-__device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T *val, XL xline,
-                                              T *prod, int lane)
+template <typename T, int ORD, int BS, L2h HM = L2h::normal, typename V, typename XL>
+__device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const T *val, XL xline,
+                                              V *prod, int lane)
 {
     constexpr int BS2 = BS * BS, U = 4;
     const int nt = nb * BS;
@@ -47,37 +47,37 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
         if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
             const int c = lane % BS; /* the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
-                T p[U][ORD == COL ? BS : 1];
+                V p[U][ORD == COL ? BS : 1];
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
 #pragma unroll
                     for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
-                        p[q][r] = T(0);
+                        p[q][r] = V(0);
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
                         ldv_vec<false, HM>(val + (int64_t)k * BS2 + c * BS, v);
                         if constexpr (ORD == COL) {
-                            const T xc = ld(xline(k) + c);
+                            const V xc = ld(xline(k) + c);
 #pragma unroll
                             for (int r = 0; r < BS; ++r)
-                                p[q][r] = v[r] * xc;
+                                p[q][r] = V(v[r]) * xc;
                         } else {
-                            T xv[BS];
+                            V xv[BS];
                             ldv_vec<true>(xline(k), xv);
 #pragma unroll
                             for (int i = 0; i < BS; ++i)
-                                p[q][0] += v[i] * xv[i];
+                                p[q][0] += V(v[i]) * xv[i];
                         }
                     }
                 }
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
-                    T sum;
+                    V sum;
                     if constexpr (ORD == COL)
-                        sum = lanes_to_rows<T, BS, BS>(p[q], c);
+                        sum = lanes_to_rows<V, BS, BS>(p[q], c);
                     else
                         sum = p[q][0];
                     if (t < nt)
@@ -90,18 +90,18 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
     constexpr int G = 32 - 32 % BS;
     const int br = lane % BS;
     for (int t0 = 0; t0 < nt; t0 += U * G) {
-        T p[U];
+        V p[U];
 #pragma unroll
         for (int q = 0; q < U; ++q) {
             const int t = t0 + q * G + lane;
-            p[q] = T(0);
+            p[q] = V(0);
             if (lane < G && t < nt) {
                 const int k = t / BS;
                 const T *v = val + (int64_t)k * BS2;
-                const T *xp = xline(k);
+                const V *xp = xline(k);
 #pragma unroll
                 for (int c = 0; c < BS; ++c)
-                    p[q] += ldv<false, HM>(v + (ORD == COL ? c * BS + br : br * BS + c)) * ld(xp + c);
+                    p[q] += V(ldv<false, HM>(v + (ORD == COL ? c * BS + br : br * BS + c))) * ld(xp + c);
             }
         }
 #pragma unroll
@@ -115,15 +115,15 @@ __device__ __forceinline__ void unit_products(const Args<T> &a, int nb, const T 
 
 /* Steps 2-3 of k_mergeseq for unit rows r0.. (nr rows touched, na of them
  * ending here, nb blocks; rp = row_ptr offsets, prod = block products). */
-template <typename T, int BS>
-__device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t r0, int64_t slot,
-                                           int nr, int na, int nb, const int *rp, const T *prod,
+template <typename T, int BS, typename V>
+__device__ __forceinline__ void unit_merge(const Args<T, V> &a, V *pieces, int64_t r0, int64_t slot,
+                                           int nr, int na, int nb, const int *rp, const V *prod,
                                            int lane)
 {
     /* row i of the unit is done: a head (row 0 begun in an earlier unit)
      * goes to the unit's first slot, any other row to y */
     const bool head = na > 0 && rp[0] < 0;
-    auto finish = [&](int i, const T (&v)[BS]) {
+    auto finish = [&](int i, const V (&v)[BS]) {
 #pragma unroll
         for (int r = 0; r < BS; ++r) {
             if (i == 0 && head)
@@ -158,10 +158,10 @@ __device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t 
     const int first = i;
     int nxt = i < ie ? rp[i + 1] : 0; /* the end of row i */
     bool headed = false; /* finished its first row (which may be cut) */
-    T acc[BS], own[BS];
+    V acc[BS], own[BS];
 #pragma unroll
     for (int r = 0; r < BS; ++r)
-        acc[r] = own[r] = T(0);
+        acc[r] = own[r] = V(0);
     while (i < ie || k < ke) {
         if (i < ie && (k >= ke || nxt <= k)) {
             if (i == first) {
@@ -176,7 +176,7 @@ __device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t 
             }
 #pragma unroll
             for (int r = 0; r < BS; ++r)
-                acc[r] = T(0);
+                acc[r] = V(0);
             if (++i < ie)
                 nxt = rp[i + 1];
         } else {
@@ -195,13 +195,13 @@ __device__ __forceinline__ void unit_merge(const Args<T> &a, T *pieces, int64_t 
         const bool same = __shfl_up_sync(BSRMV_FULL_MASK, ie, d) == ie && lane >= d;
 #pragma unroll
         for (int r = 0; r < BS; ++r) {
-            const T o = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], d);
+            const V o = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], d);
             if (same)
                 acc[r] += o;
         }
     }
     /* a headed lane's first row is the previous lane's tail row */
-    T prev[BS];
+    V prev[BS];
 #pragma unroll
     for (int r = 0; r < BS; ++r)
         prev[r] = __shfl_up_sync(BSRMV_FULL_MASK, acc[r], 1);

@@ -163,7 +163,7 @@ static bsrmv_status build_schedule(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &
     auto up = [](size_t b) { return (b + 255) & ~(size_t)255; };
     const size_t n1 = sizeof(int64_t) * (size_t)(hs.nunits + 1);
     const size_t b_slot = sizeof(int64_t) * (size_t)hs.nunits, b_fix = sizeof(int64_t) * 3 * (size_t)hs.nfix;
-    const size_t b_pieces = (size_t)hs.nslots * (size_t)m->bs * bsrmv_type_size(m->type);
+    const size_t b_pieces = (size_t)hs.nslots * (size_t)m->bs * bsrmv_type_size(m->vtype); /* the sums' type */
     const size_t total = 4 * up(n1) + up(b_slot) + up(b_fix) + up(b_pieces);
     plan_free(m);
     char *d = nullptr;

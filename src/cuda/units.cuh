@@ -39,9 +39,9 @@ __device__ __forceinline__ void allow_fixup_launch()
 
 /* A warp per cut row: lane l sums the row's slots first + l, first + l + 32,
  * ..., then a fixed shuffle tree adds the lanes (deterministic). */
-template <typename T>
+template <typename T, typename V>
 __global__ void __launch_bounds__(256)
-k_fixup(const Args<T> a, const Schedule sc)
+k_fixup(const Args<T, V> a, const Schedule sc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* the balanced kernel, done */
@@ -52,9 +52,9 @@ k_fixup(const Args<T> a, const Schedule sc)
         return;
     const int64_t *f = sc.fix + 3 * w;
     const int64_t row = f[0], first = f[1], last = f[2];
-    const T *pieces = (const T *)sc.pieces;
+    const V *pieces = (const V *)sc.pieces;
     for (int c = 0; c < a.bs; ++c) {
-        T v = T(0);
+        V v = V(0);
         for (int64_t k = first + lane; k <= last; k += 32)
             v += pieces[k * a.bs + c];
         for (int o = 16; o >= 1; o >>= 1)
@@ -66,8 +66,8 @@ k_fixup(const Args<T> a, const Schedule sc)
 
 /* The cut rows' partial sums, after the main kernel on the same stream
  * (its programmatic dependent). */
-template <typename T>
-static cudaError_t fixup(const Args<T> &a, const Launch &l, cudaStream_t s)
+template <typename T, typename V>
+static cudaError_t fixup(const Args<T, V> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
     cudaError_t e = cudaGetLastError();
@@ -82,7 +82,7 @@ static cudaError_t fixup(const Args<T> &a, const Launch &l, cudaStream_t s)
     cfg.stream = s;
     cfg.attrs = &at;
     cfg.numAttrs = l.cc >= 90; /* a plain launch before sm_90 */
-    return cudaLaunchKernelEx(&cfg, k_fixup<T>, a, sc);
+    return cudaLaunchKernelEx(&cfg, k_fixup<T, V>, a, sc);
 }
 
 } // namespace bsrmv_cuda

@@ -4,7 +4,8 @@
  * by-column kernel and runtime ones, both block orders, alpha/beta in {0,
  * 1, -2.5}, y poisoned with NaN, empty rows, non-square shapes, with the
  * plan's choice and every candidate the handle lists forced (by-block,
- * K1, by-column, wide, vector stream, staged at bs 3 and 6 on sm_90);
+ * K1, by-column, wide, vector stream, staged at bs 3 and 6 on sm_90, the
+ * lane-sequential merge path at bs 1-8);
  * what is not built refused; the refined GPU solve against the host one.
  * Exit 77 (skipped) when there is no CUDA device. */
 #include "testutil.h"
@@ -59,7 +60,8 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     TU_CHECK(p.type == BSRMV_FLOAT && p.vector_type == BSRMV_DOUBLE, "plan types");
     const bsrmv_gpu_kernel pk = p.config.kernel;
     TU_CHECK(pk == BSRMV_GPU_BY_COLUMN || pk == BSRMV_GPU_BY_BLOCK || pk == BSRMV_GPU_K1_SMALL ||
-                 pk == BSRMV_GPU_WIDE || pk == BSRMV_GPU_VEC_STREAM || pk == BSRMV_GPU_STAGED,
+                 pk == BSRMV_GPU_WIDE || pk == BSRMV_GPU_VEC_STREAM || pk == BSRMV_GPU_STAGED ||
+                 pk == BSRMV_GPU_MERGE_PATH,
              "plan chose %d", (int)pk);
     double *x = tu_random_vector(in.cols, BSRMV_DOUBLE, seed + 1);
     for (int64_t j = 0; j < in.cols; j++) /* bits below float precision */
@@ -70,13 +72,14 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     int nc = 0;
     TU_OK(bsrmv_gpu_candidates(dM, cfgs + 1, MAXCFG, &nc));
     TU_CHECK(nc >= 2 && nc <= MAXCFG, "bs %d: %d candidates", in.bs, nc);
-    int staged = 0, wide = 0, vs = 0;
+    int staged = 0, wide = 0, vs = 0, merge = 0;
     for (int g = 0; g <= nc; g++) {
         if (g > 0)
             TU_OK(bsrmv_gpu_matrix_set_config(dM, &cfgs[g]));
         staged += cfgs[g].kernel == BSRMV_GPU_STAGED;
         wide += cfgs[g].kernel == BSRMV_GPU_WIDE;
         vs += cfgs[g].kernel == BSRMV_GPU_VEC_STREAM;
+        merge += cfgs[g].kernel == BSRMV_GPU_MERGE_PATH;
         /* every alpha/beta pair for the plan's choice, two for the others */
         for (int ia = 0; ia < 3; ia++)
             for (int ib = 0; ib < 3; ib++) {
@@ -93,6 +96,8 @@ static void run_shape(const char *what, const tu_shape *sh, bsrmv_order order, u
     TU_CHECK(wwide ? wide >= 2 : wide == 0, "%s bs %d: %d wide candidates", what, bs, wide);
     const int wvs = (bs >= 2 && bs <= 6) || bs == 8;
     TU_CHECK(wvs ? vs >= 1 : vs == 0, "%s bs %d: %d vector-stream candidates", what, bs, vs);
+    /* the lane-sequential merge path (group 1), compile-time bs only */
+    TU_CHECK(bs <= 8 ? merge >= 1 : merge == 0, "%s bs %d: %d merge-path candidates", what, bs, merge);
     /* staged buffers hold the longest row's blocks: not the long row */
     int dev = 0, major = 0;
     TU_CHECK(cudaGetDevice(&dev) == cudaSuccess &&
