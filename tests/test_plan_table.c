@@ -159,9 +159,8 @@ int main(void)
     /* float at bs 8, and float values with double vectors (mixed, H100):
      * wide with 16 lanes a row at bs 4 where float vectors take 32,
      * staged with 4 lanes and 256 threads at bs 3, and at bs 6 by-column:
-     * the pair 16 lanes on the grid, 32 on a matrix within the L2; float
-     * 32 lanes on both (four values a lane), not staged or the vector
-     * stream */
+     * 32 lanes for the pair and for float (four values a lane), on the
+     * grid and within the L2, not staged or the vector stream */
     static const struct {
         int bs, mixed;
         double l2;
@@ -169,7 +168,7 @@ int main(void)
     } grid_float[] = {
         {8, 0, 20, "vec_stream/g32/r1/t128/p0"}, {4, 0, 20, "wide/g32/r1/t128/p0"},
         {4, 1, 20, "wide/g16/r1/t128/p0"},       {3, 1, 20, "staged/g4/r1/t256/p3"},
-        {6, 1, 20, "by_column/g16/r1/t256/p0"},  {6, 1, 0.5, "by_column/g32/r1/t128/p0"},
+        {6, 1, 20, "by_column/g32/r1/t128/p0"},  {6, 1, 0.5, "by_column/g32/r1/t128/p0"},
         {6, 0, 0.5, "by_column/g32/r1/t128/p0"},  {6, 0, 20, "by_column/g32/r1/t128/p0"},
         {3, 0, 20, "staged/g2/r1/t128/p3"},
     };

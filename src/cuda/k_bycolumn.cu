@@ -65,9 +65,12 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
     constexpr bool WIDE = sizeof(V) >= 8;
     constexpr int U = WIDE && BS == 6 ? 4 : WIDE || (BS >= 1 && BS <= 7) ? 8 : 4;
     constexpr bool BATCHED = WIDE || (ORD == ROW && BS >= 5 && BS <= 7);
-    /* VPL > 1: 64 bytes of val in flight per lane (128: 1.2-1.5x slower
-     * for the mixed pair, level for double, 1.02-1.03x slower for float) */
-    constexpr int UV = 64 / (VPL * (int)sizeof(T));
+    /* VPL > 1: 64 bytes of val in flight per lane (128: level for double,
+     * 1.02-1.03x slower for float); float values with double vectors 6
+     * steps of 8 bytes (H100, bs-6 grids of 383 and 564 MB double, 32
+     * lanes: 67.7 and 97.4 us; 8 steps 78.8 and 113.8, 4 steps 75.0 and
+     * 107.3, 16 steps 1.2-1.5x slower) */
+    constexpr int UV = std::is_same<T, V>::value ? 64 / (VPL * (int)sizeof(T)) : 6;
 
     for (int64_t w = warp; w * gpw < groups; w += nwarps) {
         const int64_t grp = w * gpw + gin;
@@ -132,8 +135,8 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
  *    1.09-1.15x;
  *  - float, four values over two columns (3 lanes two columns): 3041 GB/s
  *    (two rows a lane: 2549, a value: 2103);
- *  - float values with double vectors, two rows a lane (8-byte loads): 2689
- *    (a value: 1933); four values a lane ran 1.01-1.03x slower.
+ *  - float values with double vectors, two rows a lane (8-byte loads):
+ *    2966-2976 (a value: 1933); four values a lane ran 1.01-1.03x slower.
  * Where val or x is not aligned to the loads (wrapped arrays): a value per
  * lane. */
 template <typename T, int ORD, int BS, int G, typename V>
