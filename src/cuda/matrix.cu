@@ -144,9 +144,10 @@ static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, i
  * bcsstk25 and s1rmq4m1 at bs 6, 75-85 MB full), and loses where the full
  * storage is read from L2: 0.64-0.87x on the same matrices and crystm01,
  * msc04515 at bs 3 and 4, 0.73-0.74x on crystm01 and msc04515 at bs 6,
- * 8-39 MB full (H100, L2 50 MB, calls back to back; docs/SYMMETRIC.md).  Where the full storage fits the L2, then,
- * the handle also keeps it, and the plan runs it.  Best effort: without
- * the memory for it the symmetric kernels run. */
+ * 8-39 MB full (H100, L2 50 MB, calls back to back; docs/SYMMETRIC.md).
+ * Where the full storage fits the L2, then, the handle also keeps it, and
+ * the plan runs it.  Best effort: without the memory for it the symmetric
+ * kernels run. */
 static void sym_full_copy(bsrmv_gpu_matrix *m, const bsrmv_matrix *A, void *stream)
 {
     int l2 = 0;

@@ -232,11 +232,14 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
                 run_case(dA, A, BSRMV_OP_N, cfg, all[ia], all[ib], x, dx, dy, y0, y, s);
             }
     }
+    /* by-column at column-major bs 6 reads several values a lane, and in
+     * float their x pair, in one load each */
+    const int bycol_pieces = bs == 6 && order == BSRMV_COL_MAJOR;
     /* x one element past a 16-byte boundary: the kernels with vector loads
      * (wide; by-column at column-major float bs 6) must take their one-
      * value-per-load variant */
     for (int c = 0; c < nc; ++c) {
-        const int pieces = cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && bs == 6 && order == BSRMV_COL_MAJOR;
+        const int pieces = cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && bycol_pieces;
         if (cfgs[c].kernel != BSRMV_GPU_WIDE && !pieces)
             continue;
         void *dx1;
@@ -252,7 +255,7 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
      * stream and by-column at column-major bs 6 must take their one-value-
      * per-load variants, staged by-column */
     for (int c = 0; c < nc; ++c) {
-        const int pieces = cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && bs == 6 && order == BSRMV_COL_MAJOR;
+        const int pieces = cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && bycol_pieces;
         if (cfgs[c].kernel != BSRMV_GPU_VEC_STREAM && cfgs[c].kernel != BSRMV_GPU_STAGED && !pieces)
             continue;
         wrapped w = wrap_arrays(A, 1, 0);
