@@ -154,10 +154,14 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
                 add(BSRMV_GPU_FRAGMENT, ntg, 1, 0, k3u * f / 2);
         add(BSRMV_GPU_SEGMENTED, 32, 1, 0, k3u * 4);
     }
-    /* Symmetric storage (the only ones that apply there): windows of 32 to
-     * 512 block rows, and the all-atomic version. */
-    for (int r : {4, 16, 64})
+    /* Symmetric storage (the only ones that apply there): windows of 8 to
+     * 512 block rows with 8 warps, of 4 to 16 with 4, and the all-atomic
+     * version with 1 and 16 rows a warp. */
+    for (int r : {1, 2, 4, 16, 64})
         add(BSRMV_GPU_SYM_WINDOW, 32, r, 256, 0);
+    for (int r : {1, 2, 4})
+        add(BSRMV_GPU_SYM_WINDOW, 32, r, 128, 0);
+    add(BSRMV_GPU_SYM_ATOMIC, 32, 1, 256, 0);
     add(BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0);
     return n;
 }

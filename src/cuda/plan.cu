@@ -63,15 +63,23 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
 
 static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 {
-    /* Windows of 32 block rows (4 per warp of 8), fewer where bs would take
-     * them past 48 KiB of shared memory: on an H100 the 4-row windows
-     * took 0.33-0.95x the time of 16-row ones on SPD grids of ~400 MB and
-     * promoted bcsstk16/25, crystm01, msc04515, s1rmq4m1 at bs 3, 4, 6
-     * (scripts/gpu_sym.sh). */
+    /* Windows of up to 32 block rows (4 per warp of 8), fewer where bs
+     * would take them past 48 KiB of shared memory, and halved until the
+     * matrix makes two windows per SM: a window is one thread block's,
+     * and too few of them leave the device waiting on each warp's walk.
+     * H100, scripts/gpu_sym.sh: 4-row windows took 0.33-0.95x the time of
+     * 16-row ones on SPD grids of ~400 MB and promoted bcsstk16/25,
+     * crystm01, msc04515, s1rmq4m1 at bs 3, 4, 6; on bcsstk16 at bs 6
+     * (4884 block rows) 2 rows a warp took 24.2 us against 30.0 with 4
+     * (1.53x the full storage, was 1.24x), on s1rmq4m1 21.7 against 25.6;
+     * bcsstk25 (15439 block rows, 482 windows of 32) keeps 4 rows. */
     if (m->sym) {
         const int64_t ts = (int64_t)bsrmv_type_size(m->type), per_row = 8 * (int64_t)m->bs * ts;
-        const int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
-        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)(rows < 1 ? 1 : rows > 4 ? 4 : rows), 256, 0};
+        int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
+        rows = rows < 1 ? 1 : rows > 4 ? 4 : rows;
+        while (rows > 1 && m->mb < 2 * (int64_t)(m->sms > 0 ? m->sms : 1) * 8 * rows)
+            rows /= 2;
+        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)rows, 256, 0};
     }
     /* Complex values, measured on 27-point grids of ~400 MB (H100,
      * scripts/gpu_complex.sh, every built candidate against cuSPARSE's

@@ -164,6 +164,7 @@ static void test_grids(void)
     const bsrmv_gpu_config cfgs[] = {
         {BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0},
         {BSRMV_GPU_SYM_WINDOW, 32, 1, 32, 0},
+        {BSRMV_GPU_SYM_WINDOW, 32, 2, 256, 0},
         {BSRMV_GPU_SYM_WINDOW, 32, 4, 256, 0},
     };
     int cases = 0;
@@ -190,7 +191,7 @@ static void test_grids(void)
                 bsrmv_matrix_destroy(F);
                 cases++;
             }
-    printf("grids: %d matrices, 3 configurations each\n", cases);
+    printf("grids: %d matrices, %d configurations each\n", cases, (int)(sizeof cfgs / sizeof cfgs[0]));
 }
 
 /* CG on the device with the stored half: converged, close to the host
