@@ -375,9 +375,9 @@ cmd_limit() {
     fi
 }
 
-skip() { # SET CASE BS REASON
-    log "skip $1 $2 bs $3: $4"
-    echo "{\"set\":\"$1\",\"case\":\"$(json_esc "$2")\",\"bs\":$3,\"skipped\":\"$(json_esc "$4")\"}" \
+skip() { # SET CASE BS REASON (BS empty: the case's own, JSON 0)
+    log "skip $1 $2 bs ${3:-0}: $4"
+    echo "{\"set\":\"$1\",\"case\":\"$(json_esc "$2")\",\"bs\":${3:-0},\"skipped\":\"$(json_esc "$4")\"}" \
         >>"$OUT_DIR/skipped.jsonl"
 }
 # tag SET CASE [VIA]: appends the suite's keys to each JSON line on stdin.

@@ -139,11 +139,11 @@ static bsrmv_status new_handle(bsrmv_gpu_matrix **out, int64_t mb, int64_t nb, i
 }
 
 /* Symmetric storage on the GPU pays for its mirrored half with atomics:
- * it wins where the matrix streams from DRAM (1.45-1.58x the full storage
- * on SPD 27-point grids of ~560 MB, 1.20-1.52x on promoted bcsstk16,
+ * it wins where the matrix streams from DRAM (1.45-1.57x the full storage
+ * on SPD 27-point grids of ~560 MB, 1.48-1.53x on promoted bcsstk16,
  * bcsstk25 and s1rmq4m1 at bs 6, 75-85 MB full), and loses where the full
- * storage is read from L2: 0.64-0.87x on the same matrices and crystm01,
- * msc04515 at bs 3 and 4, 0.73-0.74x on crystm01 and msc04515 at bs 6,
+ * storage is read from L2: 0.66-0.92x on the same matrices and crystm01,
+ * msc04515 at bs 3 and 4, 0.84-0.87x on crystm01 and msc04515 at bs 6,
  * 8-39 MB full (H100, L2 50 MB, calls back to back; docs/SYMMETRIC.md).
  * Where the full storage fits the L2, then, the handle also keeps it, and
  * the plan runs it.  Best effort: without the memory for it the symmetric
