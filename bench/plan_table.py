@@ -381,21 +381,24 @@ def sweep_rows(bs, dbl, row):
 
 
 def irregular_rows(bs, dbl, row):
-    """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB):
-    the balanced kernels, whose work units ignore row boundaries.  Above bs
-    16, K3 thread blocks walk the fragments (threads 0, 8 column phases):
-    on the real matrices promoted to bs 24 and 32 (orani678, rajat01,
-    sts4098, H100) 1.01-1.46x the best cuSPARSE path, where the warp's row
-    walk was 0.47-0.76x.  At bs 9-15 the row walk with fragments of a
-    quarter of the unit (orani678, rajat01, sts4098 at bs 12: 1.07-1.25x
-    the half unit).  On matrices within the L2 (l2 < 1) smaller units, so
-    that the few blocks still fill the GPU, and at bs 5-8 other kernels: on
-    the training matrices orani678 and sts4098 promoted to bs 2-8 (H100,
+    """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB): the
+    balanced kernels, whose work units ignore row boundaries.  Above bs 16,
+    K2 thread arrays walk the fragments where K2 is built for that
+    (column-major blocks of bs 24 and 32; threads 0, rows 0, 8 thread
+    groups), K3 thread blocks elsewhere (rows 1, 8 column phases): on the
+    real matrices promoted to bs 24 and 32 (orani678, rajat01, sts4098,
+    H100) K3 ran at 1.01-1.46x the best cuSPARSE path, where the warp's row
+    walk was 0.47-0.76x, and K2 at 1.06-1.18x K3 (with lp_ship04l and
+    ca-GrQc).  At bs 9-15 the row walk with fragments of a quarter of the
+    unit (orani678, rajat01, sts4098 at bs 12: 1.07-1.25x the half unit).
+    On matrices within the L2 (l2 < 1) smaller units, so that the few blocks
+    still fill the GPU, and at bs 5-8 other kernels: on the training
+    matrices orani678 and sts4098 promoted to bs 2-8 (H100,
     bench/results/plan-h100) the lane-sequential merge path with 64-block
     units was the best of its unit sizes at bs 2-4 (1.11-1.47x the best
-    cuSPARSE path, the 128- and 192-block units 0.84-1.41x); at bs 6 it
-    ran at 1.14-1.41x (48-block units) in column-major blocks and 0.87-1.01x
-    in row-major ones, where the warp's merge path, tuned on the ~512 MB
+    cuSPARSE path, the 128- and 192-block units 0.84-1.41x); at bs 6 it ran
+    at 1.14-1.41x (48-block units) in column-major blocks and 0.87-1.01x in
+    row-major ones, where the warp's merge path, tuned on the ~512 MB
     power-law matrices, ran at 0.67-0.84x; at bs 8 the fragment stream with
     32-block units was best but in float column-major blocks (the merge
     path, 1.42-1.71x).  The held-out rajat01 follows the same pattern."""
@@ -403,7 +406,7 @@ def irregular_rows(bs, dbl, row):
         return []
     unit = max(8, 8192 // (bs * bs))
     if bs > 16:
-        c = [cfg("fragment", 8, 1, 0, unit)]
+        c = ([] if row else [cfg("fragment", 8, 0, 0, unit)]) + [cfg("fragment", 8, 1, 0, unit)]
     elif bs >= 8:
         c = [cfg("fragment", 32, 1, 256, unit // 4 if 8 < bs < 16 else unit // 2 if bs < 16 else unit)]
     elif bs == 1 or bs > 4:

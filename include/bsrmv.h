@@ -668,7 +668,9 @@ typedef enum bsrmv_gpu_kernel {
      * three ways to cut the work, each made once by the plan; rows cut
      * between work units are finished by a fix-up pass (deterministic).
      * SEGMENTED and FRAGMENT with threads 0 (bs >= 2): K3 thread blocks
-     * walk the units, group = column phases, rows = slices per block row. */
+     * walk the units, group = column phases, rows = slices per block row;
+     * FRAGMENT with threads 0 and rows 0: K2 thread arrays (group = NTG)
+     * walk them instead, column-major blocks of bs 12, 16, 24 and 32. */
     BSRMV_GPU_SEGMENTED = 8,      /* KSPARSE: rows longer than param blocks split */
     BSRMV_GPU_MERGE_PATH = 9,     /* units of param block rows + blocks     */
     BSRMV_GPU_FRAGMENT = 10,      /* Yin et al.: units of param blocks      */

@@ -152,6 +152,10 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
         for (int ntg : {8, 32})
             for (int f : {1, 2, 4})
                 add(BSRMV_GPU_FRAGMENT, ntg, 1, 0, k3u * f / 2);
+        /* and by K2 thread arrays (rows 0) where K2 is built */
+        for (int ntg : {4, 8})
+            for (int f : {1, 2, 4})
+                add(BSRMV_GPU_FRAGMENT, ntg, 0, 0, k3u * f / 2);
         add(BSRMV_GPU_SEGMENTED, 32, 1, 0, k3u * 4);
     }
     /* Symmetric storage (the only ones that apply there): windows of 8 to

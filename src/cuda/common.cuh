@@ -563,6 +563,7 @@ BSRMV_DECL_LAUNCHER(launch_rowthread)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
 BSRMV_DECL_LAUNCHER(launch_k3units)
+BSRMV_DECL_LAUNCHER(launch_k2units)
 BSRMV_DECL_LAUNCHER(launch_transpose)
 template <typename T, typename V>
 int launch_balanced(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,

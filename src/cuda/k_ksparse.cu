@@ -36,24 +36,24 @@ template <int BS, int ORD> constexpr bool k2_trans() { return BS == 0 && ORD == 
  * the bs partial sums of each row meet in shared memory.  With a thread
  * per row, lanes read values bs apart: 0.31-0.99x cuSPARSE from bs 13 on. */
 template <typename T, int ORD, int BS, int NTG>
-__global__ void __launch_bounds__(BS ? 256 : 1024)
-k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
-{
-    extern __shared__ unsigned char smem_raw[];
-    T *red = reinterpret_cast<T *>(smem_raw);
-    constexpr int EPT = k2_ept<BS, NTG>();
-    constexpr bool TRANS = k2_trans<BS, ORD>();
-    const int bs = BS ? BS : a.bs;
-    const int64_t bs2 = (int64_t)bs * bs;
-    const int nch = BS ? 1 : (bs + NTG * EPT - 1) / (NTG * EPT);
-    const int W = BS ? BS : (bs + nch - 1) / nch; /* columns (TRANS: rows) per chunk */
-    const int TA = bs * NTG;
-    const int nta = blockDim.x / TA;
-    const int t = threadIdx.x;
-    const int arr = t / TA, tt = t % TA;
-    const int g = tt / bs, l = tt % bs; /* l: the thread's row (TRANS: column) */
-    const bool in_arr = arr < nta;
-    auto load = [&](int64_t b, int ch, T (&v)[EPT], T (&xv)[EPT]) {
+struct K2Thread {
+    static constexpr int EPT = k2_ept<BS, NTG>();
+    static constexpr bool TRANS = k2_trans<BS, ORD>();
+    int bs, nch, W, g, l;
+    int64_t bs2;
+
+    /* tt: the thread's index in its thread array of bs x NTG threads */
+    __device__ K2Thread(int bs_, int tt) : bs(BS ? BS : bs_)
+    {
+        bs2 = (int64_t)bs * bs;
+        nch = BS ? 1 : (bs + NTG * EPT - 1) / (NTG * EPT);
+        W = BS ? BS : (bs + nch - 1) / nch; /* columns (TRANS: rows) per chunk */
+        g = tt / bs;
+        l = tt % bs; /* the thread's row (TRANS: column) */
+    }
+
+    __device__ void load(const Args<T> &a, int64_t b, int ch, T (&v)[EPT], T (&xv)[EPT]) const
+    {
         const int64_t col = ldc(a.col_idx + b);
         T x1 = T(0);
         if constexpr (TRANS)
@@ -70,7 +70,64 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                 xv[q] = T(0);
             }
         }
-    };
+    }
+
+    /* The thread's part of blocks [b, e) of one block row: into acc, or
+     * (TRANS) chunk ct's sums per register into accs.  Steps (block,
+     * chunk), the chunk changing fastest, the next one loaded while the
+     * current one is multiplied. */
+    __device__ void sum(const Args<T> &a, int64_t b, int64_t e, int ct, T &acc, T (&accs)[EPT]) const
+    {
+        int ch = ct;
+        T vc[EPT], xc[EPT];
+        if (b < e)
+            load(a, b, ch, vc, xc);
+        while (b < e) {
+            int64_t bn = b;
+            int cn = BS ? 0 : TRANS ? ch : ch + 1;
+            if (BS || TRANS || cn == nch) {
+                cn = TRANS ? ch : 0;
+                ++bn;
+            }
+            T vn[EPT], xn[EPT];
+            if (bn < e)
+                load(a, bn, cn, vn, xn);
+#pragma unroll
+            for (int q = 0; q < EPT; ++q) {
+                if constexpr (TRANS)
+                    accs[q] += vc[q] * xc[q];
+                else
+                    acc += vc[q] * xc[q];
+            }
+            if (bn < e) {
+#pragma unroll
+                for (int q = 0; q < EPT; ++q) {
+                    vc[q] = vn[q];
+                    xc[q] = xn[q];
+                }
+            }
+            b = bn;
+            ch = cn;
+        }
+    }
+};
+
+template <typename T, int ORD, int BS, int NTG>
+__global__ void __launch_bounds__(BS ? 256 : 1024)
+k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
+{
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    using Th = K2Thread<T, ORD, BS, NTG>;
+    constexpr int EPT = Th::EPT;
+    constexpr bool TRANS = Th::TRANS;
+    const int bs = BS ? BS : a.bs;
+    const int TA = bs * NTG;
+    const int nta = blockDim.x / TA;
+    const int t = threadIdx.x;
+    const int arr = t / TA, tt = t % TA;
+    const Th th(bs, tt);
+    const bool in_arr = arr < nta;
 
     for (int64_t base = (int64_t)blockIdx.x * nta; base < arrays; base += (int64_t)gridDim.x * nta) {
         const int64_t ai = base + arr;
@@ -83,47 +140,11 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
             int ct = 0; /* TRANS: a pass per chunk */
             do {
                 T accs[EPT]; /* TRANS: a sum per register's row */
-                if constexpr (TRANS) {
 #pragma unroll
-                    for (int q = 0; q < EPT; ++q)
-                        accs[q] = T(0);
-                }
-                if (valid) {
-                    /* steps (block b, chunk ch), the chunk changing fastest; TRANS: chunk ct */
-                    const int64_t e = a.row_ptr[row + 1];
-                    int64_t b = a.row_ptr[row];
-                    int ch = ct;
-                    T vc[EPT], xc[EPT];
-                    if (b < e)
-                        load(b, ch, vc, xc);
-                    while (b < e) {
-                        int64_t bn = b;
-                        int cn = BS ? 0 : TRANS ? ch : ch + 1;
-                        if (BS || TRANS || cn == nch) {
-                            cn = TRANS ? ch : 0;
-                            ++bn;
-                        }
-                        T vn[EPT], xn[EPT];
-                        if (bn < e)
-                            load(bn, cn, vn, xn);
-#pragma unroll
-                        for (int q = 0; q < EPT; ++q) {
-                            if constexpr (TRANS)
-                                accs[q] += vc[q] * xc[q];
-                            else
-                                acc += vc[q] * xc[q];
-                        }
-                        if (bn < e) {
-#pragma unroll
-                            for (int q = 0; q < EPT; ++q) {
-                                vc[q] = vn[q];
-                                xc[q] = xn[q];
-                            }
-                        }
-                        b = bn;
-                        ch = cn;
-                    }
-                }
+                for (int q = 0; q < EPT; ++q)
+                    accs[q] = T(0);
+                if (valid)
+                    th.sum(a, a.row_ptr[row], a.row_ptr[row + 1], ct, acc, accs);
                 if constexpr (TRANS) {
                     /* red[arr][q][tt]; row j of the chunk: register j / NTG of group j % NTG */
                     T *ra = red + (int64_t)arr * TA * EPT;
@@ -131,8 +152,8 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                     for (int q = 0; q < EPT; ++q)
                         ra[q * TA + tt] = accs[q];
                     __syncthreads();
-                    const int r = ct * W + tt;
-                    if (valid && tt < W && r < bs) {
+                    const int r = ct * th.W + tt;
+                    if (valid && tt < th.W && r < bs) {
                         const T *p = ra + (tt / NTG) * TA + (tt % NTG) * bs;
                         T sum = T(0);
                         for (int c = 0; c < bs; ++c)
@@ -141,18 +162,85 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                     }
                     __syncthreads();
                 }
-            } while (TRANS && ++ct < nch); /* uniform trip count */
+            } while (TRANS && ++ct < th.nch); /* uniform trip count */
             if constexpr (!TRANS) {
                 red[t] = acc;
                 __syncthreads();
-                if (valid && g == 0) {
+                if (valid && th.g == 0) {
                     T sum = acc;
                     for (int q = 1; q < NTG; ++q)
-                        sum += red[arr * TA + q * bs + l];
-                    store_y(a, row * bs + l, sum);
+                        sum += red[arr * TA + q * bs + th.l];
+                    store_y(a, row * bs + th.l, sum);
                 }
                 __syncthreads();
             }
+        }
+    }
+}
+
+/* K2 over the fragment units (compiled bs; FRAGMENT with threads 0 and
+ * rows 0): a thread array per unit walks the part of each row the unit
+ * holds with K2's double-buffered steps; rows that begin and end in the
+ * unit go to y, cut rows to the unit's slots for the fix-up
+ * (k_balanced.cu).  Plain K2 gives a row to one thread array, which
+ * streams it a block at a time: on uneven rows of large blocks the
+ * longest rows set the time (lp_ship04l promoted to bs 32, 402 block rows
+ * of up to 84 blocks, 688 KB); K3 over the units keeps more loads in
+ * flight per thread but reduces every row part through shared memory by
+ * column phases.  H100, real matrices promoted to bs 24 and 32: 1.06-1.18x
+ * K3 over the same units (rajat01, orani678, sts4098, ca-GrQc,
+ * lp_ship04l).  The thread arrays of a block leave a row part together
+ * (__syncthreads_or): their units hold different numbers of rows. */
+template <typename T, int ORD, int BS, int NTG>
+__global__ void __launch_bounds__(256)
+k_k2units(const Args<T> a, const Schedule sc)
+{
+    static_assert(BS > 0, "compiled block sizes only");
+    allow_fixup_launch();
+    extern __shared__ unsigned char smem_raw[];
+    T *red = reinterpret_cast<T *>(smem_raw);
+    using Th = K2Thread<T, ORD, BS, NTG>;
+    constexpr int TA = BS * NTG;
+    const int nta = blockDim.x / TA;
+    const int t = threadIdx.x;
+    const int arr = t / TA, tt = t % TA;
+    const Th th(BS, tt);
+    T *pieces = (T *)sc.pieces;
+    for (int64_t base = (int64_t)blockIdx.x * nta; base < sc.nunits; base += (int64_t)gridDim.x * nta) {
+        const int64_t u = base + arr;
+        int64_t row = 0, j = 0, re = 0, je = 0, sl = 0, steps = 0;
+        if (arr < nta && u < sc.nunits) {
+            row = sc.unit_row[u];
+            j = sc.unit_blk[u];
+            re = sc.end_row[u]; /* rows before re end in this unit */
+            je = sc.end_blk[u];
+            sl = sc.slot[u];
+            const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
+            steps = re - row + carries(re, a.mb, tail, j, je);
+        }
+        for (int64_t k = 0; __syncthreads_or(k < steps); ++k, ++row) {
+            const bool live = k < steps;
+            int64_t s = 0, lo = 0, hi = 0;
+            if (live) {
+                s = a.row_ptr[row];
+                lo = s > j ? s : j;
+                hi = row < re ? a.row_ptr[row + 1] : je;
+            }
+            T acc = T(0), none[Th::EPT];
+            th.sum(a, lo, hi, 0, acc, none);
+            red[t] = acc;
+            __syncthreads();
+            const bool whole = row < re && s >= j;
+            if (live && th.g == 0) {
+                T sum = acc;
+                for (int q = 1; q < NTG; ++q)
+                    sum += red[arr * TA + q * BS + th.l];
+                if (whole)
+                    store_y(a, row * BS + th.l, sum);
+                else
+                    pieces[sl * BS + th.l] = sum;
+            }
+            sl += live && !whole;
         }
     }
 }
@@ -187,6 +275,39 @@ int launch_k2(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cuda
     } else if constexpr (!is_cplx<T>::value) {
         BSRMV_K2_LIST(X)
     }
+#undef X
+    return LAUNCH_NOT_BUILT;
+}
+
+template <typename T, int ORD, int BS, int NTG>
+static cudaError_t run_k2units(const Args<T> &a, const Launch &l, cudaStream_t st)
+{
+    if constexpr (BS == 0) {
+        return cudaErrorInvalidConfiguration; /* not listed: launch_k2units refuses */
+    } else {
+        constexpr int TA = BS * NTG;
+        constexpr int nta = 256 / TA > 0 ? 256 / TA : 1;
+        const Schedule &sc = *l.sched;
+        k_k2units<T, ORD, BS, NTG><<<bsrmv_grid(sc.nunits, nta), nta * TA, nta * TA * sizeof(T), st>>>(a, sc);
+        return fixup(a, l, st);
+    }
+}
+
+/* K2 thread arrays over the fragment units: column-major blocks of the
+ * compiled sizes of K2 (BSRMV_K2_LIST) from bs 9 on, where the candidates
+ * (and so the tests) have them; about 256 threads a block.  In row-major
+ * blocks a compiled K2 gives each thread a row, so adjacent threads read
+ * values bs apart: H100, rajat01, orani678 and sts4098 promoted to bs 24
+ * and 32, 0.40-0.68x the best cuSPARSE path, where K3 over the same units
+ * reads along the rows. */
+template <typename T>
+int launch_k2units(const Args<T> &a, int order, const Launch &l, cudaStream_t s, cudaError_t *err)
+{
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_K2_LIST, a.bs);
+    if (order != COL || bsk < 9 || a.bs * l.group > 256 || (!l.dry && !l.sched))
+        return LAUNCH_NOT_BUILT;
+#define X(BS, NTG) BSRMV_LAUNCH_IF(BS != 0 && bsk == BS && l.group == NTG, run_k2units, BS, NTG)
+    BSRMV_K2_LIST(X)
 #undef X
     return LAUNCH_NOT_BUILT;
 }
@@ -447,5 +568,6 @@ BSRMV_INSTANTIATE_LAUNCHER(launch_k2)
 BSRMV_INSTANTIATE_LAUNCHER_CPLX(launch_k2)
 BSRMV_INSTANTIATE_LAUNCHER(launch_k3)
 BSRMV_INSTANTIATE_LAUNCHER(launch_k3units)
+BSRMV_INSTANTIATE_LAUNCHER(launch_k2units)
 
 } // namespace bsrmv_cuda

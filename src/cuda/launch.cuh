@@ -64,9 +64,10 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
         return c.threads == 0 ? launch_k3units<T>(a, order, l, s, err)
                               : launch_balanced<T>(a, order, l, s, err);
     }
-    case BSRMV_GPU_FRAGMENT: /* threads 0: K3 thread blocks walk the units */
+    case BSRMV_GPU_FRAGMENT: /* threads 0: K2 (rows 0) or K3 walk the units */
         if (c.threads == 0)
-            return launch_k3units<T>(a, order, l, s, err);
+            return c.rows == 0 ? launch_k2units<T>(a, order, l, s, err)
+                               : launch_k3units<T>(a, order, l, s, err);
         return launch_balanced<T>(a, order, l, s, err);
     case BSRMV_GPU_MERGE_PATH:
         return launch_balanced<T>(a, order, l, s, err);
