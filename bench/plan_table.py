@@ -428,6 +428,21 @@ def irregular_rows(bs, dbl, row):
     return small + [(("irregular=1",), x) for x in c]
 
 
+def long_row_rows(bs, dbl, row):
+    """A row of more than one SM's share of the blocks (rowshare >= 1: a
+    rectangular LP's dense rows) above bs 16, in column-major blocks: K2
+    thread arrays over fragments, the irregular rows' choice.  Plain K2
+    gives the row to one thread array, which streams it a block at a time
+    while the rest of the GPU has finished.  lp_ship04l promoted to bs 24
+    and 32 (402 block rows of up to 84 blocks; H100, double): 21.3 and
+    39.6 us, against 27.7 and 51.0 us with plain K2 and 29.6 and 43.1 us
+    with the best cuSPARSE path.  No other real matrix has such a row but
+    the irregular orani678 and rajat01."""
+    if bs <= 16 or bs > 32 or row:
+        return []
+    return [(("rowshare>=1",), cfg("fragment", 8, 0, 0, max(8, 8192 // (bs * bs))))]
+
+
 def short_rows(bs, dbl, row):
     """Rows of a few blocks each (road networks, meshes and graphs in no
     banded order) on matrices past ~5 MB, where bandwidth rather than the
@@ -487,6 +502,7 @@ def rule_choice(key, c):
     bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
     f = c["f"]
     rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + \
+        long_row_rows(bs, dbl, row) + \
         (sweep_rows(bs, dbl, row) if not _grid_like(f) else []) + plain_rows(bs, dbl, row)
     for conds, cf in rows:
         if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]:
@@ -548,6 +564,7 @@ def write_table(out, model, device, nheld):
         for ty in ("double", "float"):
             for order in ("col", "row"):
                 for conds, c in irregular_rows(bs, ty == "double", order == "row") + \
+                        long_row_rows(bs, ty == "double", order == "row") + \
                         sweep_rows(bs, ty == "double", order == "row") + \
                         plain_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
@@ -663,7 +680,8 @@ def _cond(cd, f, key):
             name, v = cd.split(op)
             v = float(v)
             # the data holds no float-value, double-vector cases (mixed 0)
-            x = {"staged": 1.0, "mixed": 0.0, "memsm": MEMSM, "rowsm": f["mb"] * key[1] / 132}.get(name, f.get(name))
+            x = {"staged": 1.0, "mixed": 0.0, "memsm": MEMSM, "rowsm": f["mb"] * key[1] / 132,
+                 "rowshare": f["maxmean"] * f["mean"] * 132 / f["nnzb"] if f["nnzb"] else 0.0}.get(name, f.get(name))
             return {"<=": x <= v, ">=": x >= v, "<": x < v, "=": x == v}[op]
     return True
 

@@ -56,7 +56,7 @@ int main(void)
     TU_CHECK(f.v[PF_L2] == bytes, "bytes %g, wanted %g", f.v[PF_L2], bytes);
     plan_features_device(&f, 1000.0, 2640, 132, 90);
     TU_CHECK(f.v[PF_L2] == bytes / 1000 && f.v[PF_MEMSM] == 20 && f.v[PF_ROWSM] == 12.0 / 132 &&
-                 f.v[PF_STAGED] == 1,
+                 f.v[PF_STAGED] == 1 && f.v[PF_ROWSHARE] == 6.0 * 132 / 12,
              "device features");
     /* float values, double vectors: the values' bytes halve, x's and y's not */
     plan_features_rows(&f, rp, 4, 5, 3, BSRMV_FLOAT, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
@@ -200,6 +200,21 @@ int main(void)
     f.v[PF_L2] = 20;
     TU_CHECK(f.v[PF_IRREGULAR] == 1, "irregular");
     picks(d, &f, "merge_path/g1/r1/t256/p192");
+    /* ... and at bs 24: K2 over fragments in column-major blocks, K3 in
+     * row-major ones (where K2 reads along columns) */
+    features_of(&f, 60000, 16, 4096, 24, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    picks(d, &f, "fragment/g8/r0/t0/p14");
+    f.order = BSRMV_ROW_MAJOR;
+    picks(d, &f, "fragment/g8/r1/t0/p14");
+    /* a rectangular LP's rows at bs 32 (lp_ship04l promoted: 402 block
+     * rows, the longest 84 blocks, 6380 blocks): one row holds more than
+     * an SM's share, so K2 over fragments, not plain K2 */
+    features_of(&f, 402, 16, 84, 32, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    TU_CHECK(f.v[PF_ROWSHARE] >= 1 && f.v[PF_IRREGULAR] == 0, "rowshare %g", f.v[PF_ROWSHARE]);
+    picks(d, &f, "fragment/g8/r0/t0/p8");
+    features_of(&f, 402 * 8, 16, 84, 32, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    TU_CHECK(f.v[PF_ROWSHARE] < 1, "rowshare %g", f.v[PF_ROWSHARE]);
+    picks(d, &f, "k2_medium/g8/r1/t0/p1");
     printf("test_plan_table: ok (%d rows in the built-in table)\n", d->n);
     return 0;
 }

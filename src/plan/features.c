@@ -6,7 +6,7 @@
 
 static const char *const names[PF_COUNT] = {
     "mean", "cv", "maxmean", "lenmax", "empty", "mb", "nnzb", "l2", "memsm", "rowsm", "staged", "irregular",
-    "mixed",
+    "mixed", "rowshare",
 };
 
 const char *plan_feature_name(int i)
@@ -56,4 +56,5 @@ void plan_features_device(plan_features *f, double l2_bytes, double dram_gbps, i
     f->v[PF_MEMSM] = sms > 0 ? dram_gbps / sms : 0;
     f->v[PF_ROWSM] = sms > 0 ? f->v[PF_MB] * f->bs / sms : 0;
     f->v[PF_STAGED] = cc >= 90;
+    f->v[PF_ROWSHARE] = sms > 0 && f->v[PF_NNZB] > 0 ? f->v[PF_LENMAX] * sms / f->v[PF_NNZB] : 0;
 }

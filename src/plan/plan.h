@@ -38,6 +38,8 @@ enum plan_feature {
     PF_STAGED,    /* staged    1 where the bulk-copy kernels run (sm_90)     */
     PF_IRREGULAR, /* irregular 1: lenmax >= 256 and lenmax > 16 x mean       */
     PF_MIXED,     /* mixed     1: float values with double vectors           */
+    PF_ROWSHARE,  /* rowshare  lenmax x SMs / nnzb: above 1 the longest block
+                   *           row holds more than one SM's share of blocks */
     PF_COUNT
 };
 
