@@ -429,18 +429,20 @@ def irregular_rows(bs, dbl, row):
 
 
 def long_row_rows(bs, dbl, row):
-    """A row of more than one SM's share of the blocks (rowshare >= 1: a
+    """A row of well over one SM's share of the blocks (rowshare >= 1.5: a
     rectangular LP's dense rows) above bs 16, in column-major blocks: K2
     thread arrays over fragments, the irregular rows' choice.  Plain K2
     gives the row to one thread array, which streams it a block at a time
     while the rest of the GPU has finished.  lp_ship04l promoted to bs 24
-    and 32 (402 block rows of up to 84 blocks; H100, double): 21.3 and
-    39.6 us, against 27.7 and 51.0 us with plain K2 and 29.6 and 43.1 us
-    with the best cuSPARSE path.  No other real matrix has such a row but
-    the irregular orani678 and rajat01."""
+    and 32 (402 block rows of up to 84 blocks, rowshare 1.74; H100,
+    double): 21.5 and 39.3 us, against 28.7-30.5 and 50.2-52.3 us with
+    plain K2 and 29.6 and 43.1 us with the best cuSPARSE path.  No other
+    real matrix has such a row but the irregular orani678 and rajat01;
+    bcsstk16 split at bs 32 (rowshare 1.02, 11 MB), where plain K2 ran at
+    2.1x cuSPARSE, was not measured with fragments and stays out."""
     if bs <= 16 or bs > 32 or row:
         return []
-    return [(("rowshare>=1",), cfg("fragment", 8, 0, 0, max(8, 8192 // (bs * bs))))]
+    return [(("rowshare>=1.5",), cfg("fragment", 8, 0, 0, max(8, 8192 // (bs * bs))))]
 
 
 def short_rows(bs, dbl, row):
