@@ -64,29 +64,14 @@ k_balanced(const Args<T> a, const Schedule sc)
         const bool valid = u < sc.nunits;
         /* every lane of the warp runs the same number of row steps, so the
          * full-mask shuffles of group_reduce stay legal */
-        int64_t row = 0, j = 0, re = 0, je = 0, sl = 0, steps = 0;
-        if (valid) {
-            row = sc.unit_row[u];
-            j = sc.unit_blk[u];
-            re = sc.end_row[u]; /* rows before re end in this unit */
-            je = sc.end_blk[u];
-            sl = sc.slot[u];
-            /* row re only if some of its blocks fall in this unit */
-            const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
-            steps = re - row + carries(re, a.mb, tail, j, je);
-        }
-        int64_t most = steps;
+        const UnitRows ur = valid ? UnitRows(a, sc, u) : UnitRows();
+        int64_t row = ur.row0, sl = ur.slot, most = ur.steps;
         for (int o = 16; o >= 1; o >>= 1)
             most = max(most, __shfl_xor_sync(BSRMV_FULL_MASK, most, o));
         for (int64_t k = 0; k < most; ++k, ++row) {
-            const bool live = k < steps;
-            const bool ends = row < re;
-            int64_t s = 0, lo = 0, hi = 0;
-            if (live) {
-                s = a.row_ptr[row];
-                lo = s > j ? s : j;
-                hi = ends ? a.row_ptr[row + 1] : je;
-            }
+            const bool live = k < ur.steps;
+            int64_t lo = 0, hi = 0;
+            const bool whole = live && ur.part(a, row, lo, hi);
             T acc = T(0);
             int out = lane; /* the row of the block row this lane's sum is */
             if constexpr (WIDE) {
@@ -105,7 +90,7 @@ k_balanced(const Args<T> a, const Schedule sc)
             }
             if (!live)
                 continue;
-            if (ends && s >= j) {
+            if (whole) {
                 if (out < bs)
                     store_y(a, row * bs + out, acc);
             } else { /* cut: the head of a row begun earlier, or a carry */

@@ -208,29 +208,16 @@ k_k2units(const Args<T> a, const Schedule sc)
     T *pieces = (T *)sc.pieces;
     for (int64_t base = (int64_t)blockIdx.x * nta; base < sc.nunits; base += (int64_t)gridDim.x * nta) {
         const int64_t u = base + arr;
-        int64_t row = 0, j = 0, re = 0, je = 0, sl = 0, steps = 0;
-        if (arr < nta && u < sc.nunits) {
-            row = sc.unit_row[u];
-            j = sc.unit_blk[u];
-            re = sc.end_row[u]; /* rows before re end in this unit */
-            je = sc.end_blk[u];
-            sl = sc.slot[u];
-            const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
-            steps = re - row + carries(re, a.mb, tail, j, je);
-        }
-        for (int64_t k = 0; __syncthreads_or(k < steps); ++k, ++row) {
-            const bool live = k < steps;
-            int64_t s = 0, lo = 0, hi = 0;
-            if (live) {
-                s = a.row_ptr[row];
-                lo = s > j ? s : j;
-                hi = row < re ? a.row_ptr[row + 1] : je;
-            }
+        const UnitRows ur = arr < nta && u < sc.nunits ? UnitRows(a, sc, u) : UnitRows();
+        int64_t row = ur.row0, sl = ur.slot;
+        for (int64_t k = 0; __syncthreads_or(k < ur.steps); ++k, ++row) {
+            const bool live = k < ur.steps;
+            int64_t lo = 0, hi = 0;
+            const bool whole = live && ur.part(a, row, lo, hi);
             T acc = T(0), none[Th::EPT];
             th.sum(a, lo, hi, 0, acc, none);
             red[t] = acc;
             __syncthreads();
-            const bool whole = row < re && s >= j;
             if (live && th.g == 0) {
                 T sum = acc;
                 for (int q = 1; q < NTG; ++q)
@@ -493,16 +480,11 @@ k_k3units(const Args<T> a, const Schedule sc, int rs, int ns, int ntg)
     for (int64_t w = blockIdx.x; w < work; w += gridDim.x) {
         const int64_t u = w / ns;
         const int r0 = (int)(w - u * ns) * rs + th.rho;
-        const int64_t j = sc.unit_blk[u], re = sc.end_row[u], je = sc.end_blk[u];
-        const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
-        /* rows unit_row .. re - 1 end here; row re too if the unit holds
-         * some of its blocks (a carry) */
-        const int64_t last = re + carries(re, a.mb, tail, j, je);
-        int64_t sl = sc.slot[u];
-        for (int64_t row = sc.unit_row[u]; row < last; ++row) {
-            const int64_t s = a.row_ptr[row];
-            const int64_t lo = s > j ? s : j, hi = row < re ? a.row_ptr[row + 1] : je;
-            const bool whole = row < re && s >= j;
+        const UnitRows ur(a, sc, u);
+        int64_t sl = ur.slot;
+        for (int64_t row = ur.row0; row < ur.row0 + ur.steps; ++row) {
+            int64_t lo, hi;
+            const bool whole = ur.part(a, row, lo, hi);
             bool mine[R];
             T acc[R];
             th.sum(a, lo, hi, r0, mine, acc);

@@ -19,6 +19,34 @@ __device__ __forceinline__ bool carries(int64_t re, int64_t rows, int64_t tail, 
     return re < rows && je > (tail > j ? tail : j);
 }
 
+/* The rows a unit walks, one after the other: steps rows from row0, the
+ * rows before re ending in the unit, and row re too where the unit
+ * carries it.  A unit's cut rows take its slots from slot on, in order. */
+struct UnitRows {
+    int64_t row0 = 0, j = 0, re = 0, je = 0, slot = 0, steps = 0;
+
+    __device__ UnitRows() {}
+    template <typename T, typename V>
+    __device__ UnitRows(const Args<T, V> &a, const Schedule &sc, int64_t u)
+        : row0(sc.unit_row[u]), j(sc.unit_blk[u]), re(sc.end_row[u]), je(sc.end_blk[u]), slot(sc.slot[u])
+    {
+        const int64_t tail = re < a.mb ? a.row_ptr[re] : 0;
+        steps = re - row0 + carries(re, a.mb, tail, j, je);
+    }
+
+    /* Row row's blocks in the unit, [lo, hi); whether the row begins and
+     * ends in the unit (its sum goes to y) rather than being cut (its sum
+     * goes to the next slot). */
+    template <typename T, typename V>
+    __device__ bool part(const Args<T, V> &a, int64_t row, int64_t &lo, int64_t &hi) const
+    {
+        const int64_t s = a.row_ptr[row];
+        lo = s > j ? s : j;
+        hi = row < re ? a.row_ptr[row + 1] : je;
+        return row < re && s >= j;
+    }
+};
+
 /* The fix-up is launched as a programmatic dependent of the balanced
  * kernel (sm_90): the kernel lets it launch as soon as all its thread
  * blocks run, and the fix-up waits for the kernel's completion and memory
