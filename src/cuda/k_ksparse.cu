@@ -110,6 +110,21 @@ struct K2Thread {
             ch = cn;
         }
     }
+
+    /* !TRANS: the row's sum over the NTG groups of the thread array that
+     * begins at thread `base`, for the threads of group 0.  Every thread
+     * of the block calls it (__syncthreads); red holds a value per thread,
+     * to be written again only after another barrier. */
+    __device__ T group_sum(T *red, int t, int base, T acc) const
+    {
+        red[t] = acc;
+        __syncthreads();
+        T sum = acc;
+        if (g == 0)
+            for (int q = 1; q < NTG; ++q)
+                sum += red[base + q * bs + l];
+        return sum;
+    }
 };
 
 template <typename T, int ORD, int BS, int NTG>
@@ -164,14 +179,9 @@ k_k2(const Args<T> a, int rows_per_array, int64_t arrays)
                 }
             } while (TRANS && ++ct < th.nch); /* uniform trip count */
             if constexpr (!TRANS) {
-                red[t] = acc;
-                __syncthreads();
-                if (valid && th.g == 0) {
-                    T sum = acc;
-                    for (int q = 1; q < NTG; ++q)
-                        sum += red[arr * TA + q * bs + th.l];
+                const T sum = th.group_sum(red, t, arr * TA, acc);
+                if (valid && th.g == 0)
                     store_y(a, row * bs + th.l, sum);
-                }
                 __syncthreads();
             }
         }
@@ -216,12 +226,8 @@ k_k2units(const Args<T> a, const Schedule sc)
             const bool whole = live && ur.part(a, row, lo, hi);
             T acc = T(0), none[Th::EPT];
             th.sum(a, lo, hi, 0, acc, none);
-            red[t] = acc;
-            __syncthreads();
+            const T sum = th.group_sum(red, t, arr * TA, acc); /* the loop's test is the next barrier */
             if (live && th.g == 0) {
-                T sum = acc;
-                for (int q = 1; q < NTG; ++q)
-                    sum += red[arr * TA + q * BS + th.l];
                 if (whole)
                     store_y(a, row * BS + th.l, sum);
                 else
