@@ -138,6 +138,22 @@ static void check_all(const bsrmv_matrix *A, const char *shape, uint64_t seed)
                     check_config(&c, dA, &cfg, shape);
                     ++tried_k3;
                 }
+    /* threads 0, rows 0: K2 thread arrays walk the fragments (group = thread
+     * groups), built for column-major blocks of bs 12 and 16 (4 groups), 24
+     * and 32 (4 and 8), refused elsewhere */
+    int tried_k2 = 0;
+    for (int g = 4; g <= 8; g *= 2)
+        for (int u = 0; u < 6; ++u) {
+            bsrmv_gpu_config cfg = {BSRMV_GPU_FRAGMENT, g, 0, 0, units[u]};
+            if (bsrmv_gpu_matrix_set_config(dA, &cfg) == BSRMV_ERR_UNSUPPORTED)
+                continue;
+            check_config(&c, dA, &cfg, shape);
+            ++tried_k2;
+        }
+    const int bs = c.in.bs, col = c.in.order == BSRMV_COL_MAJOR;
+    const int want_k2 = !col ? 0 : bs == 12 || bs == 16 ? 6 : bs == 24 || bs == 32 ? 12 : 0;
+    TU_CHECK(tried_k2 == want_k2, "%s bs=%d: %d K2 unit configurations, wanted %d", shape, bs, tried_k2,
+             want_k2);
     TU_CHECK(tried >= (quick ? 9 : 18), "%s bs=%d: only %d balanced configurations", shape,
              c.in.bs, tried);
     TU_CHECK(c.in.bs == 1 || tried_k3 >= (quick ? 8 : 18), "%s bs=%d: only %d K3 unit configurations",
