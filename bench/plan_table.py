@@ -382,15 +382,14 @@ def sweep_rows(bs, dbl, row):
 
 def irregular_rows(bs, dbl, row):
     """Rows of long, uneven rows (power-law and arrow matrices of ~512 MB): the
-    balanced kernels, whose work units ignore row boundaries.  Above bs 16,
-    K2 thread arrays walk the fragments where K2 is built for that
-    (column-major blocks of bs 24 and 32; threads 0, rows 0, 8 thread
-    groups), K3 thread blocks elsewhere (rows 1, 8 column phases): on the
-    real matrices promoted to bs 24 and 32 (orani678, rajat01, sts4098,
-    H100) K3 ran at 1.01-1.46x the best cuSPARSE path, where the warp's row
-    walk was 0.47-0.76x, and K2 at 1.06-1.18x K3 (with lp_ship04l and
-    ca-GrQc).  At bs 9-15 the row walk with fragments of a quarter of the
-    unit (orani678, rajat01, sts4098 at bs 12: 1.07-1.25x the half unit).
+    balanced kernels, whose work units ignore row boundaries.  At bs 24 and
+    32 the warp's wide row walk over fragments (walk(), uneven_rows), at
+    the other sizes above 16 K3 thread blocks over them (rows 1, 8 column
+    phases), which ran at 1.01-1.46x the best cuSPARSE path on orani678,
+    rajat01 and sts4098 promoted to bs 24 and 32 where the runtime-bs row
+    walk read a value per lane (H100).  At bs 9-15 the row walk with
+    fragments of a quarter of the unit (orani678, rajat01, sts4098 at bs
+    12: 1.07-1.25x the half unit).
     On matrices within the L2 (l2 < 1) smaller units, so that the few blocks
     still fill the GPU, and at bs 5-8 other kernels: on the training
     matrices orani678 and sts4098 promoted to bs 2-8 (H100,
@@ -406,7 +405,7 @@ def irregular_rows(bs, dbl, row):
         return []
     unit = max(8, 8192 // (bs * bs))
     if bs > 16:
-        c = ([] if row else [cfg("fragment", 8, 0, 0, unit)]) + [cfg("fragment", 8, 1, 0, unit)]
+        c = [walk(bs) if bs in WALK_BS else cfg("fragment", 8, 1, 0, unit)]
     elif bs >= 8:
         c = [cfg("fragment", 32, 1, 256, unit // 4 if 8 < bs < 16 else unit // 2 if bs < 16 else unit)]
     elif bs == 1 or bs > 4:
@@ -430,19 +429,19 @@ def irregular_rows(bs, dbl, row):
 
 def long_row_rows(bs, dbl, row):
     """A row of well over one SM's share of the blocks (rowshare >= 1.5: a
-    rectangular LP's dense rows) above bs 16, in column-major blocks: K2
-    thread arrays over fragments, the irregular rows' choice.  Plain K2
-    gives the row to one thread array, which streams it a block at a time
-    while the rest of the GPU has finished.  lp_ship04l promoted to bs 24
-    and 32 (402 block rows of up to 84 blocks, rowshare 1.74; H100,
-    double): 21.5 and 39.3 us, against 28.7-30.5 and 50.2-52.3 us with
-    plain K2 and 29.6 and 43.1 us with the best cuSPARSE path.  No other
-    real matrix has such a row but the irregular orani678 and rajat01;
-    bcsstk16 split at bs 32 (rowshare 1.02, 11 MB), where plain K2 ran at
-    2.1x cuSPARSE, was not measured with fragments and stays out."""
-    if bs <= 16 or bs > 32 or row:
+    rectangular LP's dense rows) at bs 24 and 32: the wide row walk over
+    fragments, as for uneven rows, also where the rows' spread alone would
+    not say so (a few hundred rows, one of them long).  Plain K2 or wide
+    give the row to one thread array, which streams it a block at a time
+    while the rest of the GPU has finished: lp_ship04l promoted to bs 32
+    (402 block rows of up to 84 blocks, rowshare 1.74; H100, double),
+    plain K2 50.2-52.3 us, the best cuSPARSE path 43.1-43.4 us, the walk
+    33.9 us with units of 8 blocks and 35.0 us with the 4 that the plan fits
+    to this matrix of one wave.  bcsstk16 split at bs 32 (rowshare 1.02, 11 MB), where plain K2 ran
+    at 2.1x cuSPARSE, stays below the threshold."""
+    if bs not in WALK_BS:
         return []
-    return [(("rowshare>=1.5",), cfg("fragment", 8, 0, 0, max(8, 8192 // (bs * bs))))]
+    return [(("rowshare>=1.5",), walk(bs))]
 
 
 def short_rows(bs, dbl, row):
@@ -477,24 +476,52 @@ def short_rows(bs, dbl, row):
     return []
 
 
-def stream_rows(bs, dbl, row):
-    """Rows of uneven rows at bs 12, where the fragment stream (k_fragstream,
-    compiled for bs 12 with 8- and 16-byte loads) overtook the kernels the
-    learned rows name: on an H100 (bench/results/plan-h100/bs12_*.jsonl.gz:
-    every shared matrix promoted to bs 12, both types and orders, both
-    timing modes) it was within 10% of the best kernel on every matrix past
-    a third of the L2 with a row-length spread (cv) of at least 0.45 and 9
-    or more blocks per row, or a spread of 0.9 or more; the learned rows
-    picked K3 there at 0.28-0.76x the best cuSPARSE path (orani678,
-    sts4098, ca-GrQc).  Learned from the H100 data alone, bs 12 rows did
-    worse on the held-out matrices."""
-    if bs != 12:
-        return []
-    frag = cfg("fragment", 32, 1, 256, 14)
-    return [(("l2>=0.3", "cv>=0.9"), frag), (("l2>=0.3", "cv>=0.45", "mean>=9"), frag)]
+WALK_BS = (24, 32)  # the sizes the wide row walk is built for above 16 (BSRMV_BALANCED_LIST)
 
 
-EARLY_ROWS = (short_rows, stream_rows, bycolumn6_rows)
+def walk(bs):
+    """The warp's row walk over fragments with the wide inner loop (16-byte
+    loads along the blocks' lines), units of 8192 values."""
+    return cfg("fragment", 32, 1, 256, max(8, 8192 // (bs * bs)))
+
+
+def uneven_rows(bs, dbl, row):
+    """Rows of uneven length: a row-length spread (cv) of 0.9 or more, or of
+    0.45 or more with 9 or more blocks per row.
+     - bs 12: the fragment stream (k_fragstream, compiled for bs 12 with 8-
+       and 16-byte loads).  On an H100 (bench/results/plan-h100/bs12_*.jsonl.gz:
+       every shared matrix promoted to bs 12, both types and orders, both
+       timing modes) it was within 10% of the best kernel on every matrix
+       past a third of the L2 with such rows; the learned rows picked K3
+       there at 0.28-0.76x the best cuSPARSE path (orani678, sts4098,
+       ca-GrQc).  Learned from the H100 data alone, bs 12 rows did worse on
+       the held-out matrices.
+     - bs 24 and 32, both orders and types, any size: the wide row walk
+       (walk()), the same condition unchanged at bs 24, its first part
+       alone at bs 32 (the moderately uneven rows below were measured at
+       bs 24 only).  H100
+       (bench/results/plan-h100/walk_bs24_32.jsonl.gz), CG traffic between
+       calls, against the table's previous picks (plain K2 or wide; K2 or
+       K3 thread arrays over fragments where irregular): rajat01, sts4098,
+       orani678, ca-GrQc and lp_ship04l promoted (cv 1.1-4.3) 1.01-2.1x,
+       the old picks down to 0.59x the best cuSPARSE path in row-major
+       blocks and 0.94x in column-major ones, the walk 1.03x and up; three
+       power-law matrices of 320-780 MB 1.04-1.9x; nasa2910 and ex31 (cv
+       0.50-0.56, 30-60 blocks a row) 1.0-1.33x; bcsstk18 (cv 0.61, 12.5)
+       0.92-1.02x.  add32, crack, west1505 and LeGresley_4908 (cv 0.32-0.76,
+       4-6 blocks a row) stay with the plain rows: the walk ran at 0.43-1.08x
+       them."""
+    if bs == 12:
+        frag = cfg("fragment", 32, 1, 256, 14)
+        return [(("l2>=0.3", "cv>=0.9"), frag), (("l2>=0.3", "cv>=0.45", "mean>=9"), frag)]
+    if bs == 24:
+        return [(("cv>=0.9",), walk(bs)), (("cv>=0.45", "mean>=9"), walk(bs))]
+    if bs == 32:
+        return [(("cv>=0.9",), walk(bs))]
+    return []
+
+
+EARLY_ROWS = (short_rows, uneven_rows, bycolumn6_rows)
 
 
 # ---- output -----------------------------------------------------------------
@@ -547,11 +574,12 @@ def write_table(out, model, device, nheld):
             for order in ("col", "row"):
                 for conds, c in short_rows(bs, ty == "double", order == "row"):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
-    out.write("# Uneven rows at bs 12: the fragment stream (rule rows).\n")
-    for ty in ("double", "float"):
-        for order in ("col", "row"):
-            for conds, c in stream_rows(12, ty == "double", order == "row"):
-                out.write("%-6s %s %2d %-32s %s\n" % (ty, order, 12, c, " ".join(conds)))
+    out.write("# Uneven rows at bs 12, 24 and 32: the fragment stream and the wide row walk (rule rows).\n")
+    for bs in (12,) + WALK_BS:
+        for ty in ("double", "float"):
+            for order in ("col", "row"):
+                for conds, c in uneven_rows(bs, ty == "double", order == "row"):
+                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
     out.write("# Column-major bs 6: by-column, two rows of a column per lane (rule rows).\n")
     for ty in ("double", "float"):
         for conds, c in bycolumn6_rows(6, ty == "double", False):

@@ -200,18 +200,50 @@ int main(void)
     f.v[PF_L2] = 20;
     TU_CHECK(f.v[PF_IRREGULAR] == 1, "irregular");
     picks(d, &f, "merge_path/g1/r1/t256/p192");
-    /* ... and at bs 24: K2 over fragments in column-major blocks, K3 in
-     * row-major ones (where K2 reads along columns) */
+    /* ... and at bs 24, both block orders: the wide row walk over
+     * fragments; at bs 20 (no wide walk built) K3 over them */
     features_of(&f, 60000, 16, 4096, 24, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
-    picks(d, &f, "fragment/g8/r0/t0/p14");
+    picks(d, &f, "fragment/g32/r1/t256/p14");
     f.order = BSRMV_ROW_MAJOR;
-    picks(d, &f, "fragment/g8/r1/t0/p14");
+    picks(d, &f, "fragment/g32/r1/t256/p14");
+    features_of(&f, 60000, 16, 4096, 20, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    picks(d, &f, "fragment/g8/r1/t0/p20");
+    /* uneven rows that are not irregular at bs 32 (as ca-GrQc promoted,
+     * cv 1.43): rows of 1, 1, 1 and 13 blocks (cv 1.3): the walk; even
+     * rows of the same length: plain K2 */
+    {
+        enum { MB = 4000 };
+        static int64_t urp[MB + 1];
+        for (int64_t i = 0; i < MB; ++i)
+            urp[i + 1] = urp[i] + (i % 4 == 3 ? 13 : 1);
+        plan_features_rows(&f, urp, MB, MB, 32, BSRMV_DOUBLE, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        plan_features_device(&f, 50 * 1048576.0, 3350, 132, 90);
+        TU_CHECK(f.v[PF_CV] >= 0.9 && f.v[PF_IRREGULAR] == 0 && f.v[PF_ROWSHARE] < 1.5, "cv %g",
+                 f.v[PF_CV]);
+        picks(d, &f, "fragment/g32/r1/t256/p8");
+        features_of(&f, MB, 4, 4, 32, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+        picks(d, &f, "k2_medium/g8/r1/t0/p1");
+        /* moderately uneven long rows (8 and 24 blocks: cv 0.5, mean 16,
+         * as ex31 or nasa2910): the walk at bs 24, where that was
+         * measured, plain K2 at bs 32 */
+        for (int64_t i = 0; i < 500; ++i)
+            urp[i + 1] = urp[i] + (i % 2 ? 24 : 8);
+        plan_features_rows(&f, urp, 500, 500, 24, BSRMV_DOUBLE, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        plan_features_device(&f, 50 * 1048576.0, 3350, 132, 90);
+        TU_CHECK(fabs(f.v[PF_CV] - 0.5) < 1e-9 && f.v[PF_L2] < 2, "cv %g l2 %g", f.v[PF_CV], f.v[PF_L2]);
+        picks(d, &f, "fragment/g32/r1/t256/p14");
+        plan_features_rows(&f, urp, 500, 500, 32, BSRMV_DOUBLE, BSRMV_DOUBLE, BSRMV_COL_MAJOR);
+        plan_features_device(&f, 50 * 1048576.0, 3350, 132, 90);
+        picks(d, &f, "k2_medium/g8/r1/t0/p1");
+    }
     /* a rectangular LP's rows at bs 32 (lp_ship04l promoted: 402 block
      * rows, the longest 84 blocks, 6380 blocks): one row holds more than
-     * an SM's share, so K2 over fragments, not plain K2 */
+     * an SM's share, so the walk, not plain K2, though the rows' spread is
+     * small */
     features_of(&f, 402, 16, 84, 32, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
-    TU_CHECK(f.v[PF_ROWSHARE] >= 1 && f.v[PF_IRREGULAR] == 0, "rowshare %g", f.v[PF_ROWSHARE]);
-    picks(d, &f, "fragment/g8/r0/t0/p8");
+    TU_CHECK(f.v[PF_ROWSHARE] >= 1 && f.v[PF_IRREGULAR] == 0 && f.v[PF_CV] < 0.45, "rowshare %g",
+             f.v[PF_ROWSHARE]);
+    picks(d, &f, "fragment/g32/r1/t256/p8");
     features_of(&f, 402 * 2, 16, 84, 32, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     TU_CHECK(f.v[PF_ROWSHARE] < 1.5, "rowshare %g", f.v[PF_ROWSHARE]);
     picks(d, &f, "k2_medium/g8/r1/t0/p1");

@@ -518,7 +518,7 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 /* Balanced row walk (segmented and fragment schedules): X(BS, G). */
 #define BSRMV_BALANCED_LIST(X)                                                 \
     X(1, 1) X(1, 8) X(1, 32) X(2, 8) X(2, 32) X(4, 16) X(4, 32) X(16, 32)      \
-    X(0, 32)
+    X(24, 32) X(32, 32) X(0, 32)
 /* The same units streamed by a warp (group 32, 6 <= bs < 16): X(BS, 0). */
 #define BSRMV_FRAGSTREAM_LIST(X) X(6, 0) X(8, 0) X(12, 0) X(0, 0)
 /* Merge-path units, flat stream (group 32): X(BS, 0). */

@@ -9,7 +9,7 @@
  *
  * Segmented and fragment units: a group of G lanes takes one unit at a time
  * and walks the block rows it touches with the by-column inner loop
- * (column_sum; at bs 16 the wide one of wide.cuh), one row after the
+ * (column_sum; at bs 16, 24 and 32 the wide one of wide.cuh), one row after the
  * other; at 6 <= bs < 16 a warp streams the unit's blocks instead, across
  * row ends (k_fragstream).  Merge-path
  * units: a warp streams the unit's values as one contiguous run (the
@@ -33,12 +33,15 @@
 
 namespace bsrmv_cuda {
 
-/* WIDE (bs 16, G 32, aligned val and x): a row's blocks through the wide
- * inner loop (wide.cuh), 16-byte loads along the blocks' lines, rather
- * than column_sum's value per lane and step; 16 values of val in flight
- * per lane (H200, power-law bs 16 against column_sum: row-major double
- * 2.2-2.3x, float col 1.2-1.26x, double col 1.03-1.06x; 32 values ran at
- * 0.95-1.04x 16, 64 at 0.99-1.0x). */
+/* WIDE (bs 16, 24 and 32, G 32, aligned val and x): a row's blocks through
+ * the wide inner loop (wide.cuh), 16-byte loads along the blocks' lines,
+ * rather than column_sum's value per lane and step; 16 values of val in
+ * flight per lane (H200, power-law bs 16 against column_sum: row-major
+ * double 2.2-2.3x, float col 1.2-1.26x, double col 1.03-1.06x; 32 values
+ * ran at 0.95-1.04x 16, 64 at 0.99-1.0x).  At bs 24 and 32 the group
+ * reads a whole block per step (H100, orani678, rajat01 and sts4098
+ * promoted, double, column-major fragments: 1.30-1.53x the best cuSPARSE
+ * path, where the runtime-bs column_sum walk had run at 0.47-0.76x). */
 template <typename T, int ORD, int BS, int G, bool WIDE>
 __global__ void __launch_bounds__(256, 1)
 k_balanced(const Args<T> a, const Schedule sc)
@@ -495,7 +498,7 @@ static cudaError_t run_walk(const Args<T> &a, const Launch &l, cudaStream_t s)
 {
     const Schedule &sc = *l.sched;
     const unsigned grid = bsrmv_grid(sc.nunits * G, l.threads);
-    return launch_wide_or_not<BS == 16 && G == 32>(a, l, s, [&](auto wide) {
+    return launch_wide_or_not<BS >= 16 && G == 32>(a, l, s, [&](auto wide) {
         k_balanced<T, ORD, BS, G, decltype(wide)::value><<<grid, l.threads, 0, s>>>(a, sc);
     });
 }
