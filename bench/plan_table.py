@@ -248,6 +248,12 @@ def cfg(k, g, r, t, p):
     return f"{k}/g{g}/r{r}/t{t}/p{p}"
 
 
+def balanced_unit(bs):
+    """The balanced kernels' unit: 8192 values of val, at least 8 blocks
+    (balanced_unit in src/cuda/candidates.cu)."""
+    return max(8, 8192 // (bs * bs))
+
+
 def k2(bs, ntg):
     return cfg("k2_medium", ntg, 1, 0, max(1, 256 // (bs * ntg)))
 
@@ -403,7 +409,7 @@ def irregular_rows(bs, dbl, row):
     path, 1.42-1.71x).  The held-out rajat01 follows the same pattern."""
     if bs > 32:
         return []
-    unit = max(8, 8192 // (bs * bs))
+    unit = balanced_unit(bs)
     if bs > 16:
         c = [walk(bs) if bs in WALK_BS else cfg("fragment", 8, 1, 0, unit)]
     elif bs >= 8:
@@ -437,8 +443,9 @@ def long_row_rows(bs, dbl, row):
     (402 block rows of up to 84 blocks, rowshare 1.74; H100, double),
     plain K2 50.2-52.3 us, the best cuSPARSE path 43.1-43.4 us, the walk
     33.9 us with units of 8 blocks and 35.0 us with the 4 that the plan fits
-    to this matrix of one wave.  bcsstk16 split at bs 32 (rowshare 1.02, 11 MB), where plain K2 ran
-    at 2.1x cuSPARSE, stays below the threshold."""
+    to this matrix of one wave.  bcsstk16 split at bs 32 (rowshare 1.02,
+    11 MB), where plain K2 ran at 2.1x cuSPARSE, stays below the
+    threshold."""
     if bs not in WALK_BS:
         return []
     return [(("rowshare>=1.5",), walk(bs))]
@@ -481,8 +488,8 @@ WALK_BS = (24, 32)  # the sizes the wide row walk is built for above 16 (BSRMV_B
 
 def walk(bs):
     """The warp's row walk over fragments with the wide inner loop (16-byte
-    loads along the blocks' lines), units of 8192 values."""
-    return cfg("fragment", 32, 1, 256, max(8, 8192 // (bs * bs)))
+    loads along the blocks' lines), units of the balanced unit."""
+    return cfg("fragment", 32, 1, 256, balanced_unit(bs))
 
 
 def uneven_rows(bs, dbl, row):
