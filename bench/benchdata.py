@@ -33,6 +33,22 @@ GPU_PEERS = GPU_LIBS[2:]
 # Sets whose rows compare bsrmv with peers (tables, headline), in report order.
 MEASURED_SETS = ("grid", "real", "sweep", "generated", "bridge")
 SETS = [*MEASURED_SETS, "scaling"]
+# Sets whose GPU records come in several value types and block orders
+# (suite.sh GPU_REAL_TYPES, GPU_REAL_ORDERS): each (type, order) but double,
+# column-major is a set of its own, "<set> <type> <order>" (config_set).
+CONFIG_SETS = ("real",)
+
+
+def config_set(set_, r):
+    """The set a GPU record counts in: its own, or its (type, order)'s."""
+    t, o = r.get("type", "double"), r.get("order", "col")
+    return set_ if set_ not in CONFIG_SETS or (t, o) == ("double", "col") else f"{set_} {t} {o}"
+
+
+def config_of(set_):
+    """(base set, type, order) of a set name."""
+    base, *cfg = set_.split(" ")
+    return (base, *cfg) if cfg else (base, "double", "col")
 # "Small" matrices, where per-call latency matters more than bandwidth: the
 # SpMV's bytes fit the GPU's L2 (50 MB on H100) with room, or a quarter of
 # the CPU's 32 MiB L3.
@@ -63,8 +79,8 @@ def library(r):
         return ("bsrmv" if k in ("specialised", "auto-generic", "auto") else "bsrmv-" + k, "cpu")
     if b == "gpu":
         return ("bsrmv" if k.startswith("auto:") else "bsrmv-best", "gpu")
-    if b == "cusparse":
-        return (k, "gpu")
+    if b == "cusparse":  # cusparseSbsrmv and Dbsrmv share a column
+        return (re.sub(r"^Sbsrmv", "Dbsrmv", k), "gpu")
     if b in CPU_LIBS:
         return (b, "cpu")
     return None
@@ -108,10 +124,12 @@ class Run:
             if not (r.get("rel_err", 0) <= tol(r)):
                 self.wrong.append(r)
                 continue
-            dev = lk[1]
-            if dev == "gpu" and r["set"] in solver_sets and not r.get("traffic_bytes", 0) > 0:
-                dev = "gpu-b2b"
-            groups[(r["set"], r["case"], r["bs"], dev, lk[0], r.get("threads", 0))].append(r)
+            dev, set_ = lk[1], r["set"]
+            if dev == "gpu":
+                if set_ in solver_sets and not r.get("traffic_bytes", 0) > 0:
+                    dev = "gpu-b2b"
+                set_ = config_set(set_, r)
+            groups[(set_, r["case"], r["bs"], dev, lk[0], r.get("threads", 0))].append(r)
         self.cells = {}
         for key, rs in groups.items():
             lib = key[4]
@@ -149,6 +167,12 @@ class Run:
             if k[:5] == (set_, case, bs, device, lib) and (best is None or c["gbps"] > best["gbps"]):
                 best = dict(c, threads=k[5])
         return best
+
+    def config_sets(self, set_):
+        """The (type, order) sets of set_ that hold GPU records, in order."""
+        key = {"double": 0, "float": 1, "col": 0, "row": 1}
+        found = {k[0] for k in self.cells if k[0].startswith(set_ + " ")}
+        return sorted(found, key=lambda s: [key.get(x, 2) for x in config_of(s)[1:]])
 
     def threads_of(self, set_, device, lib):
         return sorted({k[5] for k in self.cells if k[0] == set_ and k[3] == device and k[4] == lib})

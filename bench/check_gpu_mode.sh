@@ -7,7 +7,9 @@
 #      before any record of the bs, once after its CPU records);
 #   2. a spent time budget must skip the rest, listed with the reason;
 #   3. bench/report.py must render the GPU section from that run;
-#   4. the complex set must run complex double and complex float (records
+#   4. the real set must run double and float in both block orders, and the
+#      report give each (type, order) its own table and headline row;
+#   5. the complex set must run complex double and complex float (records
 #      tagged with the set) and the report render its table, a complex
 #      float error above double's tolerance but below float's counted right.
 #
@@ -27,11 +29,12 @@ cat >"$T/bsrmv" <<EOF
 [ "\$1" = info ] && exec "$REAL" "\$@"
 [ "\$1" = help ] && exec "$REAL" help
 shift
-bs_list= gpu=0 name=m type=double
+bs_list= gpu=0 name=m type=double order=col
 while [ \$# -gt 0 ]; do
     case \$1 in
         --bs) bs_list=\$2; shift ;;
         --type) type=\$2; shift ;;
+        --order) order=\$2; shift ;;
         --gpu) gpu=1 ;;
         --mtx) name=\$(basename "\$2" .mtx.gz) ;;
         --grid) name=grid27_\$2 ;;
@@ -42,7 +45,7 @@ sleep "\${MOCK_SLEEP:-0}"
 [ \$gpu = 1 ] && echo '{"backend":"stream","kernel":"gpu_read","device":"Mock GPU","threads":0,"bytes":2147483648,"gbps":3000,"time_ms":0.7}'
 for bs in \${bs_list//,/ }; do
     if [ "\$bs" = "\${MOCK_FAIL_BS:-}" ] && [ "\${MOCK_FAIL_AT:-}" = start ]; then exit 1; fi
-    rec() { echo "{\"matrix\":\"\$name\",\"bs\":\$bs,\"rows\":100,\"cols\":100,\"nnzb\":10,\"bytes\":\$((bs * 1000000)),\"backend\":\"\$1\",\"kernel\":\"\$2\",\"threads\":\$3,\"time_ms\":\$4,\"gbps\":\$5,\"gflops\":1,\"rel_err\":\${6:-1e-16},\"type\":\"\${7:-double}\",\"order\":\"col\"}"; }
+    rec() { echo "{\"matrix\":\"\$name\",\"bs\":\$bs,\"rows\":100,\"cols\":100,\"nnzb\":10,\"bytes\":\$((bs * 1000000)),\"backend\":\"\$1\",\"kernel\":\"\$2\",\"threads\":\$3,\"time_ms\":\$4,\"gbps\":\$5,\"gflops\":1,\"rel_err\":\${6:-1e-16},\"type\":\"\${7:-double}\",\"order\":\"\$order\"}"; }
     if [ \$type = z ] || [ \$type = c ]; then # complex float: float rounding
         t=complex-double p=Z err=1e-16
         [ \$type = c ] && t=complex-float p=C err=2e-7
@@ -54,9 +57,13 @@ for bs in \${bs_list//,/ }; do
     rec cpu specialised 2 1.0 \$bs
     if [ "\$bs" = "\${MOCK_FAIL_BS:-}" ] && [ "\${MOCK_FAIL_AT:-}" = gpu ]; then exit 1; fi
     [ \$gpu = 1 ] || continue
-    rec cusparse Dbsrmv_col 0 0.5 \$((bs * 2))
-    rec gpu by_column/g8 0 0.4 \$((bs * 2 + 1))
-    rec gpu auto:by_column/g8 0 0.4 \$((bs * 2 + 1))
+    # float, row-major: the pick 1.5x cuSPARSE (double, column-major: 1.12x at bs 4)
+    for t in \${type//,/ }; do
+        g=\$((bs * 2 + 1)); [ \$t\$order = floatrow ] && g=\$((bs * 3))
+        rec cusparse Dbsrmv_col 0 0.5 \$((bs * 2)) 1e-16 \$t
+        rec gpu by_column/g8 0 0.4 \$g 1e-16 \$t
+        rec gpu auto:by_column/g8 0 0.4 \$g 1e-16 \$t
+    done
 done
 EOF
 chmod +x "$T/bsrmv"
@@ -101,6 +108,14 @@ if python3 bench/report.py --gpu "$T/a" --out "$T/RESULTS.md" --readme "" >/dev/
     echo "ok   report.py renders the GPU section"
 else
     echo "FAIL report.py on the GPU run"; fail=1
+fi
+check "real set: double and float in both block orders" \
+    '{(r["type"], r["order"]) for r in recs if r.get("kernel", "").startswith("auto:")} == {(t, o) for t in ("double", "float") for o in ("col", "row")}' "$T/a"
+if grep -q "^### Real patterns: .*float, row-major blocks (GPU)" "$T/RESULTS.md" &&
+   grep -q "^| GPU Mock GPU | real float row, vs best cuSPARSE | .* | 1.50 | 1.50 | 1.50 | 0 |" "$T/RESULTS.md"; then
+    echo "ok   report.py gives float, row-major its own table and headline row"
+else
+    echo "FAIL report.py on the real set's types and orders"; fail=1
 fi
 run_suite "$T/d" --sets complex
 check "complex set: complex double and complex float at the quick bs, tagged with the set" \

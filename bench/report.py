@@ -32,6 +32,23 @@ SET_TITLES = {
 }
 
 
+ORDER_NAMES = {"col": "column-major", "row": "row-major"}
+
+
+def set_title(run, set_):
+    """A set's title; where the GPU run also holds other value types and
+    block orders of it, with the type and order of this one."""
+    base, t, o = bd.config_of(set_)
+    if set_ == base and not run.config_sets(base):
+        return SET_TITLES[base]
+    return f"{SET_TITLES[base]}: {t}, {ORDER_NAMES[o]} blocks"
+
+
+def peer_name(set_, p):
+    """A cuSPARSE column's name in a set's value type (cusparseSbsrmv in float)."""
+    return p.replace("Dbsrmv", "Sbsrmv") if bd.config_of(set_)[1] == "float" else p
+
+
 def fmt(x, nd=1):
     if x is None or x != x:
         return "-"
@@ -510,7 +527,7 @@ def gpu_table(run, set_, lines, summary):
         return []
     read = run.gpu_read
     head = ["matrix", "bs", "MB", "bsrmv", "% read", "bsrmv kernel (auto)", "best bsrmv kernel"]
-    head += [p for p in bd.GPU_PEERS] + ["best cuSPARSE", "bsrmv/best"]
+    head += [peer_name(set_, p) for p in bd.GPU_PEERS] + ["best cuSPARSE", "bsrmv/best"]
     b2b = any(k[0] == set_ and k[3] == "gpu-b2b" for k in run.cells)
     if b2b:
         head.append("back to back: bsrmv/best")
@@ -530,7 +547,7 @@ def gpu_table(run, set_, lines, summary):
                f"`{b['kernel'][5:]}`" if b else "-",
                f"{c['bsrmv-best']['gbps']:.0f} `{c['bsrmv-best']['kernel']}`" if c["bsrmv-best"] else "-"]
         row += [fmt(c[p]["gbps"], 0) if c[p] else "n/a" for p in bd.GPU_PEERS]
-        row += [best[1] if best else "-", ratio_cell(r)]
+        row += [peer_name(set_, best[1]) if best else "-", ratio_cell(r)]
         if b2b:
             r2 = b2b_ratio(run, set_, case, bs)
             row.append(ratio_cell(r2))
@@ -540,7 +557,7 @@ def gpu_table(run, set_, lines, summary):
         if r:
             rs.append(r)
         if b and b["bytes"] <= bd.SMALL_BYTES["gpu"] and best:
-            small.append((set_, case, bs, b, c[best[1]], best[1]))
+            small.append((set_, case, bs, b, c[best[1]], peer_name(set_, best[1])))
     lines.append("")
     lines.append(f"Geometric mean of bsrmv (auto) / best cuSPARSE over {len(rs)} rows: "
                  f"**{fmt(bd.geomean(rs), 2)}** (min {fmt(min(rs, default=None), 2)}, "
@@ -549,7 +566,8 @@ def gpu_table(run, set_, lines, summary):
                     f"**{fmt(bd.geomean(rs_b2b), 2)}** (min {fmt(min(rs_b2b, default=None), 2)}, "
                     f"{sum(x < 1 for x in rs_b2b)} rows below 1)." if b2b else "."))
     lines.append("")
-    summary.append((set_, len(rows), rs, None))
+    label = f"{set_} double col" if set_ in bd.CONFIG_SETS and run.config_sets(set_) else set_
+    summary.append((label, len(rows), rs, rs_b2b))
     return small
 
 
@@ -576,15 +594,15 @@ def gpu_section(run, title, level="##"):
                    "matrix that fits in L2 is read from L2.")
     out.append("")
     summary, smalls = [], []
-    for set_ in bd.MEASURED_SETS:
-        out.append(f"{level}# {SET_TITLES[set_]} (GPU)")
+    for set_ in (x for base in bd.MEASURED_SETS for x in (base, *run.config_sets(base))):
+        out.append(f"{level}# {set_title(run, set_)} (GPU)")
         out.append("")
         if not run.rows(set_, "gpu"):
             out.append("Not measured in this run.")
             out.append("")
         else:
             smalls += gpu_table(run, set_, out, summary)
-        sk = skipped_lines(run, set_)
+        sk = skipped_lines(run, set_) if set_ in bd.MEASURED_SETS else []
         if sk:
             out.append("Skipped:")
             out += sk
@@ -790,10 +808,11 @@ def headline(cpu, cpu_sum, gpu, gpu_sum):
                                  f"{min(rs):.2f} | {max(rs):.2f} | {sum(r < 1 for r in rs)} |")
     if gpu:
         name = f"GPU {gpu.gpu_name}"
-        for set_, n, rs, _ in gpu_sum:
-            if rs:
-                lines.append(f"| {name} | {set_}, vs best cuSPARSE | {len(rs)} | {bd.geomean(rs):.2f} | "
-                             f"{min(rs):.2f} | {max(rs):.2f} | {sum(r < 1 for r in rs)} |")
+        for set_, n, rs, rs_b2b in gpu_sum:
+            for label, v in (("vs best cuSPARSE", rs), ("back to back", rs_b2b)):
+                if v:
+                    lines.append(f"| {name} | {set_}, {label} | {len(v)} | {bd.geomean(v):.2f} | "
+                                 f"{min(v):.2f} | {max(v):.2f} | {sum(r < 1 for r in v)} |")
     else:
         lines.append("| GPU | all | - | pending device run | | | |")
     return lines + ([""] + foot if foot else [])

@@ -127,6 +127,10 @@ fi
 : "${GPU_ALL_KERNEL_SETS:=grid,sweep}"
 # the GPU timing modes of the other sets (bench --gpu-traffic): solver-like, then back to back
 : "${GPU_TRAFFIC:=cg,0}"
+# GPU: the value types and block orders of the real set (one CLI process per
+# matrix and order, the types in it); the other sets are double, column-major
+: "${GPU_REAL_TYPES:=double,float}"
+: "${GPU_REAL_ORDERS:=col row}"
 
 # Sets in the order they run: when a time budget is given (--budget, the
 # GPU default), what does not fit is skipped and listed, so the cheap and

@@ -41,7 +41,11 @@
 #                  (beside it, where the matrix fits in L2).  No CPU
 #                  timing and no CPU peers there (recorded as a note: the CPU
 #                  suite measures them), except the scaling set: bsrmv on
-#                  the host at 1,2,4,8,16 threads.  A failing block size is
+#                  the host at 1,2,4,8,16 threads.  The real set runs in
+#                  every value type of GPU_REAL_TYPES (double,float) and
+#                  block order of GPU_REAL_ORDERS (col row): one process
+#                  per matrix and order; the other sets are double,
+#                  column-major.  A failing block size is
 #                  logged and the rest of the list goes on in a new process.
 #                  Time on an H100 (16 cores), estimated from a full
 #                  run with peers (suite.log: 10 s per grid bs, 30-45 s per real
@@ -331,7 +335,7 @@ if [ "$HAVE_PETSC" = 1 ] && [ "$NPROC" -gt 1 ]; then
 fi
 [ "$HAVE_PETSC" = 1 ] && note "petsc-baij, petsc-aij: PETSc Seq matrices run on 1 thread (PETSc has no threaded MatMult); petsc-mpibaij (MPI ranks) on the grid set only"
 [ "$HAVE_SCIPY" = 1 ] && note "scipy-bsr, scipy-csr: 1 thread (scipy's sparse matvec is serial)"
-[ "$MODE" = gpu ] && note "gpu: every bsrmv GPU kernel timed on the sets $GPU_ALL_KERNEL_SETS, the dispatcher's pick (auto) on the others, timed with --gpu-traffic $GPU_TRAFFIC; cuSPARSE everywhere; no CPU timing but the scaling set"
+[ "$MODE" = gpu ] && note "gpu: every bsrmv GPU kernel timed on the sets $GPU_ALL_KERNEL_SETS, the dispatcher's pick (auto) on the others, timed with --gpu-traffic $GPU_TRAFFIC; cuSPARSE everywhere; the real set in the types $GPU_REAL_TYPES and the block orders $GPU_REAL_ORDERS, the others double, column-major; no CPU timing but the scaling set"
 
 if [ "$MODE" = gpu ] && [ "$DRY" = 0 ]; then
     if ! timeout 120 "$BSRMV" bench --grid 2 --bs 1 --reps 1 --gpu --no-cpu --gpu-kernels auto --json \
@@ -499,7 +503,10 @@ measure() {
 
 # measure_gpu SET CASE KIND ARG BSLIST: one CLI process for the whole list
 # (one CUDA context, one read of the file), GPU records only; after a
-# failure the rest of the list goes on in a new process.
+# failure the rest of the list goes on in a new process.  GPU_CONFIG: the
+# value types and block order (--type, --order) where a set asks for others
+# than double, column-major.
+GPU_CONFIG=()
 measure_gpu() {
     local set=$1 case=$2 kind=$3 arg=$4 list=() bs mb out rc last kernels=auto
     local traffic=$GPU_TRAFFIC
@@ -517,8 +524,8 @@ measure_gpu() {
         fi
         local joined; joined=$(IFS=,; echo "${list[*]}")
         local cmd=("$BSRMV" bench "${src[@]}" --bs "$joined" --gpu --no-cpu --gpu-kernels "$kernels" --json
-                   --gpu-traffic "$traffic" --reps "$REPS")
-        log "$set $case bs $joined, kernels $kernels ($(elapsed) s)"
+                   --gpu-traffic "$traffic" --reps "$REPS" "${GPU_CONFIG[@]}")
+        log "$set $case bs $joined, kernels $kernels ${GPU_CONFIG[*]} ($(elapsed) s)"
         if [ "$DRY" = 1 ]; then echo "+ ${cmd[*]}"; break; fi
         out=$(mktemp)
         timeout "$(cmd_limit)" "${cmd[@]}" 2>>"$SUITE_LOG" | tee "$out" | tag "$set" "$case" cli >>"$OUT_DIR/$set.jsonl"
@@ -612,8 +619,17 @@ for set in ${SETS//,/ }; do
             for f in "${MTX_FILES[@]}"; do
                 stem=$(basename "$f"); stem=${stem%.gz}; stem=${stem%.mtx}
                 [ -n "${NNZ[$stem]:-}" ] || continue
-                run_case real "$stem:promote" promote "$stem" "$REAL_PROMOTE_BS"
-                run_case real "$stem:split" split "$stem" "${NATURAL[$stem]}"
+                if [ "$MODE" = gpu ]; then
+                    for order in $GPU_REAL_ORDERS; do
+                        GPU_CONFIG=(--type "$GPU_REAL_TYPES" --order "$order")
+                        run_case real "$stem:promote" promote "$stem" "$REAL_PROMOTE_BS"
+                        run_case real "$stem:split" split "$stem" "${NATURAL[$stem]}"
+                    done
+                    GPU_CONFIG=()
+                else
+                    run_case real "$stem:promote" promote "$stem" "$REAL_PROMOTE_BS"
+                    run_case real "$stem:split" split "$stem" "${NATURAL[$stem]}"
+                fi
             done ;;
         sweep)
             if [ -n "${NNZ[$SWEEP_MATRIX]:-}" ]; then
@@ -743,7 +759,8 @@ OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((
         "$LOAD_START" "$(cut -d' ' -f1-3 /proc/loadavg)" "$OTHER_LOAD" "$BUDGET" "$FAILED"
     printf '"threads":"%s","scale_threads":"%s","reps":%d,"rounds":%d,"max_mb":%d,"grid_mb":%d,' \
         "$([ "$MODE" = gpu ] && echo "$SCALE_THREADS (scaling set only)" || echo "$THREADS")" "$SCALE_THREADS" "$REPS" "$ROUNDS" "$MAX_MB" "$GRID_MB"
-    [ "$MODE" = gpu ] && printf '"gpu_all_kernel_sets":"%s","gpu_traffic":"%s",' "$GPU_ALL_KERNEL_SETS" "$GPU_TRAFFIC"
+    [ "$MODE" = gpu ] && printf '"gpu_all_kernel_sets":"%s","gpu_traffic":"%s","gpu_real_types":"%s","gpu_real_orders":"%s",' \
+        "$GPU_ALL_KERNEL_SETS" "$GPU_TRAFFIC" "$GPU_REAL_TYPES" "$GPU_REAL_ORDERS"
     printf '"env":"GLIBC_TUNABLES=%s OPENBLAS_NUM_THREADS=1",' "$GLIBC_TUNABLES"
     printf '"peers":{"petsc":"%s","mpirun":"%s","librsb":"%s","scipy":"%s"},' \
         "$([ $HAVE_PETSC = 1 ] && pkg-config --modversion PETSc)" \
