@@ -619,17 +619,13 @@ for set in ${SETS//,/ }; do
             for f in "${MTX_FILES[@]}"; do
                 stem=$(basename "$f"); stem=${stem%.gz}; stem=${stem%.mtx}
                 [ -n "${NNZ[$stem]:-}" ] || continue
-                if [ "$MODE" = gpu ]; then
-                    for order in $GPU_REAL_ORDERS; do
-                        GPU_CONFIG=(--type "$GPU_REAL_TYPES" --order "$order")
-                        run_case real "$stem:promote" promote "$stem" "$REAL_PROMOTE_BS"
-                        run_case real "$stem:split" split "$stem" "${NATURAL[$stem]}"
-                    done
-                    GPU_CONFIG=()
-                else
+                # CPU mode: one pass (-), in the CLI's default type and order
+                for order in $([ "$MODE" = gpu ] && echo "$GPU_REAL_ORDERS" || echo -); do
+                    [ "$order" = - ] || GPU_CONFIG=(--type "$GPU_REAL_TYPES" --order "$order")
                     run_case real "$stem:promote" promote "$stem" "$REAL_PROMOTE_BS"
                     run_case real "$stem:split" split "$stem" "${NATURAL[$stem]}"
-                fi
+                done
+                GPU_CONFIG=()
             done ;;
         sweep)
             if [ -n "${NNZ[$SWEEP_MATRIX]:-}" ]; then
