@@ -741,8 +741,12 @@ done
 # ---- meta, report ---------------------------------------------------------------------
 END=$(date +%s)
 # Cores used by other processes on average during the run: the machine's busy
-# time minus the CPU time of the suite's children (bash's `times`, 2nd line).
-OWN_S=$(times | awk 'NR == 2 {s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms]/); s += a[1] * 60 + a[2]}; print s}')
+# time minus the CPU time of the suite's children (bash's `times`, 2nd line;
+# run in this shell: inside $(...) it would count the subshell's children).
+TIMES_FILE=$(mktemp)
+times >"$TIMES_FILE"
+OWN_S=$(awk 'NR == 2 {s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms]/); s += a[1] * 60 + a[2]}; print s}' "$TIMES_FILE")
+rm -f "$TIMES_FILE"
 OTHER_LOAD=$(awk -v b0="$BUSY_START" -v b1="$(busy_s)" -v own="$OWN_S" -v dt=$((END - START)) \
     'BEGIN { v = dt > 0 ? (b1 - b0 - own) / dt : 0; printf "%.2f", v < 0 ? 0 : v }')
 {
