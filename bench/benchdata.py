@@ -217,6 +217,19 @@ def find_runs(mode, path=None):
     return [d for _, _, d in sorted(found, reverse=True)]
 
 
+def newest_runs(mode, path=None):
+    """The newest run of mode per machine label (find_runs' first of each
+    label): the GPU part has one run per GPU model."""
+    seen, out = set(), []
+    for d in find_runs(mode, path):
+        with open(os.path.join(d, "meta.json")) as f:
+            label = json.load(f).get("label")
+        if label not in seen:
+            seen.add(label)
+            out.append(d)
+    return out
+
+
 # ---- several GPUs: scripts/gpu_mpi.sh through `bench/suite.sh --gpu-mpi` ----------
 
 

@@ -326,6 +326,14 @@ def plain_rows(bs, dbl, row):
         out.append((("mean<12",), short))
     if bs == 1:
         return out + [((), cfg("by_column", 4, 1, 256, 0))]
+    # H200 (memsm 37), bs 3, 562 MB grid, three processes: staged with 4
+    # lanes a scalar row 3810-3817 GB/s back to back and 3549-3563
+    # solver-like in double column-major (by-block 3225-3229 and 3052-3055,
+    # cuSPARSE BSR 3413-3416), 3067-3081 in float (2 lanes 2836-2843);
+    # row-major blocks the same (docs/GPU.md); on the H100 2 lanes lead
+    # (2831 against 2746 in double)
+    if bs == 3:
+        out.append((("memsm>=30", "maxmean<=2", "staged=1"), cfg("staged", 4, 1, 128, 3)))
     # float column-major bs 6: by-column (the last row), four values a lane:
     # 3025 GB/s, staged 2699 (H100, 564 MB grid)
     if not dbl and bs in (3, 6, 7, 12) and (row or bs != 6):

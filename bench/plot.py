@@ -354,7 +354,7 @@ def main():
     ap.add_argument("runs", nargs="*")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results", "plots"))
     a = ap.parse_args()
-    dirs = a.runs or [d for d in (next(iter(bd.find_runs(m)), None) for m in ("cpu", "gpu")) if d]
+    dirs = a.runs or bd.find_runs("cpu")[:1] + bd.newest_runs("gpu")
     if not a.runs:
         dirs += bd.find_mpi_runs()[:1]
     os.makedirs(a.out, exist_ok=True)

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """docs/RESULTS.md from the suite's JSON lines (bench/suite.sh).
 
-  bench/report.py [--cpu DIR] [--gpu DIR] [--gpu-mpi DIR] [--out docs/RESULTS.md]
+  bench/report.py [--cpu DIR] [--gpu DIR]... [--gpu-mpi DIR] [--out docs/RESULTS.md]
                   [--template bench/RESULTS.template.md] [--readme README.md]
 
 Without --cpu/--gpu/--gpu-mpi: the newest full run of each mode in
-bench/results/ (a quick run when there is no full one).  Every (matrix, bs) measured is a
+bench/results/ (a quick run when there is no full one), for the GPU one per
+GPU model (label); --gpu may be given more than once.  Every (matrix, bs) measured is a
 row, with bsrmv / best peer on it, good or bad; geometric means per set;
 what was skipped and why; wrong results listed apart.  Values are medians
 over the rounds and processes of a run (bsrmv: the in-process library
@@ -788,7 +789,7 @@ def wrong_lines(run):
     return out
 
 
-def headline(cpu, cpu_sum, gpu, gpu_sum):
+def headline(cpu, cpu_sum, gpus):
     lines = ["| machine | set | rows | bsrmv / best peer, geometric mean | min | max | rows below 1 |",
              "|---|---|---|---|---|---|---|"]
     foot = []
@@ -806,14 +807,14 @@ def headline(cpu, cpu_sum, gpu, gpu_sum):
                 if rs:
                     lines.append(f"| {name} | {set_}, {label} | {len(rs)} | {bd.geomean(rs):.2f} | "
                                  f"{min(rs):.2f} | {max(rs):.2f} | {sum(r < 1 for r in rs)} |")
-    if gpu:
+    for gpu, gpu_sum in gpus:
         name = f"GPU {gpu.gpu_name}"
         for set_, n, rs, rs_b2b in gpu_sum:
             for label, v in (("vs best cuSPARSE", rs), ("back to back", rs_b2b)):
                 if v:
                     lines.append(f"| {name} | {set_}, {label} | {len(v)} | {bd.geomean(v):.2f} | "
                                  f"{min(v):.2f} | {max(v):.2f} | {sum(r < 1 for r in v)} |")
-    else:
+    if not gpus:
         lines.append("| GPU | all | - | pending device run | | | |")
     return lines + ([""] + foot if foot else [])
 
@@ -834,16 +835,15 @@ def plot_lines(label):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpu")
-    ap.add_argument("--gpu")
+    ap.add_argument("--gpu", action="append", help="a GPU run directory (repeatable)")
     ap.add_argument("--gpu-mpi", help="a gpu-mpi run directory (bench/suite.sh --gpu-mpi)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "RESULTS.md"))
     ap.add_argument("--template", default=os.path.join(ROOT, "bench", "RESULTS.template.md"))
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     a = ap.parse_args()
     cpu_dir = a.cpu or next(iter(bd.find_runs("cpu")), None)
-    gpu_dir = a.gpu or next(iter(bd.find_runs("gpu")), None)
     cpu = bd.Run(cpu_dir) if cpu_dir else None
-    gpu = bd.Run(gpu_dir) if gpu_dir else None
+    gpu_runs = [bd.Run(d) for d in (a.gpu or bd.newest_runs("gpu"))]
     mpi_dir = a.gpu_mpi or next(iter(bd.find_mpi_runs()), None)
     mpi = bd.MpiRun(mpi_dir) if mpi_dir else None
 
@@ -856,11 +856,12 @@ def main():
 
     if cpu:
         cpu_lines = with_plots(cpu_lines, cpu.meta["label"])
-    if gpu:
-        gpu_lines, gpu_sum = gpu_section(gpu, f"GPU: {gpu.gpu_name} ({gpu.meta.get('label')})")
-        gpu_lines = with_plots(gpu_lines, gpu.meta["label"])
-    else:
-        gpu_sum = []
+    gpus, gpu_lines = [], []
+    for gpu in gpu_runs:
+        lines, gpu_sum = gpu_section(gpu, f"GPU: {gpu.gpu_name} ({gpu.meta.get('label')})")
+        gpu_lines += with_plots(lines, gpu.meta["label"])
+        gpus.append((gpu, gpu_sum))
+    if not gpu_runs:
         gpu_lines = ["## GPU: pending device run", "",
                      "No GPU run in bench/results/ yet. On the GPU machine, after the CUDA build of "
                      "`build/bsrmv` (`cmake -S . -B build -DBSRMV_CUDA=ON -DCMAKE_BUILD_TYPE=Release && "
@@ -878,7 +879,7 @@ def main():
                   "No gpu-mpi run in bench/results/ yet: on a machine with 2, 4 or 8 GPUs, "
                   "`bench/suite.sh --gpu-mpi --out \"$OUT/gpu-mpi\"`, then copy that directory to "
                   "`bench/results/` and run `python3 bench/plot.py && python3 bench/report.py`.", ""])
-    head = headline(cpu, cpu_sum, gpu, gpu_sum)
+    head = headline(cpu, cpu_sum, gpus)
     try:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
@@ -890,12 +891,12 @@ def main():
             .replace("{{CPU}}", "\n".join(cpu_lines))
             .replace("{{GPU}}", "\n".join(gpu_lines))
             .replace("{{GPU_MPI}}", "\n".join(mpi_lines))
-            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, gpu, mpi) if r) or "none")
+            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, *gpu_runs, mpi) if r) or "none")
             .replace("{{COMMIT}}", commit))
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write(text)
-    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, gpu, mpi) if r)}")
+    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, *gpu_runs, mpi) if r)}")
 
     if a.readme and os.path.exists(a.readme):
         with open(a.readme) as f:

@@ -143,13 +143,13 @@ int main(void)
                          "bs %d: incomplete choice", bs);
             }
     /* a 27-point grid of ~500 MB (20x the L2): on an H100's bandwidth per
-     * SM (features_of: 3350 GB/s over 132 SMs) the staged kernel, on an
-     * H200's or without the copy engine by-block */
+     * SM (features_of: 3350 GB/s over 132 SMs) the staged kernel with 2
+     * lanes a row, on an H200's with 4, without the copy engine by-block */
     features_of(&f, 1000000, 27, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
     picks(d, &f, "staged/g2/r1/t128/p3");
     f.v[PF_MEMSM] = 4800.0 / 132;
-    picks(d, &f, "by_block/g32/r1/t128/p0");
+    picks(d, &f, "staged/g4/r1/t128/p3");
     f.v[PF_MEMSM] = 3350.0 / 132;
     f.v[PF_STAGED] = 0;
     picks(d, &f, "by_block/g32/r1/t128/p0");

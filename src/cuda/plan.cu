@@ -89,7 +89,10 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * against by-column's 2675); by-block at bs 2-4 otherwise, by-column
      * elsewhere (by-block lost to by-column from bs 5).  Complex double
      * bs 3, 552 MB grid: staged with 8 lanes a row and 256 threads 2830-
-     * 2835 GB/s, by-block 2545-2663. */
+     * 2835 GB/s, by-block 2545-2663.  H200 (more DRAM bandwidth per SM,
+     * memsm 37 against 25), 555 MB grids at bs 3: complex double by-block
+     * 3847 GB/s (staged 8 lanes 3081-3735), complex float staged with 4
+     * lanes a row 3767 (2 lanes 2922, cuSPARSE BSR 3165). */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
         const bool z = m->type == BSRMV_COMPLEX_DOUBLE;
@@ -97,6 +100,9 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         if (grid && m->bs == 2)
             g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
                   : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, 256, 0};
+        else if (grid && m->bs == 3 && m->feat.v[PF_MEMSM] >= 30)
+            g = z ? bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}
+                  : bsrmv_gpu_config{BSRMV_GPU_STAGED, 4, 1, 128, 3};
         else if (grid && (m->bs == 3 || (z && m->bs == 7)))
             g = !z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3}
                    : bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, m->bs == 3 ? 256 : 128, 3};
