@@ -11,7 +11,9 @@
 #      report give each (type, order) its own table and headline row;
 #   5. the complex set must run complex double and complex float (records
 #      tagged with the set) and the report render its table, a complex
-#      float error above double's tolerance but below float's counted right.
+#      float error above double's tolerance but below float's counted right;
+#   6. bench/merge_runs.py must make one run of two parts that the report
+#      reads as one.
 #
 #   bench/check_gpu_mode.sh [REAL_BSRMV]     (default build-bench/bsrmv)
 # Exit status 0 when every check passes.
@@ -129,6 +131,19 @@ if python3 bench/report.py --gpu "$T/d" --out "$T/RESULTS_d.md" --readme "" >/de
     echo "ok   report.py renders the complex table"
 else
     echo "FAIL report.py on the complex run"; fail=1
+fi
+# 6. the parts of one run (here the real and the complex set) merged into one
+#    directory: the report renders both sets from it, times summed
+if python3 bench/merge_runs.py --out "$T/m" --concurrent --note "two parts" "$T/a" "$T/d" >/dev/null &&
+   python3 bench/report.py --gpu "$T/m" --out "$T/RESULTS_m.md" --readme "" >/dev/null &&
+   grep -q "^| GPU Mock GPU | real float row, vs best cuSPARSE | .* | 1.50 | 1.50 | 1.50 | 0 |" "$T/RESULTS_m.md" &&
+   grep -q '^| 3 | complex-double | 3.0 | 7 | .* | 9 `by_block/g32` | `Zbsrmv_col` | 6 | 1.17 |' "$T/RESULTS_m.md" &&
+   python3 -c "import json, sys; m, a, d = (json.load(open(sys.argv[i] + '/meta.json')) for i in (1, 2, 3)); \
+sys.exit(0 if m['elapsed_s'] == a['elapsed_s'] + d['elapsed_s'] and 'other_load' not in m and \
+m['notes'][-1] == 'two parts' else 1)" "$T/m" "$T/a" "$T/d"; then
+    echo "ok   merge_runs.py: one run from two parts"
+else
+    echo "FAIL merge_runs.py"; fail=1
 fi
 [ "$fail" = 0 ] || for f in "$T"/*.log; do echo "== $f"; tail -n 5 "$f"; done
 exit $fail
