@@ -144,6 +144,11 @@ class Run:
                                        kernel=rs[0]["kernel"], bytes=rs[0]["bytes"],
                                        matrix=rs[0]["matrix"], n=len(rs),
                                        spread=(min(r["gbps"] for r in rs), max(r["gbps"] for r in rs)))
+        # (set, case, bs, device, lib) -> [(threads, cell)]: cell() without
+        # threads would otherwise scan every cell (minutes on the GPU runs)
+        self._by_lib = defaultdict(list)
+        for key, c in self.cells.items():
+            self._by_lib[key[:5]].append((key[5], c))
 
     @property
     def gpu_read(self):
@@ -163,9 +168,9 @@ class Run:
         if threads is not None:
             return self.cells.get((set_, case, bs, device, lib, threads))
         best = None
-        for k, c in self.cells.items():
-            if k[:5] == (set_, case, bs, device, lib) and (best is None or c["gbps"] > best["gbps"]):
-                best = dict(c, threads=k[5])
+        for t, c in self._by_lib.get((set_, case, bs, device, lib), ()):
+            if best is None or c["gbps"] > best["gbps"]:
+                best = dict(c, threads=t)
         return best
 
     def config_sets(self, set_):
