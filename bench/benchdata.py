@@ -201,9 +201,9 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
 
-def find_runs(mode, path=None):
-    """The run directories of mode (cpu|gpu), newest first; full runs before
-    quick ones."""
+def _runs(mode, path=None):
+    """(directory, label) of the runs of mode (cpu|gpu), newest first; full
+    runs before quick ones."""
     root = path or RESULTS
     found = []
     if not os.path.isdir(root):
@@ -218,17 +218,21 @@ def find_runs(mode, path=None):
             except ValueError:
                 continue
             if meta.get("mode") == mode:
-                found.append((not meta.get("quick", False), meta.get("start_utc", ""), d))
-    return [d for _, _, d in sorted(found, reverse=True)]
+                found.append((not meta.get("quick", False), meta.get("start_utc", ""), d, meta.get("label")))
+    return [(d, label) for _, _, d, label in sorted(found, reverse=True)]
+
+
+def find_runs(mode, path=None):
+    """The run directories of mode (cpu|gpu), newest first; full runs before
+    quick ones."""
+    return [d for d, _ in _runs(mode, path)]
 
 
 def newest_runs(mode, path=None):
-    """The newest run of mode per machine label (find_runs' first of each
-    label): the GPU part has one run per GPU model."""
+    """The newest run of mode per machine label: the GPU part has one run
+    per GPU model."""
     seen, out = set(), []
-    for d in find_runs(mode, path):
-        with open(os.path.join(d, "meta.json")) as f:
-            label = json.load(f).get("label")
+    for d, label in _runs(mode, path):
         if label not in seen:
             seen.add(label)
             out.append(d)

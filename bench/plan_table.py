@@ -330,8 +330,9 @@ def plain_rows(bs, dbl, row):
     # lanes a scalar row 3810-3817 GB/s back to back and 3549-3563
     # solver-like in double column-major (by-block 3225-3229 and 3052-3055,
     # cuSPARSE BSR 3413-3416), 3067-3081 in float (2 lanes 2836-2843);
-    # row-major blocks the same (docs/GPU.md); on the H100 2 lanes lead
-    # (2831 against 2746 in double)
+    # row-major blocks 3581-3583 solver-like in double (by-block 3078-3080),
+    # 3088-3091 in float (2 lanes 2810-2817); on the H100 2 lanes lead (2831
+    # against 2746 in double)
     if bs == 3:
         out.append((("memsm>=30", "maxmean<=2", "staged=1"), cfg("staged", 4, 1, 128, 3)))
     # float column-major bs 6: by-column (the last row), four values a lane:
