@@ -92,7 +92,8 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * 2835 GB/s, by-block 2545-2663.  H200 (more DRAM bandwidth per SM,
      * memsm 37 against 25), 555 MB grids at bs 3: complex double by-block
      * 3847 GB/s (staged 8 lanes 3081-3735), complex float staged with 4
-     * lanes a row 3767 (2 lanes 2922, cuSPARSE BSR 3165). */
+     * lanes a row 3767 (2 lanes 2922, cuSPARSE BSR 3165); complex double
+     * bs 7, 543 MB: by-column 3807, staged 3109 (cuSPARSE 3189). */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
         const bool z = m->type == BSRMV_COMPLEX_DOUBLE;
@@ -103,7 +104,7 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         else if (grid && m->bs == 3 && m->feat.v[PF_MEMSM] >= 30)
             g = z ? bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}
                   : bsrmv_gpu_config{BSRMV_GPU_STAGED, 4, 1, 128, 3};
-        else if (grid && (m->bs == 3 || (z && m->bs == 7)))
+        else if (grid && (m->bs == 3 || (z && m->bs == 7 && m->feat.v[PF_MEMSM] < 30)))
             g = !z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3}
                    : bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, m->bs == 3 ? 256 : 128, 3};
         else if (grid && z && m->bs == 8)
