@@ -318,6 +318,16 @@ def plain_rows(bs, dbl, row):
     measured on 27-point and 7-point grids of 150-512 MB (docs/GPU.md)."""
     out = [] if dbl else [(("mixed=1",) + c, k) for c, k in mixed_rows(bs, row)]
     bycol32 = cfg("by_column", 32, 1, 128, 0)
+    # H200 (memsm 37), solver-like, every kernel: rows of 5-7 blocks take 2
+    # lanes a scalar row (staged).  7-point grids of ~400 MB, double
+    # column-major, bs 2 / 3 / 4: 0.150 / 0.136 / 0.132 ms against the H100
+    # rows below (k1_small 0.190, by-column g16 0.251 and 0.167; best
+    # cuSPARSE 0.242 / 0.230 / 0.171; at bs 4 the vector stream 0.130); the
+    # bridge frame (bs 3, 5 blocks a row, 272 MB): double 0.085 / 0.088 ms
+    # column- / row-major against by-column g16's 0.187 and staged g4's
+    # 0.138, float 0.066-0.067 against staged g4's 0.122 (CSR_ALG1 0.101)
+    if 2 <= bs <= 4 and (bs == 3 or (dbl and not row)):
+        out.append((("memsm>=30", "mean<12", "staged=1"), cfg("staged", 2, 1, 128, 3)))
     if not dbl or row:
         pass
     elif 2 <= bs <= 7:  # short rows (7-point grids), double column-major

@@ -179,6 +179,17 @@ int main(void)
         f.v[PF_L2] = grid_float[i].l2;
         picks(d, &f, grid_float[i].want);
     }
+    /* rows of 7 blocks (a 7-point grid, the bridge frame's 5): the H100
+     * rows by-column with 16 lanes, on an H200's bandwidth per SM staged
+     * with 2 lanes a row, in float and row-major blocks too at bs 3 */
+    features_of(&f, 1000000, 7, 7, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    f.v[PF_L2] = 20;
+    picks(d, &f, "by_column/g16/r4/t256/p0");
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "staged/g2/r1/t128/p3");
+    f.type = BSRMV_FLOAT;
+    f.order = BSRMV_ROW_MAJOR;
+    picks(d, &f, "staged/g2/r1/t128/p3");
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
      * and float, where the learned rows say staged */
