@@ -116,8 +116,19 @@ __device__ __forceinline__ T mirror_entry(const T (&c)[BS], const T (&xi)[NX], T
     }
 }
 
+/* Thread blocks of 256 an SM must hold: the walk is latency bound (most
+ * of a warp's stalls wait on its loads), so warps count.  Real values in
+ * column-major blocks at bs 2 and 3 fit 40 registers without spills (6
+ * blocks, 48 warps, against 5 at the 46 the compiler takes unbounded);
+ * larger or complex blocks spill there (H200, SPD grid bs 3: 0.1119 ms
+ * against 0.1167; bs 4 and 6 with the bound 1.45x and 1.56x slower). */
+template <typename T> constexpr int sym_min_blocks(int ord, int bs)
+{
+    return !is_cplx<T>::value && ord == COL && (bs == 2 || bs == 3) ? 6 : 1;
+}
+
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
-__global__ void __launch_bounds__(256) k_sym(const Args<T> a, int64_t win)
+__global__ void __launch_bounds__(256, sym_min_blocks<T>(ORD, BS)) k_sym(const Args<T> a, int64_t win)
 {
     extern __shared__ unsigned char sym_smem[];
     T *sy = reinterpret_cast<T *>(sym_smem);

@@ -63,8 +63,9 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
 
 static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 {
-    /* Windows of up to 32 block rows (4 per warp of 8), fewer where bs
-     * would take them past 48 KiB of shared memory, and halved until the
+    /* Windows of up to 16 block rows (4 warps of 4 rows at bs 2-4, 8 of 2
+     * from bs 6, 8 of 4 at bs 5), fewer where bs would take them past 48
+     * KiB of shared memory, and halved until the
      * matrix makes two windows per SM: a window is one thread block's,
      * and too few of them leave the device waiting on each warp's walk.
      * H100, scripts/gpu_sym.sh: 4-row windows took 0.33-0.95x the time of
@@ -72,14 +73,19 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * crystm01, msc04515, s1rmq4m1 at bs 3, 4, 6; on bcsstk16 at bs 6
      * (4884 block rows) 2 rows a warp took 24.2 us against 30.0 with 4
      * (1.53x the full storage, was 1.24x), on s1rmq4m1 21.7 against 25.6;
-     * bcsstk25 (15439 block rows, 482 windows of 32) keeps 4 rows. */
+     * bcsstk25 (15439 block rows, 482 windows of 32) keeps 4 rows.
+     * Both GPUs' suite runs (SPD grids of ~550 MB): 4 warps at bs 3 and 4
+     * (H100 0.1336 / 0.1196 ms against 8 warps' 0.1373 / 0.1208, H200
+     * 0.1163 / 0.0982 against 0.1193 / 0.0996), 2 rows a warp at bs 6
+     * (H100 0.1155 against 0.1197, H200 0.1019 against 0.1059). */
     if (m->sym) {
-        const int64_t ts = (int64_t)bsrmv_type_size(m->type), per_row = 8 * (int64_t)m->bs * ts;
-        int64_t rows = (48 * 1024 - 8 * 32 * ts) / per_row; /* less the warps' scratch */
-        rows = rows < 1 ? 1 : rows > 4 ? 4 : rows;
-        while (rows > 1 && m->mb < 2 * (int64_t)(m->sms > 0 ? m->sms : 1) * 8 * rows)
+        const int warps = m->bs <= 4 ? 4 : 8, cap = m->bs >= 6 ? 2 : 4;
+        const int64_t ts = (int64_t)bsrmv_type_size(m->type), per_row = warps * (int64_t)m->bs * ts;
+        int64_t rows = (48 * 1024 - warps * 32 * ts) / per_row; /* less the warps' scratch */
+        rows = rows < 1 ? 1 : rows > cap ? cap : rows;
+        while (rows > 1 && m->mb < 2 * (int64_t)(m->sms > 0 ? m->sms : 1) * warps * rows)
             rows /= 2;
-        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)rows, 256, 0};
+        return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)rows, 32 * warps, 0};
     }
     /* Complex values, measured on 27-point grids of ~400 MB (H100,
      * scripts/gpu_complex.sh, every built candidate against cuSPARSE's
