@@ -23,11 +23,16 @@ static double value_at(size_t i)
 
 /* Eight independent accumulators: the adds of one chain wait for each
  * other, and at -O2 the compiler pairs them into four vector chains, which
- * keeps one core ahead of memory. */
+ * keeps one core ahead of memory.  Each line is also prefetched 4 KiB
+ * ahead, as the library's kernels prefetch their values (kernel_template.h,
+ * prefetch_ahead): a bandwidth that only the hardware prefetchers reach
+ * understated what one core reads (11.5 GB/s against the kernels' 14 on a
+ * 2-core Xeon VM). */
 static double sum_chunk(const double *restrict p)
 {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     for (size_t i = 0; i < CHUNK; i += 8) {
+        __builtin_prefetch(p + i + 512);
         s0 += p[i];
         s1 += p[i + 1];
         s2 += p[i + 2];
