@@ -205,6 +205,11 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, const int cj, con
  * (24 cases promoted to bs 2-12, 1.03x). */
 INLINE void FN(prefetch_ahead)(const T *a, const int64_t bs2)
 {
+    /* Blocks past 2 KiB are long runs the hardware follows by itself; the
+     * prefetches only took issue slots there (bcsstk16 split at bs 18-32:
+     * 0.61-0.95x, bs 24 1.09x). */
+    if (bs2 * (int64_t)sizeof(T) > 2048)
+        return;
     const char *p = (const char *)a + PREFETCH_AHEAD;
     for (int64_t q = 0; q < bs2 * (int64_t)sizeof(T); q += 64)
         __builtin_prefetch(p + q);
