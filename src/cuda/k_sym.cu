@@ -116,19 +116,45 @@ __device__ __forceinline__ T mirror_entry(const T (&c)[BS], const T (&xi)[NX], T
     }
 }
 
-/* Thread blocks of 256 an SM must hold: the walk is latency bound (most
- * of a warp's stalls wait on its loads), so warps count.  Real values in
- * column-major blocks at bs 2 and 3 fit 40 registers without spills (6
- * blocks, 48 warps, against 5 at the 46 the compiler takes unbounded);
- * larger or complex blocks spill there (H200, SPD grid bs 3: 0.1119 ms
- * against 0.1167; bs 4 and 6 with the bound 1.45x and 1.56x slower). */
-template <typename T> constexpr int sym_min_blocks(int ord, int bs)
+/* How the walk at a compile-time bs runs (the runtime-bs kernel and
+ * complex values take {1, 1, false}):
+ *   u       blocks a lane loads before it multiplies any, so that a warp
+ *           has u blocks' loads in flight;
+ *   blocks  thread blocks of 256 an SM that the registers must allow
+ *           (__launch_bounds__): more warps in flight;
+ *   first   val and col_idx read with L2 evict-first, which keeps x and
+ *           the y the atomics add to in L2 while the matrix streams by.
+ * The walk is latency bound (most of a warp's stalls wait on its loads), so
+ * each bs takes what measured fastest without spilling registers, H200,
+ * SPD 27-point grids of 280-560 MB (docs/SYMMETRIC.md has the times). */
+struct SymTune {
+    int u, blocks;
+    bool first;
+};
+template <typename T> constexpr SymTune sym_tune(int ord, int bs)
 {
-    return !is_cplx<T>::value && ord == COL && (bs == 2 || bs == 3) ? 6 : 1;
+    if (is_cplx<T>::value)
+        return {1, 1, false};
+    if (sizeof(T) == 8) {
+        if (ord == COL)
+            return bs == 2 || bs == 3 ? SymTune{1, 6, false}
+                   : bs == 4 || bs == 8 ? SymTune{2, 1, false}
+                   : bs == 6          ? SymTune{1, 4, false}
+                                      : SymTune{1, 1, false};
+        return bs == 3 ? SymTune{1, 6, false} : bs == 6 ? SymTune{1, 5, false} : SymTune{1, 1, false};
+    }
+    if (ord == COL)
+        return bs == 2 ? SymTune{1, 6, false}
+               : bs == 3 ? SymTune{2, 6, true}
+               : bs == 4 ? SymTune{2, 1, false}
+               : bs == 6 ? SymTune{1, 6, true}
+               : bs == 8 ? SymTune{2, 3, false}
+                         : SymTune{1, 1, false};
+    return bs == 3 || bs == 6 ? SymTune{1, 6, true} : bs == 4 || bs == 8 ? SymTune{1, 6, false} : SymTune{1, 1, false};
 }
 
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
-__global__ void __launch_bounds__(256, sym_min_blocks<T>(ORD, BS)) k_sym(const Args<T> a, int64_t win)
+__global__ void __launch_bounds__(256, sym_tune<T>(ORD, BS).blocks) k_sym(const Args<T> a, int64_t win)
 {
     extern __shared__ unsigned char sym_smem[];
     T *sy = reinterpret_cast<T *>(sym_smem);
@@ -170,6 +196,8 @@ __global__ void __launch_bounds__(256, sym_min_blocks<T>(ORD, BS)) k_sym(const A
          * every lane of the warp walks the steps of the longest row of its
          * groups (the others load nothing). */
         constexpr bool XCH = ORD == ROW;
+        constexpr int U = sym_tune<T>(ORD, BS).u;
+        constexpr L2h H = sym_tune<T>(ORD, BS).first ? L2h::first : L2h::normal;
         /* the line in 16-byte loads where they tile it (ldv_vec) and val is
          * aligned (a wrapped array may not be); row-major: x_j too */
         const bool vec = col_loads<T, BS>() && ((uintptr_t)a.val & 15) == 0;
@@ -189,49 +217,63 @@ __global__ void __launch_bounds__(256, sym_min_blocks<T>(ORD, BS)) k_sym(const A
                 racc[k] = T(0);
             }
             for (int64_t b = s + gl / BS; XCH ? __any_sync(BSRMV_FULL_MASK, b < e) : gl < GC && b < e;
-                 b += GC / BS) {
-                const bool on = !XCH || b < e;
-                int64_t j = row;
-                T c[BS];
-                if constexpr (XCH) {
+                 b += U * (GC / BS)) {
+                /* the step's U blocks: every load first, then the products */
+                bool on[U];
+                int64_t j[U];
+                constexpr int NXJ = XCH ? BS : 1; /* x_j: entry l (column-major), whole (row-major) */
+                T c[U][BS], xj[U][NXJ];
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int64_t bu = b + u * (GC / BS);
+                    on[u] = bu < e;
+                    j[u] = row;
 #pragma unroll
                     for (int k = 0; k < BS; ++k)
-                        c[k] = T(0);
-                }
-                if (on) {
-                    j = ldc(a.col_idx + b);
-                    const T *v = a.val + b * (BS * BS) + l * BS;
-                    /* x_j: entry l (column-major), whole (row-major) */
-                    constexpr int NXJ = XCH ? BS : 1;
-                    T xj[NXJ];
-                    if (XCH && xvec) {
-                        ldv_vec<true>(a.x + j * BS, xj);
-                    } else {
+                        c[u][k] = T(0);
 #pragma unroll
-                        for (int k = 0; k < NXJ; ++k)
-                            xj[k] = ld(a.x + j * BS + (XCH ? k : l));
+                    for (int k = 0; k < NXJ; ++k)
+                        xj[u][k] = T(0);
+                    if (on[u]) {
+                        j[u] = ldc<H>(a.col_idx + bu);
+                        const T *v = a.val + bu * (BS * BS) + l * BS;
+                        if (XCH && xvec) {
+                            ldv_vec<true>(a.x + j[u] * BS, xj[u]);
+                        } else {
+#pragma unroll
+                            for (int k = 0; k < NXJ; ++k)
+                                xj[u][k] = ld(a.x + j[u] * BS + (XCH ? k : l));
+                        }
+                        if (vec) {
+                            ldv_vec<false, H>(v, c[u]);
+                        } else {
+#pragma unroll
+                            for (int k = 0; k < BS; ++k)
+                                c[u][k] = ld<H>(v + k);
+                        }
                     }
-                    if (vec) {
-                        ldv_vec(v, c);
-                    } else {
-#pragma unroll
-                        for (int k = 0; k < BS; ++k)
-                            c[k] = ld(v + k);
-                    }
-#pragma unroll
-                    for (int k = 0; k < BS; ++k) /* row-major: row l's sum; column-major: row k's */
-                        madd(racc[XCH ? 0 : k], conj_if(c[k], CROW), xj[XCH ? k : 0]);
                 }
-                if (!XCH && j == row)
-                    continue;
-                /* every lane, on or not: the row-major exchange is the warp's */
-                const T m = mirror_entry<T, ORD, BS, CMIR>(c, xi, scratch, lane, l, on);
-                if (XCH && (!on || j == row)) /* the diagonal block: its row product only */
-                    continue;
-                if (WIN && j < r1)
-                    atomicAdd(sy + (j - r0) * BS + l, a.alpha * m);
-                else
-                    atomicAdd(a.y + j * BS + l, a.alpha * m);
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (on[u]) {
+#pragma unroll
+                        for (int k = 0; k < BS; ++k) /* row-major: row l's sum; column-major: row k's */
+                            madd(racc[XCH ? 0 : k], conj_if(c[u][k], CROW), xj[u][XCH ? k : 0]);
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (!XCH && (!on[u] || j[u] == row))
+                        continue;
+                    /* every lane, on or not: the row-major exchange is the warp's */
+                    const T m = mirror_entry<T, ORD, BS, CMIR>(c[u], xi, scratch, lane, l, on[u]);
+                    if (XCH && (!on[u] || j[u] == row)) /* the diagonal block: its row product only */
+                        continue;
+                    if (WIN && j[u] < r1)
+                        atomicAdd(sy + (j[u] - r0) * BS + l, a.alpha * m);
+                    else
+                        atomicAdd(a.y + j[u] * BS + l, a.alpha * m);
+                }
             }
             T out = T(0);
             if constexpr (XCH) {
