@@ -4,14 +4,14 @@
 
 namespace bsrmv_cuda {
 
-/* Thread blocks of 256 an SM that the registers must allow.  Complex
- * double at bs 2 takes 54 registers unbounded (4 blocks); bounded to 48 (5
- * blocks) it spills nothing and its 583 MB grid ran 0.1470 ms against
- * 0.1580 (H200, 86% of the read bandwidth against 80%).  Real double at bs
- * 2 lost under the same bound (0.1540 against 0.1470). */
+/* Thread blocks of 256 an SM that the registers must allow (0: ptxas
+ * picks, with only the 256 threads to go by).  Complex double at bs 2
+ * takes 54 registers that way (4 blocks); bounded to 48 (5 blocks) it
+ * spills nothing and its 583 MB grid ran 0.1470 ms against 0.1580 (H200,
+ * 86% of the read bandwidth against 80%). */
 template <typename T, int BS> constexpr int wide_min_blocks()
 {
-    return is_cplx<T>::value && sizeof(T) == 16 && BS == 2 ? 5 : 1;
+    return is_cplx<T>::value && sizeof(T) == 16 && BS == 2 ? 5 : 0;
 }
 
 template <typename T, int ORD, int BS, int G, bool VECTOR, typename V>
