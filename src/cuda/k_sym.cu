@@ -131,26 +131,27 @@ struct SymTune {
     int u, blocks;
     bool first;
 };
+/* The tuned cases, real values only: value bytes, order, bs, then the
+ * tuning; anything else takes {1, 1, false}. */
+struct SymTuneRow {
+    int vbytes, ord, bs;
+    SymTune t;
+};
+constexpr SymTuneRow sym_tune_rows[] = {
+    {8, COL, 2, {1, 6, false}}, {8, COL, 3, {1, 6, false}}, {8, COL, 4, {2, 1, false}},
+    {8, COL, 6, {1, 4, false}}, {8, COL, 8, {2, 1, false}}, {8, ROW, 3, {1, 6, false}},
+    {8, ROW, 6, {1, 5, false}}, {4, COL, 2, {1, 6, false}}, {4, COL, 3, {2, 6, true}},
+    {4, COL, 4, {2, 1, false}}, {4, COL, 6, {1, 6, true}},  {4, COL, 8, {2, 3, false}},
+    {4, ROW, 3, {1, 6, true}},  {4, ROW, 4, {1, 6, false}}, {4, ROW, 6, {1, 6, true}},
+    {4, ROW, 8, {1, 6, false}},
+};
 template <typename T> constexpr SymTune sym_tune(int ord, int bs)
 {
-    if (is_cplx<T>::value)
-        return {1, 1, false};
-    if (sizeof(T) == 8) {
-        if (ord == COL)
-            return bs == 2 || bs == 3 ? SymTune{1, 6, false}
-                   : bs == 4 || bs == 8 ? SymTune{2, 1, false}
-                   : bs == 6          ? SymTune{1, 4, false}
-                                      : SymTune{1, 1, false};
-        return bs == 3 ? SymTune{1, 6, false} : bs == 6 ? SymTune{1, 5, false} : SymTune{1, 1, false};
-    }
-    if (ord == COL)
-        return bs == 2 ? SymTune{1, 6, false}
-               : bs == 3 ? SymTune{2, 6, true}
-               : bs == 4 ? SymTune{2, 1, false}
-               : bs == 6 ? SymTune{1, 6, true}
-               : bs == 8 ? SymTune{2, 3, false}
-                         : SymTune{1, 1, false};
-    return bs == 3 || bs == 6 ? SymTune{1, 6, true} : bs == 4 || bs == 8 ? SymTune{1, 6, false} : SymTune{1, 1, false};
+    if (!is_cplx<T>::value)
+        for (const SymTuneRow &r : sym_tune_rows)
+            if (r.vbytes == (int)sizeof(T) && r.ord == ord && r.bs == bs)
+                return r.t;
+    return {1, 1, false};
 }
 
 template <typename T, int ORD, int BS, bool WIN, bool CROW, bool CMIR>
