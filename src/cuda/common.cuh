@@ -221,9 +221,9 @@ __device__ __forceinline__ T ldv(const T *p)
         return ld_nl1_<H>(p);
 }
 
-/* N consecutive values at p in 16-byte loads (8 bytes for float N == 2,
- * single values for N == 1); p must be aligned to the load width (the
- * caller checks).  A warp load of whole sectors instead of a value per
+/* N consecutive values at p in 16-byte loads (8 bytes for float N not a
+ * multiple of 4, single values for odd N); p must be aligned to the load
+ * width (the caller checks).  A warp load of whole sectors instead of a value per
  * lane: column-major bs-2 blocks in k_mergeseq, k_wide.  With pred false
  * nothing is read and v is zero: the loads are predicated, not branched
  * around -- with a branch per step the compiler kept each step's loads and
@@ -255,14 +255,25 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
         BSRMV_LDV_ALL_("2", "3", "f64 %0, [%1]", "+d"(v[0]) : "l"(p), "r"(pr))
     } else if constexpr (N == 1) {
         BSRMV_LDV_ALL_("2", "3", "f32 %0, [%1]", "+f"(v[0]) : "l"(p), "r"(pr))
+    } else if constexpr (N % 2) { /* a value at a time */
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            T one[1];
+            ldv_vec<KEEP_L1, H>(p + i, one, pred);
+            v[i] = one[0];
+        }
     } else if constexpr (sizeof(T) == 8) {
 #pragma unroll
         for (int i = 0; i < N; i += 2) {
             BSRMV_LDV_ALL_("3", "4", "v2.f64 {%0, %1}, [%2]", "+d"(v[i]), "+d"(v[i + 1])
                            : "l"(p + i), "r"(pr))
         }
-    } else if constexpr (N == 2) {
-        BSRMV_LDV_ALL_("3", "4", "v2.f32 {%0, %1}, [%2]", "+f"(v[0]), "+f"(v[1]) : "l"(p), "r"(pr))
+    } else if constexpr (N % 4) {
+#pragma unroll
+        for (int i = 0; i < N; i += 2) {
+            BSRMV_LDV_ALL_("3", "4", "v2.f32 {%0, %1}, [%2]", "+f"(v[i]), "+f"(v[i + 1])
+                           : "l"(p + i), "r"(pr))
+        }
     } else {
 #pragma unroll
         for (int i = 0; i < N; i += 4) {

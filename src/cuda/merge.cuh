@@ -9,13 +9,15 @@
 
 namespace bsrmv_cuda {
 
-/* k_mergeseq reads blocks of bs 2 and 4 a line (column or row) per lane
- * (unit_products) and stages the unit's col_idx in shared memory for it:
- * column-major blocks, and row-major ones whose rows are 16 bytes or more
- * (float bs 2, 8-byte rows: 0.78-0.98x the by-block gather, H200) */
+/* k_mergeseq reads blocks a line (column or row) per lane (unit_products)
+ * and stages the unit's col_idx in shared memory for it: column-major
+ * blocks of bs 2 and 4 (a power of two that divides the warp, for the
+ * lanes' sum), and row-major ones whose rows are 16 bytes or more in whole
+ * 8- or 16-byte loads (float bs 2, 8-byte rows: 0.78-0.98x the by-block
+ * gather, H200) */
 __host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, int bs, int ts)
 {
-    return (bs == 2 || bs == 4) && (order == COL || bs * ts >= 16);
+    return order == COL ? bs == 2 || bs == 4 : bs <= 8 && bs % 2 == 0 && bs * ts >= 16;
 }
 
 /* A merge-path unit's block products A_k x_col(k) into prod[] (prod[t] is
@@ -33,9 +35,19 @@ __host__ __device__ __forceinline__ constexpr bool mergeseq_pieces(int order, in
  *    against the by-block gather at the default units: double bs 4
  *    1.27x, float bs 4 1.55x, double bs 2 1.06x).  Half a line per lane
  *    (16-byte loads, twice the steps) ran at 0.65-1.0x a whole one at
- *    double bs 4 in both orders, the lower the longer the unit;
+ *    double bs 4 in both orders, the lower the longer the unit.  Row-major
+ *    bs 6 and 8 read so (a row per lane, t % bs, as 32 is no multiple of
+ *    6): 1.11-1.41x the by-block gather at double, 1.10-2.41x at float
+ *    (H200, the merge path's best configuration on ten real matrices
+ *    promoted, solver-like);
  *  - otherwise lane = row of a block (by-block): consecutive lanes read
  *    consecutive values of a column-major block, one value per load.
+ * A row-major block's values are kept in L1: its lanes' loads are not
+ * whole sectors (a row per lane, or one value of a row per lane by-block),
+ * and the next load reads the same sectors again.  Against loads past L1,
+ * same matrices: bs 6 1.04-1.42x, bs 8 0.98-1.18x, double bs 4
+ * 1.03-1.14x, bs 2 and float bs 4 0.97-1.03x; by-block at bs 3 1.01-1.20x,
+ * bs 5 1.14-1.65x, bs 7 1.28-2.25x (six of the matrices).
  * xline(k) points to block k's bs values of x. */
 template <typename T, int ORD, int BS, L2h HM = L2h::normal, typename V, typename XL>
 __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const T *val, XL xline,
@@ -45,19 +57,19 @@ __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const
     const int nt = nb * BS;
     if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
         if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
-            const int c = lane % BS; /* the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
                 V p[U][ORD == COL ? BS : 1];
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
+                    const int c = t % BS; /* the lane's line (lane % BS for column-major) */
 #pragma unroll
                     for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
                         p[q][r] = V(0);
                     if (t < nt) {
                         const int k = t / BS;
                         T v[BS];
-                        ldv_vec<false, HM>(val + (int64_t)k * BS2 + c * BS, v);
+                        ldv_vec<ORD == ROW, HM>(val + (int64_t)k * BS2 + c * BS, v);
                         if constexpr (ORD == COL) {
                             const V xc = ld(xline(k) + c);
 #pragma unroll
@@ -77,7 +89,7 @@ __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const
                     const int t = t0 + q * 32 + lane;
                     V sum;
                     if constexpr (ORD == COL)
-                        sum = lanes_to_rows<V, BS, BS>(p[q], c);
+                        sum = lanes_to_rows<V, BS, BS>(p[q], lane % BS);
                     else
                         sum = p[q][0];
                     if (t < nt)
@@ -101,7 +113,7 @@ __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const
                 const V *xp = xline(k);
 #pragma unroll
                 for (int c = 0; c < BS; ++c)
-                    p[q] += V(ldv<false, HM>(v + (ORD == COL ? c * BS + br : br * BS + c))) * ld(xp + c);
+                    p[q] += V(ldv<ORD == ROW, HM>(v + (ORD == COL ? c * BS + br : br * BS + c))) * ld(xp + c);
             }
         }
 #pragma unroll
