@@ -268,6 +268,8 @@ __device__ __forceinline__ void ldv_vec(const T *p, T (&v)[N], bool pred = true)
             BSRMV_LDV_ALL_("3", "4", "v2.f64 {%0, %1}, [%2]", "+d"(v[i]), "+d"(v[i + 1])
                            : "l"(p + i), "r"(pr))
         }
+    } else if constexpr (N == 2) {
+        BSRMV_LDV_ALL_("3", "4", "v2.f32 {%0, %1}, [%2]", "+f"(v[0]), "+f"(v[1]) : "l"(p), "r"(pr))
     } else if constexpr (N % 4) {
 #pragma unroll
         for (int i = 0; i < N; i += 2) {

@@ -57,12 +57,13 @@ __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const
     const int nt = nb * BS;
     if constexpr (mergeseq_pieces(ORD, BS, sizeof(T))) {
         if ((((uintptr_t)a.val | (ORD == COL ? 0 : (uintptr_t)a.x)) & 15) == 0) {
+            const int cl = lane % BS; /* column-major: the lane's line */
             for (int t0 = 0; t0 < nt; t0 += U * 32) {
                 V p[U][ORD == COL ? BS : 1];
 #pragma unroll
                 for (int q = 0; q < U; ++q) {
                     const int t = t0 + q * 32 + lane;
-                    const int c = t % BS; /* the lane's line (lane % BS for column-major) */
+                    const int c = ORD == COL ? cl : t % BS; /* the lane's line */
 #pragma unroll
                     for (int r = 0; r < (ORD == COL ? BS : 1); ++r)
                         p[q][r] = V(0);
@@ -89,7 +90,7 @@ __device__ __forceinline__ void unit_products(const Args<T, V> &a, int nb, const
                     const int t = t0 + q * 32 + lane;
                     V sum;
                     if constexpr (ORD == COL)
-                        sum = lanes_to_rows<V, BS, BS>(p[q], lane % BS);
+                        sum = lanes_to_rows<V, BS, BS>(p[q], cl);
                     else
                         sum = p[q][0];
                     if (t < nt)
