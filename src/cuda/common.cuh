@@ -223,8 +223,8 @@ __device__ __forceinline__ T ldv(const T *p)
 
 /* N consecutive values at p in 16-byte loads (8 bytes for float N not a
  * multiple of 4, single values for odd N); p must be aligned to the load
- * width (the caller checks).  A warp load of whole sectors instead of a value per
- * lane: column-major bs-2 blocks in k_mergeseq, k_wide.  With pred false
+ * width (the caller checks).  A warp load of whole sectors instead of a
+ * value per lane: column-major bs-2 blocks in k_mergeseq, k_wide.  With pred false
  * nothing is read and v is zero: the loads are predicated, not branched
  * around -- with a branch per step the compiler kept each step's loads and
  * FMAs together and ran the steps one after another (k_wide). */
