@@ -9,11 +9,12 @@ held-out ones (--holdout), which the learning never sees.
 
 The table is a decision list: the first row whose type, order, bs and
 conditions match, and whose kernel is built for the matrix, is the plan.
-  * Learned rows, per (type, order, bs) seen in the data: a small tree on the
-    matrix's features (src/plan/features.c computes the same ones), each leaf
-    the configuration within 5% of the best kernel in the most of its cases
-    (objective_hit).  Bounded by 1.5x the largest l2 (bytes / L2 size) and
-    maxmean of the data for that key.
+  * Learned rows, per (type, order, bs) seen in the data: the vote of the
+    K_NEAR training cases nearest to the matrix in its features
+    (src/plan/features.c computes the same ones), each a point line of the
+    table with the scores (objective_hit) of its KEEP best configurations.
+    Bounded by 1.5x the largest l2 (bytes / L2 size) and maxmean of the data
+    for that key.
   * Rule rows, for every (type, order, bs) up to 64: the 27-point-grid and
     power-law tuning (large regular and large irregular matrices) that the
     learned rows do not cover, written out per block size.
@@ -38,9 +39,6 @@ L2_BYTES = 60 * 2**20  # cudaDevAttrL2CacheSize of the device measured (--l2-mib
 MEMSM = 37.0  # its peak DRAM GB/s per SM, the feature memsm (--memsm)
 FEATURES = ("l2", "mean", "cv", "maxmean")
 HOLDOUT = "bcsstk15,nasa4704,s1rmq4m1,bcspwr10,rajat01,lns_3937,cage8,luxembourg_osm"
-MIN_LEAF = 4  # distinct matrices per leaf
-MIN_GAIN = 0.01  # score a split must add per case
-DEPTH = 3
 # Where the grid tuning applies before the learned rows: matrices well past
 # the L2 with rows of nearly equal length, as the 27-point grids it was
 # measured on.
@@ -135,36 +133,18 @@ def load(paths, matrices):
 
 # ---- learning ---------------------------------------------------------------
 
-class Group:
-    """The cases of one (bs, type, order) as arrays: S[i, j] is case i's
-    score of configuration j (-inf where it was not measured)."""
-
-    def __init__(self, cases, objective, features):
-        self.cases = cases
-        self.cfgs = sorted(set().union(*(c["k"] for c in cases)))
-        t = np.array([[c["k"].get(k, np.inf) for k in self.cfgs] for c in cases])
-        e = np.array([c["best"] for c in cases])[:, None] / t
-        r = np.array([min(c["cs"].values()) for c in cases])[:, None] / t
-        with np.errstate(divide="ignore"):
-            self.S = objective(e, r)
-        self.S[e == 0] = -np.inf
-        self.F = {f: np.array([c["f"][f] for c in cases]) for f in features}
-        names = sorted({matrix_of(c) for c in cases})
-        self.m = np.array([names.index(matrix_of(c)) for c in cases])
-
-
 def objective_log(e, r):
     """Log efficiency (best / time), a kernel below 90% counted twice."""
-    return np.log(e) + 2 * np.minimum(0.0, np.log(e / 0.9))
+    return math.log(e) + 2 * min(0.0, math.log(e / 0.9))
 
 
 def objective_hit(e, r):
     """1 within 5% of the best kernel, plus half the log efficiency (which
-    leaf loses least where none is within 5%) and twice the log of the
-    shortfall below the best cuSPARSE path.  Left out one matrix at a time
-    (--cv), this generalises better than objective_log: the leaves no longer
-    trade a few close cases for the mean."""
-    return (e >= 0.95) + 0.5 * np.log(e) + 2 * np.minimum(0.0, np.log(r))
+    configuration loses least where none is within 5%) and twice the log of
+    the shortfall below the best cuSPARSE path.  Left out one matrix at a
+    time (--cv), this generalises better than objective_log: a few close
+    cases are not traded for the mean."""
+    return (e >= 0.95) + 0.5 * math.log(e) + 2 * min(0.0, math.log(r))
 
 
 OBJECTIVES = {"log": objective_log, "hit": objective_hit}
@@ -174,72 +154,73 @@ def matrix_of(c):
     return c["name"].split(":")[0]
 
 
-def _sums(S):
-    """Column sums of S with -inf kept (0 * inf would give nan)."""
-    bad = np.isneginf(S)
-    return np.where(bad.any(0), -np.inf, np.where(bad, 0.0, S).sum(0))
+# The nearest points' vote (src/plan/table.c computes the same): the
+# distance between two matrices is Euclidean over these coordinates of the
+# features, each point's scores weigh 1 / (distance + D0), and a
+# configuration a point does not keep counts as its lowest kept score.
+K_NEAR = 2  # points that vote
+KEEP = 6  # configurations a point keeps, its best scores
+D0 = 0.5
 
 
-def leaf_of(g, idx):
-    s = _sums(g.S[idx])
-    return int(np.argmax(s)), float(s.max())
+def coords(f):
+    return (math.log(max(f["l2"], 1e-4)), math.log(max(f["mean"], 0.1)), f["cv"],
+            math.log(max(f["maxmean"], 1.0)))
 
 
-def grow(g, idx, depth, min_leaf, min_gain):
-    """A leaf (cfg) or (feature, threshold, below, above) over the cases idx."""
-    leaf, base = leaf_of(g, idx)
-    nmat = lambda ix: len(set(g.m[ix].tolist()))
-    if depth == 0 or nmat(idx) < 2 * min_leaf:
-        return g.cfgs[leaf]
-    best = None
-    for f in g.F:
-        x = g.F[f][idx]
-        vals = np.unique(x)
-        for lo, hi in zip(vals, vals[1:]):
-            th = float("%.3g" % ((lo + hi) / 2))
-            below, above = idx[x < th], idx[x >= th]
-            if nmat(below) < min_leaf or nmat(above) < min_leaf:
-                continue
-            gain = leaf_of(g, below)[1] + leaf_of(g, above)[1] - base
-            if best is None or gain > best[0]:
-                best = (gain, f, th, below, above)
-    if best is None or best[0] < min_gain * len(idx):
-        return g.cfgs[leaf]
-    _, f, th, below, above = best
-    return (f, th, grow(g, below, depth - 1, min_leaf, min_gain), grow(g, above, depth - 1, min_leaf, min_gain))
+def _g4(x):
+    return float("%.4g" % x)
+
+
+def make_point(c, objective, keep):
+    """A case as the table writes it: its features (4 digits) and the
+    scores (3 decimals) of its best configurations, best first."""
+    bc = min(c["cs"].values())
+    s = sorted(((round(objective(c["best"] / t, bc / t), 3), k) for k, t in c["k"].items()),
+               key=lambda x: (-x[0], x[1]))[:keep]
+    f = {n: _g4(c["f"][n]) for n in FEATURES}
+    return {"f": f, "x": coords(f), "s": dict((k, v) for v, k in s), "floor": s[-1][0]}
 
 
 def learn(cases, opt):
-    """{(bs, type, order): (tree, l2 bound, maxmean bound)} from the cases
-    {key: case}, for each key with at least opt.min_leaf matrices."""
+    """{(bs, type, order): (points, l2 bound, maxmean bound)} from the cases
+    {key: case}: a point per solver-like case, for each key with at least
+    K_NEAR matrices; bounded by 1.5x the largest l2 and maxmean there."""
     groups = collections.defaultdict(list)
     for key, c in sorted(cases.items()):
-        groups[key[1:4]].append(c)
+        if key[4]:
+            groups[key[1:4]].append(c)
     model = {}
+    obj = OBJECTIVES[opt.objective]
     for k, cs in sorted(groups.items()):
-        g = Group(cs, OBJECTIVES[opt.objective], opt.features.split(","))
-        if len(set(g.m.tolist())) < opt.min_leaf:
+        if len({matrix_of(c) for c in cs}) < opt.k:
             continue
-        tree = grow(g, np.arange(len(cs)), opt.depth, opt.min_leaf, opt.min_gain)
-        model[k] = (tree, float("%.3g" % (1.5 * g.F["l2"].max())),
-                    float("%.3g" % (1.5 * max(c["f"]["maxmean"] for c in cs))))
+        pts = sorted((make_point(c, obj, opt.keep) for c in cs), key=lambda p: tuple(p["f"][n] for n in FEATURES))
+        model[k] = (pts, float("%.3g" % (1.5 * max(p["f"]["l2"] for p in pts))),
+                    float("%.3g" % (1.5 * max(p["f"]["maxmean"] for p in pts))), opt.k)
     return model
 
 
-def leaves(tree, conds=()):
-    if isinstance(tree, str):
-        yield conds, tree
-        return
-    f, th, below, above = tree
-    yield from leaves(below, conds + (f"{f}<{th:g}",))
-    yield from leaves(above, conds + (f"{f}>={th:g}",))
+def distance(x, y):
+    """As table.c sums it, for the same rounding."""
+    s = 0.0
+    for a, b in zip(x, y):
+        s += (a - b) * (a - b)
+    return math.sqrt(s)
 
 
-def choose(tree, f):
-    while not isinstance(tree, str):
-        name, th, below, above = tree
-        tree = below if f[name] < th else above
-    return tree
+def vote(points, k, f):
+    """The configurations the k points nearest to features f vote for, best
+    first (ties by name); of points equally near, the earlier."""
+    x = coords(f)
+    near = sorted(((distance(x, p["x"]), p) for p in points), key=lambda dp: dp[0])[:k]
+    total = collections.defaultdict(float)
+    names = sorted(set().union(*(p["s"] for _, p in near)))
+    for d, p in near:
+        w = 1.0 / (d + D0)
+        for n in names:
+            total[n] += w * p["s"].get(n, p["floor"])
+    return sorted(names, key=lambda n: (-total[n], n))
 
 
 # ---- the rule rows: grids (plain) and power-law (irregular) tuning ---------
@@ -578,7 +559,7 @@ def predict(model, key, c):
         pick = next((cf for rows in EARLY_ROWS for conds, cf in rows(key[1], key[2] == "double", key[3] == "row")
                      if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]), None)
         if pick is None and m and f["l2"] < m[1] and f["maxmean"] < m[2]:
-            pick = choose(m[0], f)
+            pick = next((cf for cf in vote(m[0], m[3], f) if cf in c["k"]), None)
     return pick if pick in c["k"] else rule_choice(key, c)
 
 
@@ -610,11 +591,10 @@ def write_table(out, model, device, nheld):
     for ty in ("double", "float"):
         for conds, c in bycolumn6_rows(6, ty == "double", False):
             out.write("%-6s %s %2d %-32s %s\n" % (ty, "col", 6, c, " ".join(conds)))
-    out.write("# Learned rows: real matrices, promoted and split, %d held out.\n" % nheld)
-    for (bs, ty, order), (tree, l2max, mmmax) in sorted(model.items()):
-        for conds, c in leaves(tree):
-            lim = ("l2<%g" % l2max, "maxmean<%g" % mmmax)
-            out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(lim + conds)))
+    out.write("# Learned rows: real matrices, promoted and split, %d held out: the vote of the\n"
+              "# nearest points of the type, order and bs (the points at the end).\n" % nheld)
+    for (bs, ty, order), (points, l2max, mmmax, k) in sorted(model.items()):
+        out.write("%-6s %s %2d %-32s l2<%g maxmean<%g\n" % (ty, order, bs, "nearest/%d" % k, l2max, mmmax))
     out.write("# Rule rows: large irregular (power-law) and regular (grid) matrices.\n")
     for bs in range(1, 65):
         for ty in ("double", "float"):
@@ -626,6 +606,13 @@ def write_table(out, model, device, nheld):
                     out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
     out.write("# Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).\n")
     out.write("*      *   65-65535 %s\n" % cfg("k3_large", 32, 1, 0, 0))
+    out.write("# Points: type order bs, features l2 mean cv maxmean, then config=score for the\n"
+              "# configurations it keeps, best first (a solver-like case of a training matrix).\n")
+    for (bs, ty, order), (points, l2max, mmmax, k) in sorted(model.items()):
+        for p in points:
+            out.write("point %s %s %d %s %s\n" % (ty, order, bs, " ".join("%g" % p["f"][n] for n in FEATURES),
+                                                  " ".join("%s=%.3f" % (n, v) for n, v in sorted(
+                                                      p["s"].items(), key=lambda x: (-x[1], x[0])))))
 
 
 def report(label, picks):
@@ -654,11 +641,9 @@ def main():
     ap.add_argument("data", nargs="+", help="JSON lines of bench/plan_data.sh")
     ap.add_argument("--matrices", default="../shared/matrices")
     ap.add_argument("--holdout", default=HOLDOUT, help="matrices kept out of the learning")
-    ap.add_argument("--depth", type=int, default=DEPTH)
-    ap.add_argument("--min-leaf", type=int, default=MIN_LEAF, help="distinct matrices per leaf")
-    ap.add_argument("--min-gain", type=float, default=MIN_GAIN, help="score a split must add per case")
-    ap.add_argument("--objective", default="hit", choices=sorted(OBJECTIVES), help="a leaf's score per case")
-    ap.add_argument("--features", default=",".join(FEATURES), help="the features the trees split on")
+    ap.add_argument("--k", type=int, default=K_NEAR, help="the points that vote")
+    ap.add_argument("--keep", type=int, default=KEEP, help="the configurations a point keeps")
+    ap.add_argument("--objective", default="hit", choices=sorted(OBJECTIVES), help="a point's score of a configuration")
     ap.add_argument("--cv", action="store_true",
                     help="also leave each matrix out in turn: learn on the others, pick for it")
     ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")

@@ -39,8 +39,7 @@ def main():
     files = sorted(glob.glob(os.path.join(data, "col_*.jsonl.gz"))) + [os.path.join(data, "row_solver.jsonl.gz")]
     cases = P.load(files, matrices)
     held = set(P.HOLDOUT.split(","))
-    opt = argparse.Namespace(depth=P.DEPTH, min_leaf=P.MIN_LEAF, min_gain=P.MIN_GAIN, objective="hit",
-                             features=",".join(P.FEATURES))
+    opt = argparse.Namespace(k=P.K_NEAR, keep=P.KEEP, objective="hit")
     model = P.learn({k: c for k, c in cases.items() if P.matrix_of(c) not in held}, opt)
     text = io.StringIO()
     P.write_table(text, model, "NVIDIA H200", len(held))
@@ -51,14 +50,27 @@ def main():
         return 1
 
     rows = collections.defaultdict(list)
+    points = collections.defaultdict(list)
     for line in built_in.splitlines():
         tok = line.split("#")[0].split()
-        if tok and tok[0] != "*":
+        if tok and tok[0] == "point":
+            f = dict(zip(P.FEATURES, map(float, tok[4:8])))
+            s = {cs.split("=")[0]: float(cs.split("=")[1]) for cs in tok[8:]}
+            points[(tok[1], tok[2], int(tok[3]))].append({"x": P.coords(f), "s": s, "floor": min(s.values())})
+        elif tok and tok[0] != "*":
             rows[(tok[0], tok[1], int(tok[2]))].append((tok[3], tok[4:]))
+
+    def configs(key, row, f):
+        """A row's configurations for the features f, in the order tried."""
+        if row.startswith("nearest/"):
+            return P.vote(points[(key[2], key[3], key[1])], int(row.split("/")[1]), f)
+        return [row]
+
     bad = 0
     for key, c in sorted(cases.items()):
-        pick = next((cf for cf, conds in rows[(key[2], key[3], key[1])]
-                     if cf in c["k"] and all(P._cond(cd, c["f"], key) for cd in conds)), None)
+        pick = next((cf for row, conds in rows[(key[2], key[3], key[1])]
+                     if all(P._cond(cd, c["f"], key) for cd in conds)
+                     for cf in configs(key, row, c["f"]) if cf in c["k"]), None)
         if pick is None or pick != P.predict(model, key, c):
             bad += 1
             if bad <= 5:
@@ -66,7 +78,8 @@ def main():
     if bad:
         print("FAIL: %d of %d cases" % (bad, len(cases)))
         return 1
-    print("plan_table_check: ok (%d cases, %d learned keys)" % (len(cases), len(model)))
+    print("plan_table_check: ok (%d cases, %d learned keys, %d points)"
+          % (len(cases), len(model), sum(map(len, points.values()))))
     return 0
 
 

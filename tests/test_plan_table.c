@@ -110,17 +110,59 @@ int main(void)
     }
     plan_table_free(&t);
 
+    /* nearest rows: the K nearest points of the key vote, each weighing
+     * 1 / (distance + 0.5); a configuration a point does not keep counts
+     * as its lowest score; the first accepted configuration by votes */
+    TU_OK(plan_table_parse("* * 4 nearest/2 l2<1\n"
+                           "double col 4 by_block/g32/r1/t128/p0\n"
+                           "point double col 4 0.1 8 0 1 wide/g16/r1/t128/p0=1 by_block/g32/r1/t128/p0=0.5\n"
+                           "point double col 4 0.1 16 0 1 k2_medium/g2/r1/t0/p0=1 wide/g16/r1/t128/p0=0.9\n"
+                           "point double col 4 0.1 3 0 1 by_column/g8/r1/t256/p0=1 by_block/g32/r1/t128/p0=0\n"
+                           "point float col 4 0.1 8 0 1 vec_stream/g32/r4/t128/p0=1\n",
+                           "t3", &t));
+    TU_CHECK(t.n == 2 && t.npoints == 4 && t.rows[0].nearest == 2 && t.points[1].n == 2, "nearest rows");
+    features_of(&f, 1000, 8, 8, 4, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 1e9);
+    /* at mean 8: the points at 8 (distance 0) and 16 (log 2): wide gets
+     * 1/0.5 + 0.9/(log 2 + 0.5), K2 1/(log 2 + 0.5) + 0.5/0.5 */
+    TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == 0, "row %d", row);
+    cfg_is(&c, "wide/g16/r1/t128/p0");
+    asked = 0;
+    TU_CHECK(plan_table_lookup(&t, &f, no_wide, &asked, &c, &row) && row == 0 && asked == 2,
+             "refused: the next by votes (asked %d)", asked);
+    cfg_is(&c, "k2_medium/g2/r1/t0/p32"); /* completed: 256 / (bs x 2) */
+    features_of(&f, 1000, 3, 3, 4, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 1e9);
+    picks(&t, &f, "by_column/g8/r1/t256/p0"); /* the points at 3 and 8 */
+    features_of(&f, 1000, 8, 8, 4, BSRMV_FLOAT, BSRMV_COL_MAJOR, 1e9);
+    picks(&t, &f, "vec_stream/g32/r4/t128/p0"); /* a point of its own type */
+    features_of(&f, 1000, 8, 8, 4, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, 1e9);
+    TU_CHECK(!plan_table_lookup(&t, &f, NULL, NULL, &c, &row), "no point of that order, no row");
+    features_of(&f, 1000, 8, 8, 4, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 1e9);
+    f.v[PF_L2] = 2;
+    TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == 1, "out of bounds: row %d", row);
+    plan_table_free(&t);
+
     /* errors name the origin and the line */
     const char *bad[] = {"double col 3 nonsense/g1/r1/t1/p1\n", "double col 0 by_block/g32/r1/t128/p0\n",
                          "double diag 3 by_block/g32/r1/t128/p0\n", "double col 3 by_block/g32/r1/t128/p0 mean~3\n",
                          "double col 3 by_block/g32/r1/t128/p0 speed<3\n", "float row 5 by_block 32 1 128\n",
-                         "double col 9-3 by_block/g32/r1/t128/p0\n"};
+                         "double col 9-3 by_block/g32/r1/t128/p0\n", "double col 3 nearest/0\n",
+                         "double col 3 nearest/x\n", "point double col 3 1 2 0 1\n",
+                         "point * col 3 1 2 0 1 by_block/g32/r1/t128/p0=1\n",
+                         "point double col 2-3 1 2 0 1 by_block/g32/r1/t128/p0=1\n",
+                         "point double col 3 1 2 nan 1 by_block/g32/r1/t128/p0=1\n",
+                         "point double col 3 1 2 0 1 by_block/g32/r1/t128/p0\n",
+                         "point double col 3 1 2 0 1 by_block/g32/r1/t128/p0=x\n",
+                         "point double col 3 1 2 0 1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
+                         "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
+                         "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
+                         "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
+                         "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-        char text[256];
+        char text[1024];
         snprintf(text, sizeof text, "# ok\n%s", bad[i]);
         TU_FAILS(plan_table_parse(text, "bad.tbl", &t), BSRMV_ERR_FORMAT);
         TU_CHECK(strstr(bsrmv_last_error(), "bad.tbl:2:"), "message '%s'", bsrmv_last_error());
-        TU_CHECK(t.n == 0 && !t.rows, "empty after an error");
+        TU_CHECK(t.n == 0 && !t.rows && t.npoints == 0 && !t.points, "empty after an error");
     }
 
     /* K3's row slices from bs (p0) */
@@ -192,7 +234,9 @@ int main(void)
     picks(d, &f, "staged/g2/r1/t128/p3");
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
-     * and float, where the learned rows say staged */
+     * and float, ahead of the learned rows; in row-major blocks the vote of
+     * the nearest points, the vector stream (on crystm01 itself, H200,
+     * staged 3% behind it) */
     features_of(&f, 4875, 22, 27, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 1 && f.v[PF_MAXMEAN] < 2, "stiffness features");
     picks(d, &f, "by_column/g32/r1/t128/p0");
@@ -200,7 +244,7 @@ int main(void)
     picks(d, &f, "by_column/g32/r1/t128/p0");
     f.type = BSRMV_DOUBLE;
     f.order = BSRMV_ROW_MAJOR;
-    picks(d, &f, "staged/g8/r1/t128/p3");
+    picks(d, &f, "vec_stream/g32/r1/t128/p0");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);

@@ -10,8 +10,21 @@
  * writes, "kernel G R T P"; conditions NAME<V, NAME<=V, NAME>=V, NAME>V or
  * NAME=V on the features below.  The first row that matches, and whose
  * kernel the caller accepts (built for the matrix), is the plan.  '#' starts
- * a comment.  The built-in table is src/plan/default.tbl, generated from
- * measurements by bench/plan_table.py. */
+ * a comment.
+ *
+ * A row whose config is "nearest/K" (e.g. "double col 6 nearest/2
+ * l2<3.1") lets the points of its type, order and bs vote: lines
+ *     point type order bs L2 MEAN CV MAXMEAN config=score ...
+ * each a measured matrix, its features and the scores of the
+ * configurations it keeps, best first.  The K points nearest to the matrix
+ * (Euclidean over log l2, log mean, cv and log maxmean; l2, mean and
+ * maxmean floored at 1e-4, 0.1 and 1) vote: point i adds
+ * score_i(config) / (distance_i + 0.5) to each configuration any of them
+ * keeps, its lowest kept score for one it does not.  The configurations in
+ * order of their votes (ties by name) are tried as the row's configs.
+ *
+ * The built-in table is src/plan/default.tbl, generated from measurements
+ * by bench/plan_table.py. */
 #ifndef BSRMV_PLAN_H
 #define BSRMV_PLAN_H
 
@@ -71,13 +84,26 @@ typedef struct plan_row {
     int order; /* BSRMV_COL_MAJOR, BSRMV_ROW_MAJOR, or -1 */
     int bs_lo, bs_hi;
     bsrmv_gpu_config cfg;
+    int nearest; /* K of a "nearest/K" row (cfg unused), else 0 */
     int ncond;
     plan_cond cond[PLAN_MAX_CONDS];
 } plan_row;
 
+#define PLAN_POINT_KEEP 16 /* configurations a point keeps, at most */
+#define PLAN_NEAREST_MAX 8 /* K of a nearest row, at most */
+typedef struct plan_point {
+    int type, order, bs;
+    double x[4]; /* the distance's coordinates of its features */
+    int n;
+    bsrmv_gpu_config cfg[PLAN_POINT_KEEP];
+    double score[PLAN_POINT_KEEP];
+} plan_point;
+
 typedef struct plan_table {
     plan_row *rows;
     int n;
+    plan_point *points;
+    int npoints;
 } plan_table;
 
 /* Parses text (origin names it in messages: "origin:line: ...").  A row in

@@ -2,6 +2,7 @@
 #include "plan.h"
 #include "internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +61,10 @@ static int is_balanced(bsrmv_gpu_kernel k)
     return k == BSRMV_GPU_SEGMENTED || k == BSRMV_GPU_MERGE_PATH || k == BSRMV_GPU_FRAGMENT;
 }
 
-/* One line's tokens into r; 0 on a malformed row. */
-static int parse_row(char **tok, int n, plan_row *r)
+/* "type order bs" (bs N or LO-HI, type and order may be *) into r; 0 if
+ * malformed. */
+static int parse_key(char **tok, plan_row *r)
 {
-    memset(r, 0, sizeof *r);
-    if (n < 4)
-        return 0;
     r->type = !strcmp(tok[0], "double") ? BSRMV_DOUBLE : !strcmp(tok[0], "float") ? BSRMV_FLOAT
               : !strcmp(tok[0], "z")    ? BSRMV_COMPLEX_DOUBLE
               : !strcmp(tok[0], "c")    ? BSRMV_COMPLEX_FLOAT
@@ -81,10 +80,22 @@ static int parse_row(char **tok, int n, plan_row *r)
     } else {
         return 0;
     }
-    if (r->bs_lo < 1 || r->bs_hi < r->bs_lo)
+    return r->bs_lo >= 1 && r->bs_hi >= r->bs_lo;
+}
+
+/* One line's tokens into r; 0 on a malformed row. */
+static int parse_row(char **tok, int n, plan_row *r)
+{
+    memset(r, 0, sizeof *r);
+    if (n < 4 || !parse_key(tok, r))
         return 0;
-    int next;
-    if (parse_config(tok[3], &r->cfg)) {
+    int end = 0, next;
+    if (!strncmp(tok[3], "nearest/", 8)) {
+        if (sscanf(tok[3] + 8, "%d%n", &r->nearest, &end) != 1 || tok[3][8 + end] || r->nearest < 1 ||
+            r->nearest > PLAN_NEAREST_MAX)
+            return 0;
+        next = 4;
+    } else if (parse_config(tok[3], &r->cfg)) {
         next = 4;
     } else { /* bsrmv tune's "kernel G R T P", measured on regular or irregular rows */
         const int k = kernel_by_name(tok[3], strlen(tok[3]));
@@ -104,18 +115,81 @@ static int parse_row(char **tok, int n, plan_row *r)
     return 1;
 }
 
+/* The distance's coordinates of the features l2, mean, cv and maxmean. */
+static void coords(double l2, double mean, double cv, double maxmean, double x[4])
+{
+    x[0] = log(fmax(l2, 1e-4));
+    x[1] = log(fmax(mean, 0.1));
+    x[2] = cv;
+    x[3] = log(fmax(maxmean, 1.0));
+}
+
+static int parse_number(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && !*end && isfinite(*v);
+}
+
+/* "point type order bs l2 mean cv maxmean config=score ..." into p; 0 on a
+ * malformed line. */
+static int parse_point(char **tok, int n, plan_point *p)
+{
+    memset(p, 0, sizeof *p);
+    if (n < 9 || n > 8 + PLAN_POINT_KEEP)
+        return 0;
+    plan_row r;
+    double f[4];
+    if (!parse_key(tok + 1, &r) || r.type < 0 || r.order < 0 || r.bs_lo != r.bs_hi)
+        return 0;
+    for (int i = 0; i < 4; ++i)
+        if (!parse_number(tok[4 + i], &f[i]) || f[i] < 0)
+            return 0;
+    p->type = r.type;
+    p->order = r.order;
+    p->bs = r.bs_lo;
+    coords(f[0], f[1], f[2], f[3], p->x);
+    for (int i = 8; i < n; ++i) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq)
+            return 0;
+        *eq = 0;
+        if (!parse_config(tok[i], &p->cfg[p->n]) || !parse_number(eq + 1, &p->score[p->n]))
+            return 0;
+        ++p->n;
+    }
+    return 1;
+}
+
 void plan_table_free(plan_table *t)
 {
     free(t->rows);
+    free(t->points);
     t->rows = NULL;
-    t->n = 0;
+    t->points = NULL;
+    t->n = t->npoints = 0;
+}
+
+/* Room for one more element of size sz in *a, which holds n of cap. */
+static int grow(void **a, int n, int *cap, size_t sz)
+{
+    if (n < *cap)
+        return 1;
+    const int nc = *cap ? 2 * *cap : 64;
+    void *na = realloc(*a, (size_t)nc * sz);
+    if (!na)
+        return 0;
+    *a = na;
+    *cap = nc;
+    return 1;
 }
 
 bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *t)
 {
     t->rows = NULL;
-    t->n = 0;
-    int cap = 0, lineno = 0;
+    t->points = NULL;
+    t->n = t->npoints = 0;
+    int cap = 0, pcap = 0, lineno = 0;
     for (const char *p = text; *p;) {
         const size_t len = strcspn(p, "\n");
         char line[1024];
@@ -131,7 +205,7 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
         char *h = strchr(line, '#');
         if (h)
             *h = 0;
-        char *tok[4 + 4 + PLAN_MAX_CONDS + 1];
+        char *tok[8 + PLAN_POINT_KEEP + PLAN_MAX_CONDS + 1];
         int n = 0;
         for (char *s = strtok(line, " \t\r"); s; s = strtok(NULL, " \t\r"))
             if (n < (int)(sizeof tok / sizeof *tok))
@@ -140,22 +214,34 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
                 n = -1000;
         if (n == 0)
             continue;
+        if (!strcmp(tok[0], "point")) {
+            plan_point pt;
+            if (n < 0 || !parse_point(tok, n, &pt)) {
+                plan_table_free(t);
+                return bsrmv_fail(BSRMV_ERR_FORMAT,
+                                  "%s:%d: expected 'point type order bs l2 mean cv maxmean config=score ...' "
+                                  "(1 to %d configurations)",
+                                  origin, lineno, PLAN_POINT_KEEP);
+            }
+            if (!grow((void **)&t->points, t->npoints, &pcap, sizeof pt)) {
+                plan_table_free(t);
+                return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
+            }
+            t->points[t->npoints++] = pt;
+            continue;
+        }
         plan_row r;
         if (n < 0 || !parse_row(tok, n, &r)) {
             plan_table_free(t);
             return bsrmv_fail(BSRMV_ERR_FORMAT,
-                              "%s:%d: expected 'type order bs kernel/gG/rR/tT/pP [feature<value ...]' "
+                              "%s:%d: expected 'type order bs kernel/gG/rR/tT/pP [feature<value ...]', "
+                              "'type order bs nearest/K [feature<value ...]' "
                               "or 'type order bs kernel group rows threads param'",
                               origin, lineno);
         }
-        if (t->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            plan_row *nr = realloc(t->rows, (size_t)cap * sizeof *nr);
-            if (!nr) {
-                plan_table_free(t);
-                return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
-            }
-            t->rows = nr;
+        if (!grow((void **)&t->rows, t->n, &cap, sizeof r)) {
+            plan_table_free(t);
+            return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
         }
         t->rows[t->n++] = r;
     }
@@ -191,6 +277,98 @@ bsrmv_gpu_config plan_complete(bsrmv_gpu_config c, const plan_features *f)
     return c;
 }
 
+typedef struct vote {
+    bsrmv_gpu_config cfg;
+    char name[64];
+    double total;
+} vote;
+
+static int vote_order(const void *a, const void *b)
+{
+    const vote *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int same_config(const bsrmv_gpu_config *a, const bsrmv_gpu_config *b)
+{
+    return a->kernel == b->kernel && a->group == b->group && a->rows == b->rows && a->threads == b->threads &&
+           a->param == b->param;
+}
+
+/* A point's score of c: its kept one, else its lowest. */
+static double point_score(const plan_point *p, const bsrmv_gpu_config *c)
+{
+    double lo = p->score[0];
+    for (int i = 0; i < p->n; ++i) {
+        if (same_config(&p->cfg[i], c))
+            return p->score[i];
+        lo = fmin(lo, p->score[i]);
+    }
+    return lo;
+}
+
+/* A nearest/K row: the K points nearest to f vote (plan.h); the first
+ * configuration by votes that accept takes.  Returns 1 and *out, or 0. */
+static int nearest_lookup(const plan_table *t, int k, const plan_features *f, plan_accept_fn accept, void *ctx,
+                          bsrmv_gpu_config *out)
+{
+    double x[4], dist[PLAN_NEAREST_MAX];
+    const plan_point *near[PLAN_NEAREST_MAX];
+    int nn = 0;
+    coords(f->v[PF_L2], f->v[PF_MEAN], f->v[PF_CV], f->v[PF_MAXMEAN], x);
+    for (int i = 0; i < t->npoints; ++i) {
+        const plan_point *p = &t->points[i];
+        if (p->type != (int)f->type || p->order != (int)f->order || p->bs != f->bs)
+            continue;
+        double s = 0;
+        for (int j = 0; j < 4; ++j)
+            s += (x[j] - p->x[j]) * (x[j] - p->x[j]);
+        const double d = sqrt(s);
+        int pos;
+        if (nn < k)
+            pos = nn++;
+        else if (d < dist[k - 1])
+            pos = k - 1;
+        else
+            continue;
+        for (; pos > 0 && dist[pos - 1] > d; --pos) { /* an equal distance keeps the earlier point first */
+            dist[pos] = dist[pos - 1];
+            near[pos] = near[pos - 1];
+        }
+        dist[pos] = d;
+        near[pos] = p;
+    }
+    vote v[PLAN_NEAREST_MAX * PLAN_POINT_KEEP];
+    int nv = 0;
+    for (int i = 0; i < nn; ++i)
+        for (int j = 0; j < near[i]->n; ++j) {
+            int seen = 0;
+            for (int q = 0; q < nv && !seen; ++q)
+                seen = same_config(&v[q].cfg, &near[i]->cfg[j]);
+            if (!seen) {
+                v[nv].cfg = near[i]->cfg[j];
+                bsrmv_gpu_config_string(&v[nv].cfg, v[nv].name, sizeof v[nv].name);
+                v[nv++].total = 0;
+            }
+        }
+    for (int i = 0; i < nn; ++i) {
+        const double w = 1.0 / (dist[i] + 0.5);
+        for (int q = 0; q < nv; ++q)
+            v[q].total += w * point_score(near[i], &v[q].cfg);
+    }
+    qsort(v, (size_t)nv, sizeof *v, vote_order);
+    for (int q = 0; q < nv; ++q) {
+        const bsrmv_gpu_config c = plan_complete(v[q].cfg, f);
+        if (!accept || accept(&c, ctx)) {
+            *out = c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
                       bsrmv_gpu_config *out, int *row)
 {
@@ -204,6 +382,13 @@ int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_f
             ok = holds(&r->cond[j], f);
         if (!ok)
             continue;
+        if (r->nearest) {
+            if (!nearest_lookup(t, r->nearest, f, accept, ctx, out))
+                continue;
+            if (row)
+                *row = i;
+            return 1;
+        }
         const bsrmv_gpu_config c = plan_complete(r->cfg, f);
         if (accept && !accept(&c, ctx))
             continue;
