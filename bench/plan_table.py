@@ -355,6 +355,16 @@ def plain_rows(bs, dbl, row):
     elif bs == 8:
         out.append(((), cfg("vec_stream", 32, 1, 128, 0) if dbl or not row else k2(bs, 2)))
     elif bs in (12, 16):
+        # column-major bs 12 with rows of uneven length (the longest 1.3x
+        # the mean or more): the fragment stream, whose units of 14 blocks
+        # balance what K2's thread array per row cannot.  H200, promoted,
+        # both timing modes, the two in one process: bcsstk15, bcsstk16 and
+        # bcsstk28 (maxmean 1.36-1.89, 130-320 MB) 1.05-1.15x K2 in double,
+        # 1.26-1.40x in float; bcsstk24 and s1rmq4m1 (maxmean 1.05-1.27)
+        # 0.98-0.99x; 27-point grids of 150 and 490 MB (maxmean 1.08-1.13)
+        # 0.87-0.88x (K2 3660-3680 GB/s at 490 MB)
+        if bs == 12 and not row:
+            out.append((("maxmean>=1.3",), cfg("fragment", 32, 1, 256, 14)))
         out.append(((), k2(bs, 4)))
     elif bs in (24, 32):
         out.append(((), k2(bs, 8 if dbl else 4)))

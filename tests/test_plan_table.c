@@ -250,6 +250,16 @@ int main(void)
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
     f.v[PF_L2] = 6;
     picks(d, &f, "k2_medium/g4/r1/t0/p5");
+    /* ... but the fragment stream where the longest row is 1.3x the mean
+     * or more (bcsstk16 and bcsstk28 promoted), in float too where the
+     * staged kernel, which the float rows try first, is not built for it */
+    features_of(&f, 10648, 27, 45, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    f.v[PF_L2] = 6;
+    TU_CHECK(f.v[PF_MAXMEAN] > 1.6 && f.v[PF_MAXMEAN] < 2, "maxmean %g", f.v[PF_MAXMEAN]);
+    picks(d, &f, "fragment/g32/r1/t256/p14");
+    f.type = BSRMV_FLOAT;
+    f.v[PF_STAGED] = 0;
+    picks(d, &f, "fragment/g32/r1/t256/p14");
     /* power-law rows, large: the lane-sequential merge path at bs 2 */
     features_of(&f, 1000000, 16, 4096, 2, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
