@@ -53,8 +53,8 @@ fuzz: deps
 	@if ! command -v clang >/dev/null; then echo "fuzz: no clang, skipped"; exit 0; fi; \
 	set -e; CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DBSRMV_CUDA=OFF -DBSRMV_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null; \
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_mmio fuzz_parse fuzz_bsr fuzz_convert; \
-	for t in mmio parse bsr convert; do \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_mmio fuzz_parse fuzz_bsr fuzz_convert fuzz_plan; \
+	for t in mmio parse bsr convert plan; do \
 	  rm -rf build-fuzz/ci/$$t; mkdir -p build-fuzz/ci/$$t; cp fuzz/corpus/$$t/* build-fuzz/ci/$$t/; \
 	  (cd build-fuzz/ci && OMP_NUM_THREADS=2 ../fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
 	    -timeout=30 -print_final_stats=1 -artifact_prefix=$$t- $$t >$$t.log 2>&1) || \

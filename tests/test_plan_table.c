@@ -152,6 +152,13 @@ int main(void)
                          "point double col 3 1 2 nan 1 by_block/g32/r1/t128/p0=1\n",
                          "point double col 3 1 2 0 1 by_block/g32/r1/t128/p0\n",
                          "point double col 3 1 2 0 1 by_block/g32/r1/t128/p0=x\n",
+                         "point double col 3 1 2 0 1 by_block/g32/r1/t128/p0=2e6\n",
+                         "point double col 3 1 -2 0 1 by_block/g32/r1/t128/p0=1\n",
+                         /* more tokens than a line may hold (40 conditions) */
+                         "double col 3 by_block/g32/r1/t128/p0 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 "
+                         "mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 "
+                         "mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 "
+                         "mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1 mean<1\n",
                          "point double col 3 1 2 0 1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
                          "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "
                          "wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 wide/g32/r1/t128/p0=1 "

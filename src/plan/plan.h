@@ -15,8 +15,8 @@
  * A row whose config is "nearest/K" (e.g. "double col 6 nearest/2
  * l2<3.1") lets the points of its type, order and bs vote: lines
  *     point type order bs L2 MEAN CV MAXMEAN config=score ...
- * each a measured matrix, its features and the scores of the
- * configurations it keeps, best first.  The K points nearest to the matrix
+ * each a measured matrix, its features (finite, >= 0) and the scores
+ * (at most 1e6 in magnitude) of the configurations it keeps, best first.  The K points nearest to the matrix
  * (Euclidean over log l2, log mean, cv and log maxmean; l2, mean and
  * maxmean floored at 1e-4, 0.1 and 1) vote: point i adds
  * score_i(config) / (distance_i + 0.5) to each configuration any of them

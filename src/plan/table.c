@@ -154,7 +154,8 @@ static int parse_point(char **tok, int n, plan_point *p)
         if (!eq)
             return 0;
         *eq = 0;
-        if (!parse_config(tok[i], &p->cfg[p->n]) || !parse_number(eq + 1, &p->score[p->n]))
+        if (!parse_config(tok[i], &p->cfg[p->n]) || !parse_number(eq + 1, &p->score[p->n]) ||
+            fabs(p->score[p->n]) > 1e6) /* bounded, so that no vote overflows */
             return 0;
         ++p->n;
     }
@@ -205,18 +206,24 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
         char *h = strchr(line, '#');
         if (h)
             *h = 0;
+        /* tokens split in place (no strtok: its state is shared between
+         * threads); more than tok holds makes the line malformed */
         char *tok[8 + PLAN_POINT_KEEP + PLAN_MAX_CONDS + 1];
-        int n = 0;
-        for (char *s = strtok(line, " \t\r"); s; s = strtok(NULL, " \t\r"))
+        int n = 0, over = 0;
+        for (char *s = line + strspn(line, " \t\r"); *s; s += strspn(s, " \t\r")) {
             if (n < (int)(sizeof tok / sizeof *tok))
                 tok[n++] = s;
             else
-                n = -1000;
+                over = 1;
+            s += strcspn(s, " \t\r");
+            if (*s)
+                *s++ = 0;
+        }
         if (n == 0)
             continue;
         if (!strcmp(tok[0], "point")) {
             plan_point pt;
-            if (n < 0 || !parse_point(tok, n, &pt)) {
+            if (over || !parse_point(tok, n, &pt)) {
                 plan_table_free(t);
                 return bsrmv_fail(BSRMV_ERR_FORMAT,
                                   "%s:%d: expected 'point type order bs l2 mean cv maxmean config=score ...' "
@@ -231,7 +238,7 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
             continue;
         }
         plan_row r;
-        if (n < 0 || !parse_row(tok, n, &r)) {
+        if (over || !parse_row(tok, n, &r)) {
             plan_table_free(t);
             return bsrmv_fail(BSRMV_ERR_FORMAT,
                               "%s:%d: expected 'type order bs kernel/gG/rR/tT/pP [feature<value ...]', "
