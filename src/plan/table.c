@@ -171,18 +171,17 @@ void plan_table_free(plan_table *t)
     t->n = t->npoints = 0;
 }
 
-/* Room for one more element of size sz in *a, which holds n of cap. */
-static int grow(void **a, int n, int *cap, size_t sz)
+/* a (n of *cap elements of size sz) with room for one more: a itself, a
+ * larger copy (*cap updated), or NULL when out of memory (a kept). */
+static void *grow(void *a, int n, int *cap, size_t sz)
 {
     if (n < *cap)
-        return 1;
+        return a;
     const int nc = *cap ? 2 * *cap : 64;
-    void *na = realloc(*a, (size_t)nc * sz);
-    if (!na)
-        return 0;
-    *a = na;
-    *cap = nc;
-    return 1;
+    void *na = realloc(a, (size_t)nc * sz);
+    if (na)
+        *cap = nc;
+    return na;
 }
 
 bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *t)
@@ -230,10 +229,12 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
                                   "(1 to %d configurations)",
                                   origin, lineno, PLAN_POINT_KEEP);
             }
-            if (!grow((void **)&t->points, t->npoints, &pcap, sizeof pt)) {
+            plan_point *np = grow(t->points, t->npoints, &pcap, sizeof pt);
+            if (!np) {
                 plan_table_free(t);
                 return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
             }
+            t->points = np;
             t->points[t->npoints++] = pt;
             continue;
         }
@@ -246,10 +247,12 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
                               "or 'type order bs kernel group rows threads param'",
                               origin, lineno);
         }
-        if (!grow((void **)&t->rows, t->n, &cap, sizeof r)) {
+        plan_row *nr = grow(t->rows, t->n, &cap, sizeof r);
+        if (!nr) {
             plan_table_free(t);
             return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
         }
+        t->rows = nr;
         t->rows[t->n++] = r;
     }
     return BSRMV_SUCCESS;
