@@ -230,10 +230,8 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
                                   origin, lineno, PLAN_POINT_KEEP);
             }
             plan_point *np = grow(t->points, t->npoints, &pcap, sizeof pt);
-            if (!np) {
-                plan_table_free(t);
-                return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
-            }
+            if (!np)
+                goto nomem;
             t->points = np;
             t->points[t->npoints++] = pt;
             continue;
@@ -248,14 +246,15 @@ bsrmv_status plan_table_parse(const char *text, const char *origin, plan_table *
                               origin, lineno);
         }
         plan_row *nr = grow(t->rows, t->n, &cap, sizeof r);
-        if (!nr) {
-            plan_table_free(t);
-            return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
-        }
+        if (!nr)
+            goto nomem;
         t->rows = nr;
         t->rows[t->n++] = r;
     }
     return BSRMV_SUCCESS;
+nomem:
+    plan_table_free(t);
+    return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory reading the plan table %s", origin);
 }
 
 static int holds(const plan_cond *c, const plan_features *f)
