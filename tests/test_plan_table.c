@@ -172,6 +172,11 @@ int main(void)
         TU_CHECK(t.n == 0 && !t.rows && t.npoints == 0 && !t.points, "empty after an error");
     }
 
+    /* K2's thread arrays from bs (p0), whatever group a tune file names */
+    features_of(&f, 100, 8, 8, 65535, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50e6);
+    c = plan_complete((bsrmv_gpu_config){BSRMV_GPU_K2_MEDIUM, 2147483647, 1, 0, 0}, &f);
+    TU_CHECK(c.param == 1, "K2 arrays %d", c.param);
+
     /* K3's row slices from bs (p0) */
     features_of(&f, 100, 8, 8, 100, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50e6);
     c = plan_complete((bsrmv_gpu_config){BSRMV_GPU_K3_LARGE, 32, 1, 0, 0}, &f);

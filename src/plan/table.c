@@ -274,9 +274,10 @@ bsrmv_gpu_config plan_complete(bsrmv_gpu_config c, const plan_features *f)
     const int bs = f->bs;
     const int dbl = f->type == BSRMV_DOUBLE, row = f->order == BSRMV_ROW_MAJOR;
     if (c.param == 0 && c.kernel == BSRMV_GPU_K2_MEDIUM && c.group > 0) {
-        /* thread arrays of bs x group threads, ~256 threads a block */
-        const int nta = 256 / (bs * c.group);
-        c.param = nta < 1 ? 1 : nta;
+        /* thread arrays of bs x group threads, ~256 threads a block (in
+         * 64 bits: a tune file may name any group) */
+        const int64_t nta = 256 / ((int64_t)bs * c.group);
+        c.param = nta < 1 ? 1 : (int)nta;
     } else if (c.param == 0 && c.kernel == BSRMV_GPU_K3_LARGE) {
         /* row slices: row-major whole rows up to bs 32, else 8 rows;
          * column-major 40 rows (double below bs 128), else 64 */
