@@ -45,10 +45,6 @@ HOLDOUT = "bcsstk15,nasa4704,s1rmq4m1,bcspwr10,rajat01,lns_3937,cage8,luxembourg
 GRID_LIKE = ("l2>=2", "maxmean<=2")
 
 
-def _grid_like(f):
-    return f["l2"] >= 2 and f["maxmean"] <= 2
-
-
 # ---- features (the definitions of src/plan/features.c) --------------------
 
 _patterns = {}
@@ -543,34 +539,62 @@ EARLY_ROWS = (short_rows, uneven_rows, bycolumn6_rows)
 
 # ---- output -----------------------------------------------------------------
 
-def rule_choice(key, c):
-    """The rule rows' pick for a case, as the table orders them."""
-    bs, dbl, row = key[1], key[2] == "double", key[3] == "row"
-    f = c["f"]
-    rows = (irregular_rows(bs, dbl, row) if c["irregular"] else []) + \
-        long_row_rows(bs, dbl, row) + \
-        (sweep_rows(bs, dbl, row) if not _grid_like(f) else []) + plain_rows(bs, dbl, row)
-    for conds, cf in rows:
-        if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]:
-            return cf
-    return None
+def table_rows(model, nheld, only=None):
+    """The table in its order: a comment (str) or a row (type, order, bs,
+    config, conditions); bs an int, or a range "LO-HI" (the K3 row).  With
+    only = (type, order, bs): the rows of that key alone."""
+    def keys(bss, orders=("col", "row")):
+        return [(ty, o, bs) for bs in bss for ty in ("double", "float") for o in orders
+                if only is None or only == (ty, o, bs)]
+
+    out = ["Large regular matrices: the grid tuning (rule rows below) comes first."]
+    for ty, o, bs in keys(range(1, 65)):
+        out += [(ty, o, bs, c, GRID_LIKE + conds) for conds, c in plain_rows(bs, ty == "double", o == "row")]
+    out.append("Short rows past ~5 MB: generated matrices (rule rows).")
+    for ty, o, bs in keys((2, 3, 4, 6, 8)):
+        out += [(ty, o, bs, c, conds) for conds, c in short_rows(bs, ty == "double", o == "row")]
+    out.append("Uneven rows at bs 12, 24 and 32: the fragment stream and the wide row walk (rule rows).")
+    for ty, o, bs in keys((12,) + WALK_BS):
+        out += [(ty, o, bs, c, conds) for conds, c in uneven_rows(bs, ty == "double", o == "row")]
+    out.append("Column-major bs 6: by-column, two rows of a column per lane (rule rows).")
+    for ty, o, bs in keys((6,), ("col",)):
+        out += [(ty, o, bs, c, conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
+    out.append("Learned rows: real matrices, promoted and split, %d held out: the vote of the\n"
+               "# nearest points of the type, order and bs (the points at the end)." % nheld)
+    for (bs, ty, o), (points, l2max, mmmax, k) in sorted(model.items()):
+        if only is None or only == (ty, o, bs):
+            out.append((ty, o, bs, "nearest/%d" % k, ("l2<%g" % l2max, "maxmean<%g" % mmmax)))
+    out.append("Rule rows: large irregular (power-law) and regular (grid) matrices.")
+    for ty, o, bs in keys(range(1, 65)):
+        dbl, row = ty == "double", o == "row"
+        out += [(ty, o, bs, c, conds) for conds, c in irregular_rows(bs, dbl, row) +
+                long_row_rows(bs, dbl, row) + sweep_rows(bs, dbl, row) + plain_rows(bs, dbl, row)]
+    out.append("Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).")
+    if only is None or only[2] > 64:
+        out.append(("*", "*", "65-65535", cfg("k3_large", 32, 1, 0, 0), ()))
+    return out
+
+
+def rank(model, key, c):
+    """The configurations the table tries for a case, in its order (a
+    nearest row's in vote order), each once, those measured on the case
+    only (not built for it otherwise): what src/plan/table.c ranks, and
+    the plan's first is its choice."""
+    bs, ty, order = key[1:4]
+    out = []
+    for r in table_rows(model, 0, (ty, order, bs)):
+        if isinstance(r, str) or not all(_cond(cd, c["f"], key) for cd in r[4]):
+            continue
+        cf = r[3]
+        cands = vote(model[(bs, ty, order)][0], int(cf.split("/")[1]), c["f"]) if cf.startswith("nearest/") else [cf]
+        out += [x for x in cands if x in c["k"] and x not in out]
+    return out
 
 
 def predict(model, key, c):
-    """The table's pick for a case: grid rows, learned rows, rule rows; a
-    row whose configuration was not measured on the case (not built for it)
-    is passed over, as the plan passes over a kernel that is not built."""
-    f = c["f"]
-    m = model.get(key[1:4])
-    pick = None
-    if _grid_like(f):
-        pick = rule_choice(key, c)
-    else:
-        pick = next((cf for rows in EARLY_ROWS for conds, cf in rows(key[1], key[2] == "double", key[3] == "row")
-                     if all(_cond(cd, f, key) for cd in conds) and cf in c["k"]), None)
-        if pick is None and m and f["l2"] < m[1] and f["maxmean"] < m[2]:
-            pick = next((cf for cf in vote(m[0], m[3], f) if cf in c["k"]), None)
-    return pick if pick in c["k"] else rule_choice(key, c)
+    """The table's pick for a case."""
+    r = rank(model, key, c)
+    return r[0] if r else None
 
 
 def write_table(out, model, device, nheld):
@@ -579,43 +603,13 @@ def write_table(out, model, device, nheld):
               "# type order bs config [conditions]: the first row that matches and whose\n"
               "# kernel is built is the plan (src/plan/table.c, docs/GPU.md).\n"
               % (" on an " + device if device else ""))
-    out.write("# Large regular matrices: the grid tuning (rule rows below) comes first.\n")
-    for bs in range(1, 65):
-        for ty in ("double", "float"):
-            for order in ("col", "row"):
-                for conds, c in plain_rows(bs, ty == "double", order == "row"):
-                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(GRID_LIKE + conds)))
-    out.write("# Short rows past ~5 MB: generated matrices (rule rows).\n")
-    for bs in (2, 3, 4, 6, 8):
-        for ty in ("double", "float"):
-            for order in ("col", "row"):
-                for conds, c in short_rows(bs, ty == "double", order == "row"):
-                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
-    out.write("# Uneven rows at bs 12, 24 and 32: the fragment stream and the wide row walk (rule rows).\n")
-    for bs in (12,) + WALK_BS:
-        for ty in ("double", "float"):
-            for order in ("col", "row"):
-                for conds, c in uneven_rows(bs, ty == "double", order == "row"):
-                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
-    out.write("# Column-major bs 6: by-column, two rows of a column per lane (rule rows).\n")
-    for ty in ("double", "float"):
-        for conds, c in bycolumn6_rows(6, ty == "double", False):
-            out.write("%-6s %s %2d %-32s %s\n" % (ty, "col", 6, c, " ".join(conds)))
-    out.write("# Learned rows: real matrices, promoted and split, %d held out: the vote of the\n"
-              "# nearest points of the type, order and bs (the points at the end).\n" % nheld)
-    for (bs, ty, order), (points, l2max, mmmax, k) in sorted(model.items()):
-        out.write("%-6s %s %2d %-32s l2<%g maxmean<%g\n" % (ty, order, bs, "nearest/%d" % k, l2max, mmmax))
-    out.write("# Rule rows: large irregular (power-law) and regular (grid) matrices.\n")
-    for bs in range(1, 65):
-        for ty in ("double", "float"):
-            for order in ("col", "row"):
-                for conds, c in irregular_rows(bs, ty == "double", order == "row") + \
-                        long_row_rows(bs, ty == "double", order == "row") + \
-                        sweep_rows(bs, ty == "double", order == "row") + \
-                        plain_rows(bs, ty == "double", order == "row"):
-                    out.write("%-6s %s %2d %-32s %s\n" % (ty, order, bs, c, " ".join(conds)))
-    out.write("# Block sizes above 64: the column stream (K3), its row slices derived from bs (p0).\n")
-    out.write("*      *   65-65535 %s\n" % cfg("k3_large", 32, 1, 0, 0))
+    for r in table_rows(model, nheld):
+        if isinstance(r, str):
+            out.write("# %s\n" % r)
+        elif r[0] == "*":
+            out.write("%-6s %s   %s %s\n" % (r[0], r[1], r[2], r[3]))
+        else:
+            out.write(("%-6s %s %2d %-32s %s\n" % (r[0], r[1], r[2], r[3], " ".join(r[4]))))
     out.write("# Points: type order bs, features l2 mean cv maxmean, then config=score for the\n"
               "# configurations it keeps, best first (a solver-like case of a training matrix).\n")
     for (bs, ty, order), (points, l2max, mmmax, k) in sorted(model.items()):
@@ -654,6 +648,9 @@ def main():
     ap.add_argument("--k", type=int, default=K_NEAR, help="the points that vote")
     ap.add_argument("--keep", type=int, default=KEEP, help="the configurations a point keeps")
     ap.add_argument("--objective", default="hit", choices=sorted(OBJECTIVES), help="a point's score of a configuration")
+    ap.add_argument("--measured", type=int, default=0, metavar="N",
+                    help="also report the measured choice of the table's choice and the next N of its order "
+                         "(bsrmv_gpu_matrix_tune with max_candidates N), from the records")
     ap.add_argument("--cv", action="store_true",
                     help="also leave each matrix out in turn: learn on the others, pick for it")
     ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")
@@ -661,13 +658,15 @@ def main():
                     help="its peak DRAM GB/s per SM, as src/cuda/plan.cu computes it (H200: 37, H100 SXM: 25)")
     ap.add_argument("--device", default="", help="the device the data was measured on, for the header")
     ap.add_argument("--check", action="store_true", help="sum up bench/plan_check.sh records instead")
+    ap.add_argument("--best", nargs="+", default=[],
+                    help="with --check: records of every kernel on the same cases, the fastest to compare with")
     ap.add_argument("--other", nargs="+", default=[],
                     help="also report the learned table's pick on these measurements of another device")
     ap.add_argument("--other-l2-mib", type=float, default=50, help="that device's L2 size")
     ap.add_argument("--other-memsm", type=float, default=25, help="that device's peak DRAM GB/s per SM")
     a = ap.parse_args()
     if a.check:
-        check(a.data)
+        check(a.data, a.best)
         return
     L2_BYTES = a.l2_mib * 2**20
     MEMSM = a.memsm
@@ -678,6 +677,11 @@ def main():
     picks = sorted((key, c, predict(model, key, c)) for key, c in cases.items())
     report("held-out", [p for p in picks if matrix_of(p[1]) in held])
     report("training", [p for p in picks if matrix_of(p[1]) not in held])
+    if a.measured:
+        # the fastest of the first N + 1 by their records (no timing noise)
+        tops = [(key, c, min(rank(model, key, c)[:a.measured + 1], key=lambda k: c["k"][k]))
+                for key, c in sorted(cases.items())]
+        report("held-%d" % a.measured, [p for p in tops if matrix_of(p[1]) in held])
     if a.cv:
         names = sorted({matrix_of(c) for c in cases.values()})
         cv = []
@@ -694,34 +698,44 @@ def main():
         report("other-train", [p for p in picks if matrix_of(p[1]) not in held])
 
 
-def check(paths):
+def check(paths, best_paths=()):
     """The dispatcher's pick (auto, or the measured choice) against the best
     cuSPARSE path, per block order and timing mode (bench/plan_check.sh); where
-    the records also time every kernel (--gpu-kernels all), against the best
-    of them too."""
+    the records also time every kernel (--gpu-kernels all), or best_paths
+    (other records of the same cases) do, against the fastest of them too.
+    Records of the measured choice with a candidate limit (their field
+    tune_max, bsrmv bench --gpu-tune-max) are summed up per limit."""
     groups = collections.defaultdict(dict)
+    fastest = {}
+    for p in best_paths:
+        for r in records(p):
+            if r.get("backend") == "gpu" and not r["kernel"].startswith("auto:"):
+                key = (r["matrix"], r["bs"], r["type"], r["order"], bool(r.get("traffic_bytes", 0)))
+                fastest[key] = min(fastest.get(key, math.inf), r["time_ms"])
     for p in paths:
         for r in records(p):
             if r.get("backend") not in ("gpu", "cusparse"):
                 continue
             key = (r["matrix"], r["bs"], r["type"])
-            g = groups[(r["order"], "solver" if r.get("traffic_bytes", 0) else "back-to-back")]
-            c = g.setdefault(key, {"cs": [], "k": []})
+            solver = bool(r.get("traffic_bytes", 0))
+            g = groups[(r.get("tune_max", ""), r["order"], "solver" if solver else "back-to-back")]
+            c = g.setdefault(key, {"cs": [], "k": list(filter(None, [fastest.get(key + (r["order"], solver))]))})
             if r["backend"] == "cusparse":
                 c["cs"].append(r["time_ms"])
             elif r["kernel"].startswith("auto:"):
                 c["auto"] = r["time_ms"]
             else:
                 c["k"].append(r["time_ms"])
-    for (order, mode), g in sorted(groups.items()):
+    for (limit, order, mode), g in sorted(groups.items()):
+        label = "%s%s %-12s" % ("candidates %s, " % limit if limit else "", order, mode)
         r = [min(c["cs"]) / c["auto"] for c in g.values() if c["cs"] and "auto" in c]
-        print("%s %-12s %4d cases: pick / best cuSPARSE gm %.3f, %d below 1.0 (%.1f%%), min %.2f"
-              % (order, mode, len(r), math.exp(sum(map(math.log, r)) / len(r)), sum(x < 1 for x in r),
+        print("%s %4d cases: pick / best cuSPARSE gm %.3f, %d below 1.0 (%.1f%%), min %.2f"
+              % (label, len(r), math.exp(sum(map(math.log, r)) / len(r)), sum(x < 1 for x in r),
                  100.0 * sum(x < 1 for x in r) / len(r), min(r)))
         e = [c["auto"] / min(c["k"]) for c in g.values() if c["k"] and "auto" in c]
         if e:
-            print("%s %-12s %4d cases: pick within 5%% of the best kernel %.1f%%, within 10%% %.1f%%, worst %.2fx"
-                  % (order, mode, len(e), 100.0 * sum(x <= 1.05 for x in e) / len(e),
+            print("%s %4d cases: pick within 5%% of the best kernel %.1f%%, within 10%% %.1f%%, worst %.2fx"
+                  % (label, len(e), 100.0 * sum(x <= 1.05 for x in e) / len(e),
                      100.0 * sum(x <= 1.10 for x in e) / len(e), max(e)))
 
 

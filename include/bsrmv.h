@@ -850,11 +850,14 @@ void bsrmv_gpu_config_string(const bsrmv_gpu_config *cfg, char *buf, size_t len)
 bsrmv_status bsrmv_gpu_load_tune_file(const char *path);
 
 /* The measured choice, for a matrix that will be multiplied many times (a
- * solver): times the table's choice and every other configuration that
- * applies (bsrmv_gpu_candidates; at most max_candidates of them, 0: all)
- * on the matrix itself, reps calls each (0: 10), on `stream`, and keeps the
- * one of the lowest median; another configuration must beat the table's by
- * 1%.  Each timed call is timed as in a solver's loop: after a CG
+ * solver): times the table's choice and the other configurations that
+ * apply (bsrmv_gpu_candidates) on the matrix itself, reps calls each (0:
+ * 10), on `stream`, and keeps the one of the lowest median; another
+ * configuration must beat the table's by 1%.  max_candidates > 0 times only
+ * that many others, the first in the plan's order: the configurations the
+ * table would try next for this matrix (the next-ranked of its vote among
+ * measured matrices, then its other matching rows), which makes a few
+ * candidates a cheap choice (docs/GPU.md); 0 times them all.  Each timed call is timed as in a solver's loop: after a CG
  * iteration's other memory traffic (10 vectors of the matrix's rows, at
  * most 4x the L2) and a 20 us stall, so that a matrix that fits in L2 is
  * timed as a solver finds it.  *ms, if not NULL, gets the GPU time it

@@ -19,7 +19,9 @@ extern "C" {
 #endif
 
 /* Every built kernel/parameter set that applies to dA (for benchmarks and
- * the tuner): up to max entries into cfgs, the total in *n. */
+ * the tuner): up to max entries into cfgs, the total in *n.  The plan's
+ * order first (its table's choice, then the configurations it would try
+ * next), then the others. */
 bsrmv_status bsrmv_gpu_candidates(const bsrmv_gpu_matrix *dA, bsrmv_gpu_config *cfgs,
                                   int max, int *n);
 

@@ -4,11 +4,12 @@
 1. src/plan/default.tbl is what bench/plan_table.py makes from
    bench/results/plan-h200 (the command of its README): the table in the
    library is the learned one, and the learning is deterministic.
-2. The choice plan_table.py evaluates (its statistics, --cv) is the table's:
-   for every measured case, the first row of the table text whose type,
-   order, bs and conditions match and whose configuration was measured on the
-   case (the C matcher's rule, src/plan/table.c) is the configuration that
-   plan_table.predict gives.
+2. The choice plan_table.py evaluates (its statistics, --cv, --measured) is
+   the table's: for every measured case, the configurations of the rows of
+   the table text whose type, order, bs and conditions match, in row order
+   (a nearest row's in vote order), each once, those measured on the case
+   (the C ranking, src/plan/table.c), are plan_table.rank's, and the first
+   is plan_table.predict's.
 
   plan_table_check.py REPO MATRICES
 Exit 0 pass, 1 fail, 77 skipped (no numpy/scipy or no shared matrices).
@@ -68,13 +69,14 @@ def main():
 
     bad = 0
     for key, c in sorted(cases.items()):
-        pick = next((cf for row, conds in rows[(key[2], key[3], key[1])]
-                     if all(P._cond(cd, c["f"], key) for cd in conds)
-                     for cf in configs(key, row, c["f"]) if cf in c["k"]), None)
-        if pick is None or pick != P.predict(model, key, c):
+        ranked = []
+        for row, conds in rows[(key[2], key[3], key[1])]:
+            if all(P._cond(cd, c["f"], key) for cd in conds):
+                ranked += [cf for cf in configs(key, row, c["f"]) if cf in c["k"] and cf not in ranked]
+        if not ranked or ranked != P.rank(model, key, c) or ranked[0] != P.predict(model, key, c):
             bad += 1
             if bad <= 5:
-                print("FAIL: %s: the table picks %s, plan_table.predict %s" % (key, pick, P.predict(model, key, c)))
+                print("FAIL: %s: the table ranks %s, plan_table.rank %s" % (key, ranked[:4], P.rank(model, key, c)[:4]))
     if bad:
         print("FAIL: %d of %d cases" % (bad, len(cases)))
         return 1

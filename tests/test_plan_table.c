@@ -130,6 +130,19 @@ int main(void)
     TU_CHECK(plan_table_lookup(&t, &f, no_wide, &asked, &c, &row) && row == 0 && asked == 2,
              "refused: the next by votes (asked %d)", asked);
     cfg_is(&c, "k2_medium/g2/r1/t0/p32"); /* completed: 256 / (bs x 2) */
+    /* the ranking: by votes (by-block 1/0.5 + 0.9/(log 2 + 0.5), behind K2),
+     * then the next row's by-block, there already */
+    bsrmv_gpu_config rk[4];
+    TU_CHECK(plan_table_rank(&t, &f, NULL, NULL, rk, 4, &row) == 3 && row == 0, "rank: 3 from row 0");
+    cfg_is(&rk[0], "wide/g16/r1/t128/p0");
+    cfg_is(&rk[1], "k2_medium/g2/r1/t0/p32");
+    cfg_is(&rk[2], "by_block/g32/r1/t128/p0");
+    TU_CHECK(plan_table_rank(&t, &f, NULL, NULL, rk, 2, NULL) == 2 && rk[1].kernel == BSRMV_GPU_K2_MEDIUM,
+             "rank: at most max");
+    TU_CHECK(plan_table_rank(&t, &f, no_wide, &asked, rk, 4, &row) == 2 && row == 0 &&
+                 rk[0].kernel == BSRMV_GPU_K2_MEDIUM && rk[1].kernel == BSRMV_GPU_BY_BLOCK,
+             "rank: the refused one left out");
+    TU_CHECK(plan_table_rank(&t, &f, NULL, NULL, rk, 0, &row) == 0 && row == -1, "rank: max 0");
     features_of(&f, 1000, 3, 3, 4, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 1e9);
     picks(&t, &f, "by_column/g8/r1/t256/p0"); /* the points at 3 and 8 */
     features_of(&f, 1000, 8, 8, 4, BSRMV_FLOAT, BSRMV_COL_MAJOR, 1e9);
@@ -139,6 +152,7 @@ int main(void)
     features_of(&f, 1000, 8, 8, 4, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 1e9);
     f.v[PF_L2] = 2;
     TU_CHECK(plan_table_lookup(&t, &f, NULL, NULL, &c, &row) && row == 1, "out of bounds: row %d", row);
+    TU_CHECK(plan_table_rank(&t, &f, NULL, NULL, rk, 4, &row) == 1 && row == 1, "out of bounds: rank");
     plan_table_free(&t);
 
     /* errors name the origin and the line */

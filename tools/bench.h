@@ -75,6 +75,7 @@ struct bench_options {
     int cold_launch;                /* GPU calls timed from an idle GPU    */
     int gpu_reps;                   /* GPU timed calls (0: max(reps, 50))  */
     int gpu_tune;                   /* the pick is bsrmv_gpu_matrix_tune's */
+    int gpu_tune_max;               /* its max_candidates (0: all) */
     /* Other memory traffic before each timed GPU call, as a solver's vector
      * operations make between its SpMVs: bytes (0: calls back to back), or
      * BENCH_TRAFFIC_CG for the vectors of one CG iteration; each case is

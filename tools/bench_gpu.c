@@ -664,7 +664,7 @@ static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, st
                 continue;
         } else {
             double tune_ms = 0;
-            if (o->gpu_tune && bsrmv_gpu_matrix_tune(b->dA, 0, 0, b->s, &tune_ms) != BSRMV_SUCCESS) {
+            if (o->gpu_tune && bsrmv_gpu_matrix_tune(b->dA, o->gpu_tune_max, 0, b->s, &tune_ms) != BSRMV_SUCCESS) {
                 fprintf(stderr, "bsrmv: bsrmv_gpu_matrix_tune: %s\n", bsrmv_last_error());
                 rc = 1;
                 continue;

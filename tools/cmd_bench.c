@@ -73,6 +73,8 @@ void bench_help(FILE *f)
         "    --gpu-reps R      timed GPU calls (default max(--reps, 50))\n"
         "    --gpu-tune        the pick is the measured choice\n"
         "                      (bsrmv_gpu_matrix_tune), its cost on stderr\n"
+        "    --gpu-tune-max N  the same, timing the table's choice and the next\n"
+        "                      N configurations of the plan's order only\n"
         "  --k LIST            also time SpMM (bsrmv_spmm) with each count of\n"
         "                      vectors against as many separate SpMVs (kernel\n"
         "                      spmvxK), timed alternately; time_ms is per call\n"

@@ -280,6 +280,9 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
                                                                : args_number("--gpu-traffic", items[t], 0, 1e6) * 1e6;
         } else if (strcmp(a, "--gpu-tune") == 0) {
             o->gpu_tune = 1;
+        } else if ((v = args_value(argc, argv, &i, "--gpu-tune-max"))) {
+            o->gpu_tune = 1;
+            o->gpu_tune_max = (int)args_integer("--gpu-tune-max", v, 1, 1000000);
         } else if ((v = args_value(argc, argv, &i, "--gpu-reps"))) {
             o->gpu_reps = (int)args_integer("--gpu-reps", v, 5, 1000000);
         } else if ((v = args_value(argc, argv, &i, "--k"))) {

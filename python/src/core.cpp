@@ -725,14 +725,14 @@ int gpu_device_count()
 
 // bsrmv_gpu_matrix_tune; the plan read again for `kernel`.  Returns the
 // GPU time it took (ms).
-double gpu_tune(GpuMatrix &G, uintptr_t stream)
+double gpu_tune(GpuMatrix &G, int candidates, uintptr_t stream)
 {
     bsrmv_status s;
     double ms = 0;
     {
         nb::gil_scoped_release nogil;
         std::lock_guard<std::mutex> lock(G.mu);
-        s = bsrmv_gpu_matrix_tune(G.A, 0, 0, as_ptr(stream), &ms);
+        s = bsrmv_gpu_matrix_tune(G.A, candidates, 0, as_ptr(stream), &ms);
         if (s == BSRMV_SUCCESS)
             s = bsrmv_gpu_matrix_get_plan(G.A, &G.plan);
     }
@@ -850,7 +850,7 @@ NB_MODULE(_core, m)
              nb::arg("host_for_precond").none(), nb::arg("b"), nb::arg("x"), nb::arg("n"),
              nb::arg("rtol"), nb::arg("max_iter"), nb::arg("restart"), nb::arg("x0_zero"),
              nb::arg("inner_rtol"), nb::arg("stream"))
-        .def("tune", &gpu_tune)
+        .def("tune", &gpu_tune, nb::arg("candidates"), nb::arg("stream"))
         .def_prop_ro("kernel", &gpu_kernel)
         .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
         .def_prop_ro("vector_double",

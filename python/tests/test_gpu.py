@@ -189,12 +189,15 @@ def test_cupy_tune(cupy, rng, dtype):
     S = random_bsr(rng, 400, 300, 3, dtype=dtype)
     G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(S.data), cupy.asarray(S.indices),
                                     cupy.asarray(S.indptr), S.shape)
-    assert G.tune() > 0
-    assert G.kernel
     x = rng.uniform(-1, 1, S.shape[1]).astype(dtype)
-    y = cupy.asnumpy(G @ cupy.asarray(x))
     ref = S.astype(np.float64) @ x.astype(np.float64)
-    assert np.all(np.abs(y - ref) <= spmv_bound(S, x, dtype, False))
+    for candidates in (0, 1, 4):
+        assert G.tune(candidates) > 0
+        assert G.kernel
+        y = cupy.asnumpy(G @ cupy.asarray(x))
+        assert np.all(np.abs(y - ref) <= spmv_bound(S, x, dtype, False))
+    with pytest.raises(bsrmv.ArgumentError):
+        G.tune(-1)
 
 
 @needs_gpu

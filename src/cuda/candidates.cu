@@ -1,5 +1,5 @@
-/* The configurations that apply to a matrix: what the measured choice
- * (bsrmv_gpu_matrix_tune) and the benchmark time. */
+/* The configurations that apply to a matrix, in the plan's order first:
+ * what the measured choice (bsrmv_gpu_matrix_tune) and the benchmark time. */
 #include "launch.cuh"
 
 namespace bsrmv_cuda {
@@ -31,9 +31,19 @@ static int balanced_unit(int bs)
 
 int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
 {
+    /* The plan's order first, so that the measured choice's first few
+     * candidates are those the table expects to win. */
+    bsrmv_gpu_config ranked[16];
+    const int nr = plan_rank(m, ranked, 16);
     int n = 0;
+    for (; n < nr; ++n)
+        if (n < max && out)
+            out[n] = ranked[n];
     auto add = [&](bsrmv_gpu_kernel k, int g, int r, int t, int p) {
         bsrmv_gpu_config c = {k, g, r, t, p};
+        for (int i = 0; i < nr; ++i)
+            if (plan_same_config(&ranked[i], &c))
+                return;
         if (!cfg_built(m, c))
             return;
         if (n < max && out)

@@ -63,12 +63,17 @@ static inline bool is_balanced(bsrmv_gpu_kernel k)
 
 /* Whether c's kernel is instantiated for the matrix (a dry launch). */
 bool cfg_built(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c);
+/* Every configuration that applies, up to max into out; returns the count.
+ * The plan's order first (plan_rank), then the others. */
 int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max);
 
 /* plan.cu: features and the table's choice, with the host row_ptr; the
  * work units of a balanced configuration; the measured choice. */
 bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr);
 bsrmv_status plan_choose(bsrmv_gpu_matrix *m);
+/* The built configurations in the order the plan tries them, plan_choose's
+ * first: up to max into out; returns the count. */
+int plan_rank(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max);
 bsrmv_status plan_set(bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c);
 void plan_free(bsrmv_gpu_matrix *m);
 /* c with work units small enough that the matrix fills the device (the

@@ -1,5 +1,5 @@
-/* The measured choice: every configuration that applies, timed on the
- * matrix itself, the fastest kept (bsrmv_gpu_matrix_tune). */
+/* The measured choice: the configurations that apply, in the plan's order,
+ * timed on the matrix itself, the fastest kept (bsrmv_gpu_matrix_tune). */
 #include "handle.cuh"
 
 #include <stdlib.h>
@@ -39,7 +39,6 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
         return cuda_fail(e, "cudaSetDevice");
     cudaStream_t s = (cudaStream_t)stream;
     const int n = build_candidates(dA, nullptr, 0);
-    const int want = max_candidates && max_candidates < n ? max_candidates : n;
     bsrmv_gpu_config *cfgs = (bsrmv_gpu_config *)malloc(sizeof *cfgs * (size_t)(n + 1));
     cudaEvent_t *ev = (cudaEvent_t *)calloc(2 * (size_t)reps + 1, sizeof *ev);
     float *t = (float *)malloc(sizeof *t * (size_t)reps);
@@ -49,10 +48,20 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
         free(t);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of host memory");
     }
-    /* the table's choice first: the one to beat */
+    /* the table's choice first: the one to beat; then the others in the
+     * plan's order, so that a few candidates are the likeliest ones.  The
+     * table's choice is timed as the plan itself, which may run another
+     * storage of the matrix (handle.cuh, full): its configuration is timed
+     * again only then. */
     bsrmv_status st = plan_choose(dA);
     cfgs[0] = dA->cfg;
+    const bool full = dA->use_full;
+    int nc = 1;
     build_candidates(dA, cfgs + 1, n);
+    for (int i = 1; i <= n; ++i)
+        if (full || !plan_same_config(&cfgs[i], &cfgs[0]))
+            cfgs[nc++] = cfgs[i];
+    const int want = max_candidates && max_candidates < nc - 1 ? max_candidates : nc - 1;
     const size_t ts = bsrmv_type_size(dA->vtype);
     const int64_t nx = dA->nb * dA->bs, ny = dA->mb * dA->bs;
     size_t traffic = 10 * (size_t)(nx > ny ? nx : ny) * ts;
@@ -72,11 +81,6 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_tune(bsrmv_gpu_matrix *dA, int max_cand
     int best = 0;
     float best_ms = 0;
     for (int i = 0; i <= want && !st; ++i) {
-        if (i > 0 && !dA->use_full && cfgs[i].kernel == cfgs[0].kernel && cfgs[i].group == cfgs[0].group &&
-            cfgs[i].rows == cfgs[0].rows && cfgs[i].threads == cfgs[0].threads && cfgs[i].param == cfgs[0].param)
-            continue;
-        /* the table's choice is the plan itself (it may run another
-         * storage of the matrix: handle.cuh, full) */
         if ((st = i == 0 ? plan_choose(dA) : plan_set(dA, cfgs[i])))
             break;
         /* one call warms the caches and loads the kernel */

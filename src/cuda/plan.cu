@@ -259,6 +259,35 @@ bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
     return st;
 }
 
+/* Appends c to out[0..*n) if built and not there already. */
+static void rank_add(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, bsrmv_gpu_config *out, int max, int *n)
+{
+    for (int i = 0; i < *n; ++i)
+        if (plan_same_config(&out[i], &c))
+            return;
+    if (*n < max && cfg_built(m, c))
+        out[(*n)++] = c;
+}
+
+/* As plan_choose tries them: the tune file's rows, then the built-in
+ * table's (real values; their units fitted to the matrix), then the
+ * fallback. */
+int plan_rank(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
+{
+    void *ctx = const_cast<bsrmv_gpu_matrix *>(m);
+    pthread_mutex_lock(&tune_lock);
+    int n = max > 0 ? plan_table_rank(&tune_tab, &m->feat, accept_built, ctx, out, max, nullptr) : 0;
+    pthread_mutex_unlock(&tune_lock);
+    if (!bsrmv_type_is_complex(m->type) && n < max) {
+        bsrmv_gpu_config d[16];
+        const int nd = plan_table_rank(plan_default_table(), &m->feat, accept_built, ctx, d, 16, nullptr);
+        for (int i = 0; i < nd; ++i)
+            rank_add(m, plan_fit_units(m, d[i]), out, max, &n);
+    }
+    rank_add(m, plan_fit_units(m, fallback(m)), out, max, &n);
+    return n;
+}
+
 bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
 {
     size_t brp = 0;

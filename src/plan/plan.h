@@ -123,6 +123,17 @@ typedef int (*plan_accept_fn)(const bsrmv_gpu_config *c, void *ctx);
 int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
                       bsrmv_gpu_config *out, int *row);
 
+/* The configurations t would try for f, in its order: of every row that
+ * matches, its config (a nearest row: its configs in vote order), completed
+ * for f, that accept takes and that is not there already; at most max of
+ * them into out.  *row (may be NULL) gets the index of the row of the first
+ * one, -1 if none.  Returns the count; out[0] is plan_table_lookup's. */
+int plan_table_rank(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
+                    bsrmv_gpu_config *out, int max, int *row);
+
+/* Whether two configurations are the same (every field). */
+int plan_same_config(const bsrmv_gpu_config *a, const bsrmv_gpu_config *b);
+
 /* Parameters a row may leave to the block size (p0): K2's thread arrays
  * per group and K3's row slices. */
 bsrmv_gpu_config plan_complete(bsrmv_gpu_config c, const plan_features *f);

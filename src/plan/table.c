@@ -301,7 +301,7 @@ static int vote_order(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static int same_config(const bsrmv_gpu_config *a, const bsrmv_gpu_config *b)
+int plan_same_config(const bsrmv_gpu_config *a, const bsrmv_gpu_config *b)
 {
     return a->kernel == b->kernel && a->group == b->group && a->rows == b->rows && a->threads == b->threads &&
            a->param == b->param;
@@ -312,17 +312,31 @@ static double point_score(const plan_point *p, const bsrmv_gpu_config *c)
 {
     double lo = p->score[0];
     for (int i = 0; i < p->n; ++i) {
-        if (same_config(&p->cfg[i], c))
+        if (plan_same_config(&p->cfg[i], c))
             return p->score[i];
         lo = fmin(lo, p->score[i]);
     }
     return lo;
 }
 
-/* A nearest/K row: the K points nearest to f vote (plan.h); the first
- * configuration by votes that accept takes.  Returns 1 and *out, or 0. */
-static int nearest_lookup(const plan_table *t, int k, const plan_features *f, plan_accept_fn accept, void *ctx,
-                          bsrmv_gpu_config *out)
+/* Appends c to out[0..*n) unless accept refuses it or it is there already;
+ * returns whether out is full. */
+static int rank_add(bsrmv_gpu_config c, plan_accept_fn accept, void *ctx, bsrmv_gpu_config *out, int max, int *n)
+{
+    if (accept && !accept(&c, ctx))
+        return 0;
+    for (int i = 0; i < *n; ++i)
+        if (plan_same_config(&out[i], &c))
+            return 0;
+    out[(*n)++] = c;
+    return *n >= max;
+}
+
+/* A nearest/K row: the K points nearest to f vote (plan.h); the
+ * configurations in vote order go to out as rank_add takes them.  Returns
+ * whether out is full. */
+static int nearest_rank(const plan_table *t, int k, const plan_features *f, plan_accept_fn accept, void *ctx,
+                        bsrmv_gpu_config *out, int max, int *n)
 {
     double x[4], dist[PLAN_NEAREST_MAX];
     const plan_point *near[PLAN_NEAREST_MAX];
@@ -356,7 +370,7 @@ static int nearest_lookup(const plan_table *t, int k, const plan_features *f, pl
         for (int j = 0; j < near[i]->n; ++j) {
             int seen = 0;
             for (int q = 0; q < nv && !seen; ++q)
-                seen = same_config(&v[q].cfg, &near[i]->cfg[j]);
+                seen = plan_same_config(&v[q].cfg, &near[i]->cfg[j]);
             if (!seen) {
                 v[nv].cfg = near[i]->cfg[j];
                 bsrmv_gpu_config_string(&v[nv].cfg, v[nv].name, sizeof v[nv].name);
@@ -369,20 +383,19 @@ static int nearest_lookup(const plan_table *t, int k, const plan_features *f, pl
             v[q].total += w * point_score(near[i], &v[q].cfg);
     }
     qsort(v, (size_t)nv, sizeof *v, vote_order);
-    for (int q = 0; q < nv; ++q) {
-        const bsrmv_gpu_config c = plan_complete(v[q].cfg, f);
-        if (!accept || accept(&c, ctx)) {
-            *out = c;
+    for (int q = 0; q < nv; ++q)
+        if (rank_add(plan_complete(v[q].cfg, f), accept, ctx, out, max, n))
             return 1;
-        }
-    }
     return 0;
 }
 
-int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
-                      bsrmv_gpu_config *out, int *row)
+int plan_table_rank(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
+                    bsrmv_gpu_config *out, int max, int *row)
 {
-    for (int i = 0; t && i < t->n; ++i) {
+    int n = 0;
+    if (row)
+        *row = -1;
+    for (int i = 0; t && i < t->n && n < max; ++i) {
         const plan_row *r = &t->rows[i];
         if ((r->type >= 0 && r->type != (int)f->type) || (r->order >= 0 && r->order != (int)f->order) ||
             f->bs < r->bs_lo || f->bs > r->bs_hi)
@@ -392,22 +405,21 @@ int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_f
             ok = holds(&r->cond[j], f);
         if (!ok)
             continue;
-        if (r->nearest) {
-            if (!nearest_lookup(t, r->nearest, f, accept, ctx, out))
-                continue;
-            if (row)
-                *row = i;
-            return 1;
-        }
-        const bsrmv_gpu_config c = plan_complete(r->cfg, f);
-        if (accept && !accept(&c, ctx))
-            continue;
-        *out = c;
-        if (row)
+        const int before = n;
+        if (r->nearest)
+            nearest_rank(t, r->nearest, f, accept, ctx, out, max, &n);
+        else
+            rank_add(plan_complete(r->cfg, f), accept, ctx, out, max, &n);
+        if (row && before == 0 && n > 0)
             *row = i;
-        return 1;
     }
-    return 0;
+    return n;
+}
+
+int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
+                      bsrmv_gpu_config *out, int *row)
+{
+    return plan_table_rank(t, f, accept, ctx, out, 1, row);
 }
 
 static plan_table default_table;
