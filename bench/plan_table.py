@@ -84,7 +84,27 @@ def features(b, nbytes):
         "mb": float(mb),
         "nnzb": float(b.nnz),
         "empty": float(np.mean(lens == 0)) if mb else 0.0,
+        "spread": spread(b),
     }
+
+
+SPREAD_RUNS, SPREAD_RUN = 64, 64  # PLAN_SPREAD_RUNS, PLAN_SPREAD_RUN
+
+
+def spread(b):
+    """The feature spread on the blocks src/plan/features.c samples."""
+    nnzb = b.nnz
+    if not nnzb:
+        return 0.0
+    b.sort_indices()
+    if nnzb <= SPREAD_RUNS * SPREAD_RUN:
+        idx = np.arange(nnzb)
+    else:
+        step = (nnzb - SPREAD_RUN) // (SPREAD_RUNS - 1)
+        idx = (np.arange(SPREAD_RUNS)[:, None] * step + np.arange(SPREAD_RUN)[None, :]).ravel()
+    rows = np.searchsorted(b.indptr, idx, side="right") - 1
+    d = np.abs(b.indices[idx].astype(np.float64) - rows)
+    return float(np.log2(1 + d).mean() / math.log2(1 + max(b.shape[1], 1)))
 
 
 # ---- data -------------------------------------------------------------------
@@ -464,9 +484,43 @@ def short_rows(bs, dbl, row):
     rows hold under 2 MB), so these rows come from generated ones measured
     on an H100 (bench/results/plan-h100/short_rows.jsonl.gz: power-law
     rows of mean 2-4 and at most 8-12 blocks, 10-510 MB, both types, both
-    timing modes).  A configuration after one that needs sm_90 (staged=1)
-    is the next best without it."""
+    timing modes) and, for rows in no banded order, an H200 (ahead of the
+    H100's).  A configuration after one that needs sm_90 (staged=1) is
+    the next best without it."""
     c = ("mean<4.5", "maxmean<=8", "l2>=0.1")
+    return h200_short_rows(bs, dbl, row, c) + h100_short_rows(bs, dbl, c)
+
+
+def h200_short_rows(bs, dbl, row, c):
+    """Short rows in no banded order (spread >= 0.7: columns all over the
+    matrix, as in a graph or a mesh not reordered) past a quarter of the
+    L2, on an H200: bench/results/plan-h200/short_rows.jsonl.gz, power-law
+    rows of mean 2-3 and at most 8 blocks, 16-420 MB, both orders, every
+    kernel, solver-like.  The lane-sequential merge path (its copy-engine
+    buffers at bs 2 and 4) or the fragment stream at double bs 8, where the
+    H100's rows below took down to 0.50 of the fastest kernel (geometric
+    mean per key 0.68-0.98), these 0.91-1.0 (0.97-1.0); the keys not here
+    kept their row within 3%.  Rows
+    of the same length in a banded order (luxembourg_osm, spread 0.15)
+    keep the H100's rows: there the merge path took 0.77-0.95 of them."""
+    h = ("memsm>=30", "spread>=0.7") + tuple(x for x in c if not x.startswith("l2")) + ("l2>=0.25",)
+    mp_copy = cfg("merge_path", 1, 2, 32, 128)
+    pick = {(2, True, True): [(("staged=1",), mp_copy)],
+            (2, False, True): [((), cfg("merge_path", 1, 1, 256, 192))],
+            (4, True, False): [(("staged=1",), mp_copy)],
+            (4, True, True): [(("staged=1",), mp_copy)],
+            (4, False, False): [(("staged=1",), mp_copy)],
+            (4, False, True): [((), cfg("merge_path", 1, 1, 256, 128))],
+            (6, True, False): [((), cfg("merge_path", 1, 1, 256, 64))],
+            (6, True, True): [((), cfg("merge_path", 1, 1, 256, 64))],
+            (8, True, False): [((), cfg("fragment", 32, 1, 256, 64))],
+            (8, True, True): [((), cfg("fragment", 32, 1, 256, 64))],
+            (8, False, True): [((), cfg("merge_path", 1, 1, 256, 48))]}.get((bs, dbl, row), [])
+    return [(h + extra, k) for extra, k in pick]
+
+
+def h100_short_rows(bs, dbl, c):
+    """The H100's rows (the data of short_rows' docstring)."""
     staged = ("staged=1",)
     if bs == 2:
         return [(c + ("l2<1",), cfg("vec_stream", 32, 16, 128, 0)), (c, cfg("merge_path", 1, 1, 256, 192))]

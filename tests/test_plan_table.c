@@ -36,6 +36,18 @@ static void features_of(plan_features *f, int64_t mb, int64_t len, int64_t longe
     free(rp);
 }
 
+/* col_idx from a host array; ctx NULL: a failed copy */
+static const int32_t *spread_cols;
+static int64_t spread_asked;
+static int cols_of(void *ctx, int64_t first, int n, int32_t *out)
+{
+    if (!ctx)
+        return 7;
+    spread_asked += n;
+    memcpy(out, spread_cols + first, sizeof *out * (size_t)n);
+    return 0;
+}
+
 static int no_wide(const bsrmv_gpu_config *c, void *ctx)
 {
     ++*(int *)ctx;
@@ -63,6 +75,53 @@ int main(void)
     const double mixed_bytes = bytes - 12.0 * 9 * 4;
     TU_CHECK(f.v[PF_MIXED] == 1 && f.v[PF_L2] == mixed_bytes, "mixed: %g, bytes %g, wanted %g",
              f.v[PF_MIXED], f.v[PF_L2], mixed_bytes);
+
+    /* spread: every block of a small matrix (rows 2, 0, 4, 6 of rp above),
+     * a sample of a large one; the copy's failure comes back */
+    {
+        const int32_t small[12] = {0, 4, 0, 1, 2, 3, 0, 1, 2, 3, 4, 3};
+        spread_cols = small;
+        spread_asked = 0;
+        TU_CHECK(plan_features_spread(&f, rp, 4, 5, cols_of, &f) == 0 && spread_asked == 12, "spread: all");
+        double want = 0; /* row of each block: 0 0 2 2 2 2 3 3 3 3 3 3 */
+        const int rows[12] = {0, 0, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3};
+        for (int k = 0; k < 12; ++k)
+            want += log2(1.0 + fabs((double)small[k] - rows[k]));
+        want /= 12 * log2(6.0);
+        TU_CHECK(fabs(f.v[PF_SPREAD] - want) < 1e-12, "spread %g, wanted %g", f.v[PF_SPREAD], want);
+        TU_CHECK(plan_features_spread(&f, rp, 4, 5, cols_of, NULL) == 7, "spread: the copy's error");
+        /* tridiagonal rows (an empty one among them) and random columns */
+        enum { MB = 100000 };
+        int64_t *trp = malloc(sizeof *trp * (MB + 1));
+        int32_t *tc = malloc(sizeof *tc * 3 * MB), *rc = malloc(sizeof *rc * 3 * MB);
+        TU_CHECK(trp && tc && rc, "malloc");
+        int64_t n = 0;
+        uint64_t x = 88172645463325252ull;
+        trp[0] = 0;
+        for (int64_t i = 0; i < MB; ++i) {
+            for (int64_t j = i - 1; j <= i + 1 && i != MB / 2; ++j)
+                if (j >= 0 && j < MB) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    rc[n] = (int32_t)(x % MB);
+                    tc[n++] = (int32_t)j;
+                }
+            trp[i + 1] = n;
+        }
+        spread_cols = tc;
+        spread_asked = 0;
+        TU_CHECK(plan_features_spread(&f, trp, MB, MB, cols_of, &f) == 0 &&
+                     spread_asked == (int64_t)PLAN_SPREAD_RUNS * PLAN_SPREAD_RUN,
+                 "spread: sampled (%lld)", (long long)spread_asked);
+        TU_CHECK(f.v[PF_SPREAD] > 0.6 / log2(1.0 + MB) && f.v[PF_SPREAD] < 0.7 / log2(1.0 + MB),
+                 "tridiagonal spread %g", f.v[PF_SPREAD]); /* 2 of 3 blocks at distance 1 */
+        spread_cols = rc;
+        TU_CHECK(plan_features_spread(&f, trp, MB, MB, cols_of, &f) == 0 && f.v[PF_SPREAD] > 0.85 &&
+                     f.v[PF_SPREAD] < 0.95,
+                 "random spread %g", f.v[PF_SPREAD]);
+        free(trp);
+        free(tc);
+        free(rc);
+    }
 
     /* parsing: both row forms, ranges, wildcards, conditions, comments */
     plan_table t;
@@ -258,6 +317,20 @@ int main(void)
     f.type = BSRMV_FLOAT;
     f.order = BSRMV_ROW_MAJOR;
     picks(d, &f, "staged/g2/r1/t128/p3");
+    /* short rows past the L2 (3 blocks, at most 8): in a banded order the
+     * H100's rows (staged with 4 lanes a row at double bs 6), in no banded
+     * order on an H200 the merge path, at double bs 8 the fragment stream;
+     * the H100 keeps its rows either way */
+    features_of(&f, 200000, 3, 8, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "staged/g4/r1/t128/p3");
+    f.v[PF_SPREAD] = 0.9;
+    picks(d, &f, "merge_path/g1/r1/t256/p64");
+    f.v[PF_MEMSM] = 3350.0 / 132;
+    picks(d, &f, "staged/g4/r1/t128/p3");
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    f.bs = 8;
+    picks(d, &f, "fragment/g32/r1/t256/p64");
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
      * and float, ahead of the learned rows; in row-major blocks the vote of

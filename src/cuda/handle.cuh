@@ -69,7 +69,8 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max);
 
 /* plan.cu: features and the table's choice, with the host row_ptr; the
  * work units of a balanced configuration; the measured choice. */
-bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr);
+/* h_col_idx: the host col_idx, or NULL: a sample is read from the device */
+bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr, const int32_t *h_col_idx);
 bsrmv_status plan_choose(bsrmv_gpu_matrix *m);
 /* The built configurations in the order the plan tries them, plan_choose's
  * first: up to max into out; returns the count. */

@@ -236,7 +236,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsr
     m->dev_bytes = brp + bci + bval;
     if (A->sym)
         sym_full_copy(m, A, stream);
-    st = plan_analyse(m, rp);
+    st = plan_analyse(m, rp, A->col_idx);
     free(wide);
     if (st) {
         free_matrix(m);
@@ -289,7 +289,7 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_wrap(bsrmv_gpu_matrix **dA, int64_t mb,
     m->col_idx = (int32_t *)d_col_idx;
     m->val = (void *)d_val;
     m->owns = false;
-    st = plan_analyse(m, h);
+    st = plan_analyse(m, h, nullptr);
     free(h);
     if (st) {
         free_matrix(m);

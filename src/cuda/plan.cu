@@ -288,7 +288,18 @@ int plan_rank(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
     return n;
 }
 
-bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
+static int cols_host(void *ctx, int64_t first, int n, int32_t *out)
+{
+    memcpy(out, (const int32_t *)ctx + first, sizeof *out * (size_t)n);
+    return 0;
+}
+
+static int cols_device(void *ctx, int64_t first, int n, int32_t *out)
+{
+    return (int)cudaMemcpy(out, (const int32_t *)ctx + first, sizeof *out * (size_t)n, cudaMemcpyDeviceToHost);
+}
+
+bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr, const int32_t *h_col_idx)
 {
     size_t brp = 0;
     bsrmv_bytes(m->mb + 1, sizeof(int64_t), &brp);
@@ -301,6 +312,11 @@ bsrmv_status plan_analyse(bsrmv_gpu_matrix *m, const int64_t *h_row_ptr)
         mn = l < mn ? l : mn;
     }
     plan_features_rows(&m->feat, h_row_ptr, m->mb, m->nb, m->bs, m->type, m->vtype, m->order);
+    /* a sample of col_idx: from the host where the caller has it there */
+    const int ce = h_col_idx ? plan_features_spread(&m->feat, h_row_ptr, m->mb, m->nb, cols_host, (void *)h_col_idx)
+                             : plan_features_spread(&m->feat, h_row_ptr, m->mb, m->nb, cols_device, m->col_idx);
+    if (ce)
+        return cuda_fail((cudaError_t)ce, "cudaMemcpy(col_idx sample)");
     m->len_min = m->mb ? mn : 0;
     m->len_max = (int64_t)m->feat.v[PF_LENMAX];
     m->empty = (int64_t)(m->feat.v[PF_EMPTY] * (double)m->mb + 0.5);

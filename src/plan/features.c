@@ -6,7 +6,7 @@
 
 static const char *const names[PF_COUNT] = {
     "mean", "cv", "maxmean", "lenmax", "empty", "mb", "nnzb", "l2", "memsm", "rowsm", "staged", "irregular",
-    "mixed", "rowshare",
+    "mixed", "rowshare", "spread",
 };
 
 const char *plan_feature_name(int i)
@@ -47,6 +47,46 @@ void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, in
                   (double)mb * bs * vs;
     f->v[PF_IRREGULAR] = mx >= 256 && (double)mx > 16.0 * mean;
     f->v[PF_MIXED] = vtype != type;
+}
+
+int plan_features_spread(plan_features *f, const int64_t *row_ptr, int64_t mb, int64_t nb, plan_cols_fn cols,
+                         void *ctx)
+{
+    const int64_t nnzb = mb ? row_ptr[mb] - row_ptr[0] : 0;
+    f->v[PF_SPREAD] = 0;
+    if (nnzb <= 0)
+        return 0;
+    const int all = nnzb <= (int64_t)PLAN_SPREAD_RUNS * PLAN_SPREAD_RUN;
+    const int runs = all ? 1 : PLAN_SPREAD_RUNS, run = all ? (int)nnzb : PLAN_SPREAD_RUN;
+    int32_t c[PLAN_SPREAD_RUNS * PLAN_SPREAD_RUN];
+    double sum = 0;
+    int64_t row = 0;
+    for (int r = 0; r < runs; ++r) {
+        /* in 64 bits: r x (nnzb - run) may pass 2^63 only past 1e17 blocks */
+        const int64_t first = row_ptr[0] + (runs > 1 ? (int64_t)r * ((nnzb - run) / (runs - 1)) : 0);
+        const int e = cols(ctx, first, run, c);
+        if (e)
+            return e;
+        /* the runs go forward: the row of their first block by a search
+         * from the last one */
+        int64_t lo = row, hi = mb - 1;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (row_ptr[mid] <= first)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        row = lo;
+        for (int k = 0; k < run; ++k) {
+            while (row_ptr[row + 1] <= first + k)
+                ++row;
+            const double d = fabs((double)c[k] - (double)row);
+            sum += log2(1.0 + d);
+        }
+    }
+    f->v[PF_SPREAD] = sum / ((double)runs * run) / log2(1.0 + (double)(nb > 0 ? nb : 1));
+    return 0;
 }
 
 void plan_features_device(plan_features *f, double l2_bytes, double dram_gbps, int sms, int cc)

@@ -53,6 +53,11 @@ enum plan_feature {
     PF_MIXED,     /* mixed     1: float values with double vectors           */
     PF_ROWSHARE,  /* rowshare  lenmax x SMs / nnzb: above 1 the longest block
                    *           row holds more than one SM's share of blocks */
+    PF_SPREAD,    /* spread    how far the blocks lie from the diagonal, the
+                   *           x reads' scatter: the mean of log2(1 + |j - i|)
+                   *           over sampled blocks (i, j), / log2(1 + nb);
+                   *           banded and mesh orders 0.15-0.5, uniformly
+                   *           random columns ~0.9 */
     PF_COUNT
 };
 
@@ -68,6 +73,16 @@ typedef struct plan_features {
  * bytes. */
 void plan_features_rows(plan_features *f, const int64_t *row_ptr, int64_t mb, int64_t nb, int bs,
                         bsrmv_type type, bsrmv_type vtype, bsrmv_order order);
+/* The spread: PLAN_SPREAD_RUNS runs of PLAN_SPREAD_RUN consecutive blocks,
+ * evenly spaced over the nnzb blocks (all of them when there are no more
+ * than the runs hold).  cols(ctx, first, n, out) gives col_idx[first ..
+ * first + n) (the caller's copy from the host or the device), nonzero on
+ * failure, which is returned; row_ptr is the host one. */
+#define PLAN_SPREAD_RUNS 64
+#define PLAN_SPREAD_RUN 64
+typedef int (*plan_cols_fn)(void *ctx, int64_t first, int n, int32_t *out);
+int plan_features_spread(plan_features *f, const int64_t *row_ptr, int64_t mb, int64_t nb, plan_cols_fn cols,
+                         void *ctx);
 /* The device ones: L2 bytes, peak DRAM GB/s, SMs, compute capability x10. */
 void plan_features_device(plan_features *f, double l2_bytes, double dram_gbps, int sms, int cc);
 const char *plan_feature_name(int i);
