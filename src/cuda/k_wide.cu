@@ -8,14 +8,39 @@ namespace bsrmv_cuda {
  * picks, with only the 256 threads to go by).  Complex double at bs 2
  * takes 54 registers that way (4 blocks); bounded to 48 (5 blocks) it
  * spills nothing and its 583 MB grid ran 0.1470 ms against 0.1580 (H200,
- * 86% of the read bandwidth against 80%). */
-template <typename T, int BS> constexpr int wide_min_blocks()
+ * 86% of the read bandwidth against 80%).  The real rows below take a
+ * bound of 1, which lets ptxas give a lane more registers (72-93 against
+ * 40-48) and so more loads in flight: H200, solver-like, the two builds
+ * interleaved, on 12 shared matrices promoted (where the configuration was
+ * within 10% of the plan's pick) and 27-point grids of 280-560 MB, these
+ * gained 2-10% on the matrices (geometric mean, lowest 0.95-1.06) and
+ * -5% to +12% on the grids, 3-12% at 128 threads (docs/GPU.md has the
+ * table); the keys measured and left
+ * out lost on a grid (row-major bs 4 with 32 lanes: 0.88x, float 0.66x)
+ * or on luxembourg_osm (column-major bs 8 and 16: 0.78-0.81x), or were
+ * level (float bs 2, double bs 16).  Real values with vectors of the same
+ * type only. */
+struct WideBound {
+    int vbytes, ord, bs, g, blocks;
+};
+constexpr WideBound wide_bounds[] = {
+    {8, COL, 2, 8, 1},  {8, ROW, 2, 8, 1},  {8, COL, 4, 16, 1}, {8, COL, 4, 32, 1},
+    {4, COL, 4, 16, 1}, {4, ROW, 4, 16, 1}, {4, COL, 8, 32, 1},
+};
+template <typename T, int ORD, int BS, int G, typename V> constexpr int wide_min_blocks()
 {
-    return is_cplx<T>::value && sizeof(T) == 16 && BS == 2 ? 5 : 0;
+    if constexpr (is_cplx<T>::value)
+        return sizeof(T) == 16 && BS == 2 ? 5 : 0;
+    else if constexpr (std::is_same<T, V>::value) {
+        for (const WideBound &b : wide_bounds)
+            if (b.vbytes == (int)sizeof(T) && b.ord == ORD && b.bs == BS && b.g == G)
+                return b.blocks;
+    }
+    return 0;
 }
 
 template <typename T, int ORD, int BS, int G, bool VECTOR, typename V>
-__global__ void __launch_bounds__(256, wide_min_blocks<T, BS>()) k_wide(const Args<T, V> a)
+__global__ void __launch_bounds__(256, wide_min_blocks<T, ORD, BS, G, V>()) k_wide(const Args<T, V> a)
 {
     using Lane = WideLane<T, ORD, BS, G, VECTOR, VECTOR ? 64 : 32, false, V>;
     const Lane wl(threadIdx.x & (G - 1));
