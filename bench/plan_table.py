@@ -603,7 +603,8 @@ def table_rows(model, nheld, only=None):
 
     out = ["Large regular matrices: the grid tuning (rule rows below) comes first."]
     for ty, o, bs in keys(range(1, 65)):
-        out += [(ty, o, bs, c, GRID_LIKE + conds) for conds, c in plain_rows(bs, ty == "double", o == "row")]
+        out += [(ty, o, bs, c, GRID_LIKE + tuple(x for x in conds if x not in GRID_LIKE))
+                for conds, c in plain_rows(bs, ty == "double", o == "row")]
     out.append("Short rows past ~5 MB: generated matrices (rule rows).")
     for ty, o, bs in keys((2, 3, 4, 6, 8)):
         out += [(ty, o, bs, c, conds) for conds, c in short_rows(bs, ty == "double", o == "row")]
