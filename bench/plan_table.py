@@ -500,9 +500,9 @@ def h200_short_rows(bs, dbl, row, c):
     buffers at bs 2 and 4) or the fragment stream at double bs 8, where the
     H100's rows below took down to 0.50 of the fastest kernel (geometric
     mean per key 0.68-0.98), these 0.91-1.0 (0.97-1.0); the keys not here
-    kept their row within 3%.  Rows
-    of the same length in a banded order (luxembourg_osm, spread 0.15)
-    keep the H100's rows: there the merge path took 0.77-0.95 of them."""
+    kept their row within 3%.  Rows of the same length in a banded order
+    (luxembourg_osm, spread 0.15) keep the H100's rows: there the merge
+    path took 0.77-0.95 of them."""
     h = ("memsm>=30", "spread>=0.7") + tuple(x for x in c if not x.startswith("l2")) + ("l2>=0.25",)
     mp_copy = cfg("merge_path", 1, 2, 32, 128)
     pick = {(2, True, True): [(("staged=1",), mp_copy)],
@@ -588,9 +588,6 @@ def uneven_rows(bs, dbl, row):
     return []
 
 
-EARLY_ROWS = (short_rows, uneven_rows, bycolumn6_rows)
-
-
 # ---- output -----------------------------------------------------------------
 
 def table_rows(model, nheld, only=None):
@@ -603,8 +600,7 @@ def table_rows(model, nheld, only=None):
 
     out = ["Large regular matrices: the grid tuning (rule rows below) comes first."]
     for ty, o, bs in keys(range(1, 65)):
-        out += [(ty, o, bs, c, GRID_LIKE + tuple(x for x in conds if x not in GRID_LIKE))
-                for conds, c in plain_rows(bs, ty == "double", o == "row")]
+        out += [(ty, o, bs, c, GRID_LIKE + conds) for conds, c in plain_rows(bs, ty == "double", o == "row")]
     out.append("Short rows past ~5 MB: generated matrices (rule rows).")
     for ty, o, bs in keys((2, 3, 4, 6, 8)):
         out += [(ty, o, bs, c, conds) for conds, c in short_rows(bs, ty == "double", o == "row")]

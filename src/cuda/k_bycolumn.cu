@@ -33,20 +33,8 @@ template <int BS, int VPL> struct Pieces {
     static constexpr int SPLIT = BS ? pieces_split(BS, VPL, LPU) : VPL;
 };
 
-/* Thread blocks of 256 an SM that the registers must allow (0: ptxas
- * picks).  Complex double column-major blocks at bs 6 and 7 take a bound
- * of 1, which lets ptxas give a lane more registers and so more loads in
- * flight: H200, 27-point grids of 537 and 543 MB, back to back, the two
- * builds alternately, 0.1285 against 0.1418 ms at bs 6 (91% of the read
- * bandwidth against 82%) and 0.1334 against 0.1419 at bs 7 (89% against
- * 83%).  Row-major blocks were not measured so. */
-template <typename T, int ORD, int BS> constexpr int bycolumn_min_blocks()
-{
-    return is_cplx<T>::value && sizeof(T) == 16 && ORD == COL && (BS == 6 || BS == 7) ? 1 : 0;
-}
-
 template <typename T, int ORD, int BS, int G, typename V, int VPL>
-__global__ void __launch_bounds__(256, bycolumn_min_blocks<T, ORD, BS>())
+__global__ void __launch_bounds__(256)
 k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
     using Pc = Pieces<BS, VPL>;
