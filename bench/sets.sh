@@ -56,10 +56,10 @@ if [ "$MODE" = gpu ]; then
     # the mixed pair's SpMM (float values, double vectors) beside the
     # double one at these bs: ~10 s per bs (no cuSPARSE path)
     : "${SPMM_MIXED_BS:=3,6}"
-    # complex: 9 processes of ~2-4 s (CUDA start-up, a ~512 MB grid, every
-    # candidate, 2-5 cuSPARSE paths): ~30 s
+    # complex: 14 processes of ~2-4 s (CUDA start-up, a ~512 MB grid, every
+    # candidate, 2-5 cuSPARSE paths): ~40 s
     : "${COMPLEX_Z_BS:=2,3,4,5,6,7,8}"
-    : "${COMPLEX_C_BS:=3,6}"
+    : "${COMPLEX_C_BS:=2,3,4,5,6,7,8}"
 else
     # 32 MiB L3 here: 320 MB of values is 10x the cache (bsrmv bench --example).
     : "${GRID_BS:=1,2,3,4,6,8,16}"

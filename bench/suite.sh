@@ -56,7 +56,7 @@
 #                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
 #                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
 #                  text), spmm ~140 s (7 bs x 8 (k, layout) cases, the mixed pair at 2 bs), mixed
-#                  ~50 s, complex ~30 s (9 processes of ~2-4 s): ~410 s, up
+#                  ~50 s, complex ~40 s (14 processes of ~2-4 s): ~420 s, up
 #                  to ~500 s if start-up or host copies are slower (the
 #                  sets last in the order are then skipped and listed).  --budget 470 keeps the worst case (the last
 #                  command may overrun it by 30 s) near 500 s, beside a

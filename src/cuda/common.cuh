@@ -501,14 +501,15 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
  * val in 16-byte pieces (wide, vector stream) or copy it to shared memory
  * (staged), at the sizes where by-block and by-column stay below the read
  * bandwidth on 27-point grids: complex double bs 2, 3, 7, 8, complex float
- * bs 3, and the wide kernel at bs 2 for both types.  The vector stream is
- * built where its unit fits a warp (complex double bs 7 and 8 would need
- * 49 and 64 lanes). */
+ * bs 3, 4, 7, 8, and the wide kernel at bs 2 for both types.  The vector
+ * stream is built where its unit fits a warp (complex double bs 7 and 8
+ * would need 49 and 64 lanes, complex float bs 7 49); at complex float
+ * bs 5 and 6 it lost to by-block and by-column (H200). */
 #define BSRMV_WIDE_Z_LIST(X) X(2, 8) X(2, 16)
 #define BSRMV_WIDE_C_LIST(X) X(2, 8) X(2, 16) X(3, 8)
-#define BSRMV_VECSTREAM_C_LIST(X) X(3, 0)
+#define BSRMV_VECSTREAM_C_LIST(X) X(3, 0) X(4, 0) X(8, 0)
 #define BSRMV_STAGED_Z_LIST(X) X(3, 0) X(7, 0) X(8, 0)
-#define BSRMV_STAGED_C_LIST(X) X(3, 0)
+#define BSRMV_STAGED_C_LIST(X) X(3, 0) X(7, 0)
 /* K2 for complex double at bs 6-8, whose blocks move the bytes of real
  * blocks of bs 8.5-11 (where K2 wins on real grids): X(BS, NTG). */
 #define BSRMV_K2_Z_LIST(X) X(6, 2) X(7, 2) X(8, 2) X(8, 4)

@@ -33,8 +33,20 @@ template <int BS, int VPL> struct Pieces {
     static constexpr int SPLIT = BS ? pieces_split(BS, VPL, LPU) : VPL;
 };
 
+/* Thread blocks of 256 an SM that the registers must allow (0: ptxas
+ * picks, which caps a lane at 64 registers).  A bound of 1 lets complex
+ * double blocks of bs 5-8 and column-major complex float blocks of bs 5
+ * and 8 keep more loads in flight (about 96 registers, 2 thread blocks an SM);
+ * measured in docs/COMPLEX.md ("The by-column kernel's registers"). */
+template <typename T, int ORD, int BS> constexpr int bycolumn_min_blocks()
+{
+    if constexpr (is_cplx<T>::value)
+        return (sizeof(T) == 16 && BS >= 5 && BS <= 8) || (sizeof(T) == 8 && ORD == COL && (BS == 5 || BS == 8)) ? 1 : 0;
+    return 0;
+}
+
 template <typename T, int ORD, int BS, int G, typename V, int VPL>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, bycolumn_min_blocks<T, ORD, BS>())
 k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
 {
     using Pc = Pieces<BS, VPL>;
@@ -148,7 +160,7 @@ static cudaError_t run(const Args<T, V> &a, const Launch &l, cudaStream_t s)
     const int64_t groups = (a.mb + l.rows - 1) / l.rows;
     const int threads = l.threads;
     const dim3 grid = bsrmv_grid(groups * G, threads);
-    if constexpr (ORD == COL && BS == 6 && sizeof(T) <= 8) {
+    if constexpr (ORD == COL && sizeof(T) <= 8 && (BS == 6 || (BS == 8 && is_cplx<T>::value))) {
         constexpr int VPL = std::is_same<T, V>::value ? 16 / sizeof(T) : 2;
         const bool xpair = Pieces<BS, VPL>::UC == 1 || ((uintptr_t)a.x & (2 * sizeof(V) - 1)) == 0;
         if (((uintptr_t)a.val & (VPL * sizeof(T) - 1)) == 0 && xpair) {

@@ -87,33 +87,45 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
             rows /= 2;
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)rows, 32 * warps, 0};
     }
-    /* Complex values, measured on 27-point grids of ~400 MB (H100,
-     * scripts/gpu_complex.sh, every built candidate against cuSPARSE's
-     * complex paths): on such large regular matrices (the grid conditions
-     * of the real table) wide at bs 2, staged at complex float bs 3 and
-     * complex double bs 3 and 7, K2 at complex double bs 8 (2834 GB/s
-     * against by-column's 2675); by-block at bs 2-4 otherwise, by-column
-     * elsewhere (by-block lost to by-column from bs 5).  Complex double
-     * bs 3, 552 MB grid: staged with 8 lanes a row and 256 threads 2830-
-     * 2835 GB/s, by-block 2545-2663.  H200 (more DRAM bandwidth per SM,
-     * memsm 37 against 25), 555 MB grids at bs 3: complex double by-block
-     * 3847 GB/s (staged 8 lanes 3081-3735), complex float staged with 4
-     * lanes a row 3767 (2 lanes 2922, cuSPARSE BSR 3165); complex double
-     * bs 7, 543 MB: by-column 3807, staged 3109 (cuSPARSE 3189). */
+    /* Complex values on 27-point grids (the grid conditions of the real
+     * table), every built candidate against cuSPARSE's complex paths
+     * (docs/COMPLEX.md).  H100 (~400 MB, memsm 25): wide at bs 2, staged
+     * at complex float bs 3 and complex double bs 3 and 7, K2 at complex
+     * double bs 8 (2834 GB/s against by-column's 2675); by-block at bs 2-4
+     * otherwise, by-column elsewhere.  H200 (~512 MB, memsm 37; times in
+     * ms, this choice against the next best): complex double bs 3
+     * by-block column-major, staged with 8 lanes a row row-major (0.1440
+     * against by-block's 0.1548); complex float bs 4 and 8 the vector
+     * stream (row-major 0.1345 against by-block's 0.1485; 0.1227 against
+     * by-column's 0.1379), bs 5 by-block (0.1386 against by-column's
+     * 0.1673), bs 7 staged with 8 lanes a row (0.1468 against
+     * by-column's 0.1713 row-major); complex double bs 8 by-column
+     * (0.1352 against K2's 0.1501). */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
-        const bool z = m->type == BSRMV_COMPLEX_DOUBLE;
+        const bool z = m->type == BSRMV_COMPLEX_DOUBLE, h200 = m->feat.v[PF_MEMSM] >= 30;
+        const bool row = m->order == BSRMV_ROW_MAJOR;
         bsrmv_gpu_config g = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
         if (grid && m->bs == 2)
             g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
                   : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, 256, 0};
-        else if (grid && m->bs == 3 && m->feat.v[PF_MEMSM] >= 30)
-            g = z ? bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}
-                  : bsrmv_gpu_config{BSRMV_GPU_STAGED, 4, 1, 128, 3};
-        else if (grid && (m->bs == 3 || (z && m->bs == 7 && m->feat.v[PF_MEMSM] < 30)))
+        else if (grid && h200 && z && m->bs == 3)
+            g = row ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
+                    : bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+        else if (grid && h200 && !z && m->bs == 3)
+            g = bsrmv_gpu_config{BSRMV_GPU_STAGED, 4, 1, 128, 3};
+        else if (grid && h200 && !z && m->bs == 4)
+            g = bsrmv_gpu_config{BSRMV_GPU_VEC_STREAM, 32, 4, 128, 0};
+        else if (grid && h200 && !z && m->bs == 5)
+            g = bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
+        else if (grid && h200 && !z && m->bs == 7)
+            g = bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3};
+        else if (grid && h200 && !z && m->bs == 8)
+            g = bsrmv_gpu_config{BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0};
+        else if (grid && !h200 && (m->bs == 3 || (z && m->bs == 7)))
             g = !z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3}
                    : bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, m->bs == 3 ? 256 : 128, 3};
-        else if (grid && z && m->bs == 8)
+        else if (grid && !h200 && z && m->bs == 8)
             g = bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, 4, 1, 0, 8};
         if (g.kernel != BSRMV_GPU_AUTO && cfg_built(m, g))
             return g;
