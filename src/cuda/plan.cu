@@ -93,7 +93,9 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
      * at complex float bs 3 and complex double bs 3 and 7, K2 at complex
      * double bs 8 (2834 GB/s against by-column's 2675); by-block at bs 2-4
      * otherwise, by-column elsewhere.  H200 (~512 MB, memsm 37; times in
-     * ms, this choice against the next best): complex double bs 3
+     * ms, this choice against the next best): complex float bs 2 wide
+     * with 128 threads (0.1558 against 256 threads' 0.1619 column-major,
+     * 0.1723 against 0.1741 row-major); complex double bs 3
      * by-block column-major, staged with 8 lanes a row row-major (0.1440
      * against by-block's 0.1548); complex float bs 4 and 8 the vector
      * stream (row-major 0.1345 against by-block's 0.1485; 0.1227 against
@@ -108,7 +110,7 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
         bsrmv_gpu_config g = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
         if (grid && m->bs == 2)
             g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
-                  : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, 256, 0};
+                  : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, h200 ? 128 : 256, 0};
         else if (grid && h200 && z && m->bs == 3)
             g = row ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
                     : bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
