@@ -7,7 +7,8 @@
  * rows; the inner loop is column_sum (common.cuh).  G = 1 is the scalar
  * CSR kernel (thread per row) at bs 1, G = 4..32 the vector kernel.
  * Partial sums are reduced with shuffles (group_reduce).  At column-major
- * bs 6 a lane takes a 16-byte piece of the values (run, below). */
+ * bs 6 (and complex float bs 8) a lane takes a 16-byte piece of the values
+ * (run, below). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
@@ -139,11 +140,12 @@ k_bycolumn(const Args<T, V> a, int rows_per_group, int64_t groups)
     }
 }
 
-/* Column-major bs 6, real and complex float values: several values per
- * lane, one 16-byte load, where a value per lane ran out of issue slots
- * for float values.  Complex float (two values a lane, H200, 27-point grid
- * of 564 MB, 32 lanes): 3983-3986 GB/s back to back (85% of the read
- * bandwidth; a value per lane: 3432, 75%).  H100,
+/* Column-major bs 6, real and complex float values, and complex float bs
+ * 8: several values per lane, one 16-byte load, where a value per lane ran
+ * out of issue slots for float values.  Complex float (two values a lane,
+ * H200, 27-point grids, 32 lanes): bs 6, 564 MB, 3983-3986 GB/s back to
+ * back (85% of the read bandwidth; a value per lane: 3432, 75%); bs 8,
+ * 512 MB, 0.1243 ms against 0.1332 (91% against 84%).  H100,
  * 27-point grid of 564 MB, by-column with 32 lanes:
  *  - double, two rows of a column (3 lanes a column): 3024 GB/s (a value
  *    per lane: 2933); bs-6 promotions of bcsstk16, bcsstk25 and crack

@@ -61,6 +61,44 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
            !(c->kernel == BSRMV_GPU_BY_COLUMN && c->param > 0) && accept_built(c, m);
 }
 
+/* The complex choices on 27-point grids (the grid conditions of the real
+ * table; the first row that matches), from every built candidate timed
+ * against cuSPARSE's complex paths (docs/COMPLEX.md).  H100 (~400 MB, memsm 25): wide at bs 2, staged
+ * at complex float bs 3 and complex double bs 3 and 7, K2 at complex
+ * double bs 8 (2834 GB/s against by-column's 2675); by-block at bs 2-4
+ * otherwise, by-column elsewhere.  H200 (~512 MB, memsm 37; times in
+ * ms, this choice against the next best): complex float bs 2 wide
+ * with 128 threads (0.1558 against 256 threads' 0.1619 column-major,
+ * 0.1723 against 0.1741 row-major); complex double bs 3
+ * by-block column-major, staged with 8 lanes a row row-major (0.1440
+ * against by-block's 0.1548); complex float bs 4 and 8 the vector
+ * stream (row-major 0.1345 against by-block's 0.1485; 0.1227 against
+ * by-column's 0.1379), bs 5 by-block (0.1386 against by-column's
+ * 0.1673), bs 7 staged with 8 lanes a row (0.1468 against
+ * by-column's 0.1713 row-major); complex double bs 8 by-column
+ * (0.1352 against K2's 0.1501). */
+struct CplxGridChoice {
+    bsrmv_type type;
+    int bs, h200, order; /* h200: memsm >= 30 (1) or below (0); -1: either */
+    bsrmv_gpu_config cfg;
+};
+static const CplxGridChoice cplx_grid[] = {
+    {BSRMV_COMPLEX_DOUBLE, 2, -1, -1, {BSRMV_GPU_WIDE, 16, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 2, 1, -1, {BSRMV_GPU_WIDE, 8, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 2, 0, -1, {BSRMV_GPU_WIDE, 8, 1, 256, 0}},
+    {BSRMV_COMPLEX_DOUBLE, 3, 1, BSRMV_ROW_MAJOR, {BSRMV_GPU_STAGED, 8, 1, 128, 3}},
+    {BSRMV_COMPLEX_DOUBLE, 3, 1, -1, {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 3, 1, -1, {BSRMV_GPU_STAGED, 4, 1, 128, 3}},
+    {BSRMV_COMPLEX_FLOAT, 4, 1, -1, {BSRMV_GPU_VEC_STREAM, 32, 4, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 5, 1, -1, {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 7, 1, -1, {BSRMV_GPU_STAGED, 8, 1, 128, 3}},
+    {BSRMV_COMPLEX_FLOAT, 8, 1, -1, {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 3, 0, -1, {BSRMV_GPU_STAGED, 2, 1, 128, 3}},
+    {BSRMV_COMPLEX_DOUBLE, 3, 0, -1, {BSRMV_GPU_STAGED, 8, 1, 256, 3}},
+    {BSRMV_COMPLEX_DOUBLE, 7, 0, -1, {BSRMV_GPU_STAGED, 8, 1, 128, 3}},
+    {BSRMV_COMPLEX_DOUBLE, 8, 0, -1, {BSRMV_GPU_K2_MEDIUM, 4, 1, 0, 8}},
+};
+
 static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
 {
     /* Windows of up to 16 block rows (4 warps of 4 rows at bs 2-4, 8 of 2
@@ -87,50 +125,16 @@ static bsrmv_gpu_config fallback(const bsrmv_gpu_matrix *m)
             rows /= 2;
         return bsrmv_gpu_config{BSRMV_GPU_SYM_WINDOW, 32, (int)rows, 32 * warps, 0};
     }
-    /* Complex values on 27-point grids (the grid conditions of the real
-     * table), every built candidate against cuSPARSE's complex paths
-     * (docs/COMPLEX.md).  H100 (~400 MB, memsm 25): wide at bs 2, staged
-     * at complex float bs 3 and complex double bs 3 and 7, K2 at complex
-     * double bs 8 (2834 GB/s against by-column's 2675); by-block at bs 2-4
-     * otherwise, by-column elsewhere.  H200 (~512 MB, memsm 37; times in
-     * ms, this choice against the next best): complex float bs 2 wide
-     * with 128 threads (0.1558 against 256 threads' 0.1619 column-major,
-     * 0.1723 against 0.1741 row-major); complex double bs 3
-     * by-block column-major, staged with 8 lanes a row row-major (0.1440
-     * against by-block's 0.1548); complex float bs 4 and 8 the vector
-     * stream (row-major 0.1345 against by-block's 0.1485; 0.1227 against
-     * by-column's 0.1379), bs 5 by-block (0.1386 against by-column's
-     * 0.1673), bs 7 staged with 8 lanes a row (0.1468 against
-     * by-column's 0.1713 row-major); complex double bs 8 by-column
-     * (0.1352 against K2's 0.1501). */
     if (bsrmv_type_is_complex(m->type)) {
         const bool grid = m->feat.v[PF_L2] >= 2 && m->feat.v[PF_MAXMEAN] <= 2;
-        const bool z = m->type == BSRMV_COMPLEX_DOUBLE, h200 = m->feat.v[PF_MEMSM] >= 30;
-        const bool row = m->order == BSRMV_ROW_MAJOR;
-        bsrmv_gpu_config g = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
-        if (grid && m->bs == 2)
-            g = z ? bsrmv_gpu_config{BSRMV_GPU_WIDE, 16, 1, 128, 0}
-                  : bsrmv_gpu_config{BSRMV_GPU_WIDE, 8, 1, h200 ? 128 : 256, 0};
-        else if (grid && h200 && z && m->bs == 3)
-            g = row ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3}
-                    : bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
-        else if (grid && h200 && !z && m->bs == 3)
-            g = bsrmv_gpu_config{BSRMV_GPU_STAGED, 4, 1, 128, 3};
-        else if (grid && h200 && !z && m->bs == 4)
-            g = bsrmv_gpu_config{BSRMV_GPU_VEC_STREAM, 32, 4, 128, 0};
-        else if (grid && h200 && !z && m->bs == 5)
-            g = bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
-        else if (grid && h200 && !z && m->bs == 7)
-            g = bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, 128, 3};
-        else if (grid && h200 && !z && m->bs == 8)
-            g = bsrmv_gpu_config{BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0};
-        else if (grid && !h200 && (m->bs == 3 || (z && m->bs == 7)))
-            g = !z ? bsrmv_gpu_config{BSRMV_GPU_STAGED, 2, 1, 128, 3}
-                   : bsrmv_gpu_config{BSRMV_GPU_STAGED, 8, 1, m->bs == 3 ? 256 : 128, 3};
-        else if (grid && !h200 && z && m->bs == 8)
-            g = bsrmv_gpu_config{BSRMV_GPU_K2_MEDIUM, 4, 1, 0, 8};
-        if (g.kernel != BSRMV_GPU_AUTO && cfg_built(m, g))
-            return g;
+        const int h200 = m->feat.v[PF_MEMSM] >= 30;
+        for (const CplxGridChoice &r : cplx_grid)
+            if (grid && r.type == m->type && r.bs == m->bs && (r.h200 < 0 || r.h200 == h200) &&
+                (r.order < 0 || r.order == (int)m->order)) { /* the first that matches, if built */
+                if (cfg_built(m, r.cfg))
+                    return r.cfg;
+                break;
+            }
         if (m->bs >= 2 && m->bs <= 4)
             return bsrmv_gpu_config{BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0};
     }
@@ -273,16 +277,6 @@ bsrmv_status plan_choose(bsrmv_gpu_matrix *m)
     return st;
 }
 
-/* Appends c to out[0..*n) if built and not there already. */
-static void rank_add(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, bsrmv_gpu_config *out, int max, int *n)
-{
-    for (int i = 0; i < *n; ++i)
-        if (plan_same_config(&out[i], &c))
-            return;
-    if (*n < max && cfg_built(m, c))
-        out[(*n)++] = c;
-}
-
 /* As plan_choose tries them: the tune file's rows, then the built-in
  * table's (real values; their units fitted to the matrix), then the
  * fallback. */
@@ -296,9 +290,9 @@ int plan_rank(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
         bsrmv_gpu_config d[16];
         const int nd = plan_table_rank(plan_default_table(), &m->feat, accept_built, ctx, d, 16, nullptr);
         for (int i = 0; i < nd; ++i)
-            rank_add(m, plan_fit_units(m, d[i]), out, max, &n);
+            plan_rank_add(plan_fit_units(m, d[i]), accept_built, ctx, out, max, &n);
     }
-    rank_add(m, plan_fit_units(m, fallback(m)), out, max, &n);
+    plan_rank_add(plan_fit_units(m, fallback(m)), accept_built, ctx, out, max, &n);
     return n;
 }
 

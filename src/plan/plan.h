@@ -146,6 +146,10 @@ int plan_table_lookup(const plan_table *t, const plan_features *f, plan_accept_f
 int plan_table_rank(const plan_table *t, const plan_features *f, plan_accept_fn accept, void *ctx,
                     bsrmv_gpu_config *out, int max, int *row);
 
+/* Appends c to out[0..*n) unless out is full, c is there already or
+ * accept (may be NULL) refuses it; returns whether out is full. */
+int plan_rank_add(bsrmv_gpu_config c, plan_accept_fn accept, void *ctx, bsrmv_gpu_config *out, int max, int *n);
+
 /* Whether two configurations are the same (every field). */
 int plan_same_config(const bsrmv_gpu_config *a, const bsrmv_gpu_config *b);
 

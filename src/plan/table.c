@@ -319,21 +319,21 @@ static double point_score(const plan_point *p, const bsrmv_gpu_config *c)
     return lo;
 }
 
-/* Appends c to out[0..*n) unless accept refuses it or it is there already;
- * returns whether out is full. */
-static int rank_add(bsrmv_gpu_config c, plan_accept_fn accept, void *ctx, bsrmv_gpu_config *out, int max, int *n)
+int plan_rank_add(bsrmv_gpu_config c, plan_accept_fn accept, void *ctx, bsrmv_gpu_config *out, int max, int *n)
 {
-    if (accept && !accept(&c, ctx))
-        return 0;
+    if (*n >= max)
+        return 1;
     for (int i = 0; i < *n; ++i)
         if (plan_same_config(&out[i], &c))
             return 0;
+    if (accept && !accept(&c, ctx))
+        return 0;
     out[(*n)++] = c;
     return *n >= max;
 }
 
 /* A nearest/K row: the K points nearest to f vote (plan.h); the
- * configurations in vote order go to out as rank_add takes them.  Returns
+ * configurations in vote order go to out as plan_rank_add takes them.  Returns
  * whether out is full. */
 static int nearest_rank(const plan_table *t, int k, const plan_features *f, plan_accept_fn accept, void *ctx,
                         bsrmv_gpu_config *out, int max, int *n)
@@ -384,7 +384,7 @@ static int nearest_rank(const plan_table *t, int k, const plan_features *f, plan
     }
     qsort(v, (size_t)nv, sizeof *v, vote_order);
     for (int q = 0; q < nv; ++q)
-        if (rank_add(plan_complete(v[q].cfg, f), accept, ctx, out, max, n))
+        if (plan_rank_add(plan_complete(v[q].cfg, f), accept, ctx, out, max, n))
             return 1;
     return 0;
 }
@@ -409,7 +409,7 @@ int plan_table_rank(const plan_table *t, const plan_features *f, plan_accept_fn 
         if (r->nearest)
             nearest_rank(t, r->nearest, f, accept, ctx, out, max, &n);
         else
-            rank_add(plan_complete(r->cfg, f), accept, ctx, out, max, &n);
+            plan_rank_add(plan_complete(r->cfg, f), accept, ctx, out, max, &n);
         if (row && before == 0 && n > 0)
             *row = i;
     }
