@@ -19,8 +19,12 @@ namespace bsrmv_cuda {
 
 /* Registers per thread: ceil(bs/NTG) at a compiled bs, 4 at a runtime one */
 template <int BS, int NTG> constexpr int k2_ept() { return BS ? (BS + NTG - 1) / NTG : 4; }
-/* Whether the registers hold rows (runtime bs, row-major blocks; below) */
-template <int BS, int ORD> constexpr bool k2_trans() { return BS == 0 && ORD == ROW; }
+/* Whether the registers hold rows (row-major blocks at a runtime bs or of
+ * complex values; below) */
+template <typename T, int BS, int ORD> constexpr bool k2_trans()
+{
+    return ORD == ROW && (BS == 0 || is_cplx<T>::value);
+}
 
 /* A runtime bs keeps the register blocking and the double buffering: a
  * block's columns (rows, below) are cut into equal chunks of at most
@@ -34,11 +38,15 @@ template <int BS, int ORD> constexpr bool k2_trans() { return BS == 0 && ORD == 
  * adjacent threads read adjacent values of a block's row and each thread
  * loads one x value per block; one pass over the block row per chunk, and
  * the bs partial sums of each row meet in shared memory.  With a thread
- * per row, lanes read values bs apart: 0.31-0.99x cuSPARSE from bs 13 on. */
+ * per row, lanes read values bs apart: 0.31-0.99x cuSPARSE from bs 13 on.
+ * Complex row-major blocks take TRANS at their compiled sizes too (a
+ * value is 8-16 bytes, so a row of a block is a line): H200, 27-point
+ * grids of ~512 MB, complex double bs 6, 7, 8: 0.1488, 0.1499, 0.1429 ms
+ * against 0.1729, 0.1965, 0.1764 with a thread per row. */
 template <typename T, int ORD, int BS, int NTG>
 struct K2Thread {
     static constexpr int EPT = k2_ept<BS, NTG>();
-    static constexpr bool TRANS = k2_trans<BS, ORD>();
+    static constexpr bool TRANS = k2_trans<T, BS, ORD>();
     int bs, nch, W, g, l;
     int64_t bs2;
 
@@ -61,8 +69,8 @@ struct K2Thread {
 #pragma unroll
         for (int q = 0; q < EPT; ++q) {
             /* the column (TRANS: row) of register q in chunk ch */
-            const int k = BS ? g * EPT + q : ch * W + g + NTG * q;
-            if (BS ? k < BS : g + NTG * q < W && k < bs) {
+            const int k = BS && !TRANS ? g * EPT + q : ch * W + g + NTG * q;
+            if (BS && !TRANS ? k < BS : g + NTG * q < W && k < bs) {
                 v[q] = ldv(a.val + b * bs2 + (ORD == COL ? k * bs + l : TRANS ? k * bs + l : l * bs + k));
                 xv[q] = TRANS ? x1 : ld(a.x + col * bs + k);
             } else {
@@ -251,7 +259,7 @@ static cudaError_t run_k2(const Args<T> &a, const Launch &l, cudaStream_t st)
     const int threads = nta * TA;
     const int64_t arrays = (a.mb + l.rows - 1) / l.rows;
     /* a partial sum per thread, TRANS: per register */
-    const size_t smem = (size_t)threads * sizeof(T) * (k2_trans<BS, ORD>() ? k2_ept<BS, NTG>() : 1);
+    const size_t smem = (size_t)threads * sizeof(T) * (k2_trans<T, BS, ORD>() ? k2_ept<BS, NTG>() : 1);
     k_k2<T, ORD, BS, NTG><<<bsrmv_grid(arrays, nta), threads, smem, st>>>(a, l.rows, arrays);
     return cudaGetLastError();
 }

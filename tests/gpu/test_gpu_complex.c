@@ -441,9 +441,10 @@ static void test_families(void)
         int bs, wide, vec_stream, staged, k2;
     } want[] = {
         {BSRMV_COMPLEX_DOUBLE, 2, 1, 0, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 3, 0, 0, 1, 0},
-        {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 0, 0, 1, 1},
+        {BSRMV_COMPLEX_DOUBLE, 4, 1, 0, 0, 0}, {BSRMV_COMPLEX_DOUBLE, 6, 0, 0, 0, 1},
+        {BSRMV_COMPLEX_DOUBLE, 7, 0, 0, 1, 1}, {BSRMV_COMPLEX_DOUBLE, 8, 1, 0, 1, 1},
         {BSRMV_COMPLEX_FLOAT, 2, 1, 0, 0, 0},  {BSRMV_COMPLEX_FLOAT, 3, 1, 1, 1, 0},
-        {BSRMV_COMPLEX_FLOAT, 4, 0, 1, 0, 0},  {BSRMV_COMPLEX_FLOAT, 6, 0, 0, 0, 0},
+        {BSRMV_COMPLEX_FLOAT, 4, 0, 1, 0, 0},  {BSRMV_COMPLEX_FLOAT, 6, 1, 0, 0, 0},
         {BSRMV_COMPLEX_FLOAT, 7, 0, 0, 1, 0},  {BSRMV_COMPLEX_FLOAT, 8, 0, 1, 0, 0},
     };
     /* the staged kernel's bulk copies are sm_90's */
