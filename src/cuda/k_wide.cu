@@ -8,7 +8,13 @@ namespace bsrmv_cuda {
  * picks, with only the 256 threads to go by).  Complex double at bs 2
  * takes 54 registers that way (4 blocks); bounded to 48 (5 blocks) it
  * spills nothing and its 583 MB grid ran 0.1470 ms against 0.1580 (H200,
- * 86% of the read bandwidth against 80%).  The real rows below take a
+ * 86% of the read bandwidth against 80%).  Complex float: unbounded,
+ * ptxas gives bs 2 44-53 registers and row-major bs 6 48 with spills;
+ * bs 2 bounded to 4 blocks (64 registers) ran its 608 MB grid in 0.1496
+ * ms against 0.1722 row-major (1 or 2 blocks: 0.1541-0.1544) and 0.1491
+ * against 0.1556 column-major, row-major bs 6 bounded to 2 (124
+ * registers) its 564 MB grid in 0.1349 against 0.1488 (4: 0.1357-0.1359,
+ * 1: 0.1417-0.1419); H200, two rounds alternating the builds.  The real rows below take a
  * bound of 1, which lets ptxas give a lane more registers (72-93 against
  * 40-48) and so more loads in flight: H200, solver-like, the two builds
  * interleaved, on 12 shared matrices promoted (where the configuration was
@@ -30,7 +36,10 @@ constexpr WideBound wide_bounds[] = {
 template <typename T, int ORD, int BS, int G, typename V> constexpr int wide_min_blocks()
 {
     if constexpr (is_cplx<T>::value)
-        return sizeof(T) == 16 && BS == 2 ? 5 : 0;
+        return sizeof(T) == 16 && BS == 2                ? 5
+               : sizeof(T) == 8 && BS == 2               ? 4
+               : sizeof(T) == 8 && ORD == ROW && BS == 6 ? 2
+                                                         : 0;
     else if constexpr (std::is_same<T, V>::value) {
         for (const WideBound &b : wide_bounds)
             if (b.vbytes == (int)sizeof(T) && b.ord == ORD && b.bs == BS && b.g == G)
