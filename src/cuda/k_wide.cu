@@ -4,45 +4,46 @@
 
 namespace bsrmv_cuda {
 
-/* Thread blocks of 256 an SM that the registers must allow (0: ptxas
- * picks, with only the 256 threads to go by).  Complex double at bs 2
- * takes 54 registers that way (4 blocks); bounded to 48 (5 blocks) it
- * spills nothing and its 583 MB grid ran 0.1470 ms against 0.1580 (H200,
- * 86% of the read bandwidth against 80%).  Complex float: unbounded,
- * ptxas gives bs 2 44-53 registers and row-major bs 6 48 with spills;
- * bs 2 bounded to 4 blocks (64 registers) ran its 608 MB grid in 0.1496
- * ms against 0.1722 row-major (1 or 2 blocks: 0.1541-0.1544) and 0.1491
- * against 0.1556 column-major, row-major bs 6 bounded to 2 (124
- * registers) its 564 MB grid in 0.1349 against 0.1488 (4: 0.1357-0.1359,
- * 1: 0.1417-0.1419); H200, two rounds alternating the builds.  The real rows below take a
- * bound of 1, which lets ptxas give a lane more registers (72-93 against
- * 40-48) and so more loads in flight: H200, solver-like, the two builds
- * interleaved, on 12 shared matrices promoted (where the configuration was
- * within 10% of the plan's pick) and 27-point grids of 280-560 MB, these
- * gained 2-10% on the matrices (geometric mean, lowest 0.95-1.06) and
- * -5% to +12% on the grids, 3-12% at 128 threads (docs/GPU.md has the
- * table); the keys measured and left
- * out lost on a grid (row-major bs 4 with 32 lanes: 0.88x, float 0.66x)
- * or on luxembourg_osm (column-major bs 8 and 16: 0.78-0.81x), or were
- * level (float bs 2, double bs 16).  Real values with vectors of the same
- * type only. */
+/* Thread blocks of 256 an SM that the registers must allow, per value
+ * type, order (-1: both), bs and group (0: any); elsewhere 0, ptxas
+ * picks with only the 256 threads to go by.  Measured on an H200:
+ *  - complex double bs 2 takes 54 registers unbounded (4 blocks); bounded
+ *    to 48 (5 blocks) it spills nothing and its 583 MB grid ran 0.1470 ms
+ *    against 0.1580 (86% of the read bandwidth against 80%);
+ *  - complex float: unbounded, ptxas gives bs 2 44-53 registers and
+ *    row-major bs 6 48 with spills; bs 2 bounded to 4 blocks (64
+ *    registers) ran its 608 MB grid in 0.1496 ms against 0.1722
+ *    row-major (1 or 2 blocks: 0.1541-0.1544) and 0.1491 against 0.1556
+ *    column-major, row-major bs 6 bounded to 2 (124 registers) its 564 MB
+ *    grid in 0.1349 against 0.1488 (4: 0.1357-0.1359, 1: 0.1417-0.1419);
+ *    two rounds alternating the builds;
+ *  - the real rows take a bound of 1, which lets ptxas give a lane more
+ *    registers (72-93 against 40-48) and so more loads in flight:
+ *    solver-like, the two builds interleaved, on 12 shared matrices
+ *    promoted (where the configuration was within 10% of the plan's pick)
+ *    and 27-point grids of 280-560 MB, these gained 2-10% on the matrices
+ *    (geometric mean, lowest 0.95-1.06) and -5% to +12% on the grids,
+ *    3-12% at 128 threads (docs/GPU.md has the table); the keys measured
+ *    and left out lost on a grid (row-major bs 4 with 32 lanes: 0.88x,
+ *    float 0.66x) or on luxembourg_osm (column-major bs 8 and 16:
+ *    0.78-0.81x), or were level (float bs 2, double bs 16).
+ * Values and vectors of the same type only. */
 struct WideBound {
+    bool cplx;
     int vbytes, ord, bs, g, blocks;
 };
 constexpr WideBound wide_bounds[] = {
-    {8, COL, 2, 8, 1},  {8, ROW, 2, 8, 1},  {8, COL, 4, 16, 1}, {8, COL, 4, 32, 1},
-    {4, COL, 4, 16, 1}, {4, ROW, 4, 16, 1}, {4, COL, 8, 32, 1},
+    {true, 16, -1, 2, 0, 5},      {true, 8, -1, 2, 0, 4},       {true, 8, ROW, 6, 0, 2},
+    {false, 8, COL, 2, 8, 1},     {false, 8, ROW, 2, 8, 1},     {false, 8, COL, 4, 16, 1},
+    {false, 8, COL, 4, 32, 1},    {false, 4, COL, 4, 16, 1},    {false, 4, ROW, 4, 16, 1},
+    {false, 4, COL, 8, 32, 1},
 };
 template <typename T, int ORD, int BS, int G, typename V> constexpr int wide_min_blocks()
 {
-    if constexpr (is_cplx<T>::value)
-        return sizeof(T) == 16 && BS == 2                ? 5
-               : sizeof(T) == 8 && BS == 2               ? 4
-               : sizeof(T) == 8 && ORD == ROW && BS == 6 ? 2
-                                                         : 0;
-    else if constexpr (std::is_same<T, V>::value) {
+    if constexpr (std::is_same<T, V>::value) {
         for (const WideBound &b : wide_bounds)
-            if (b.vbytes == (int)sizeof(T) && b.ord == ORD && b.bs == BS && b.g == G)
+            if (b.cplx == is_cplx<T>::value && b.vbytes == (int)sizeof(T) && (b.ord < 0 || b.ord == ORD) &&
+                b.bs == BS && (b.g == 0 || b.g == G))
                 return b.blocks;
     }
     return 0;
