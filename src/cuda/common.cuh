@@ -503,14 +503,15 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
  * bandwidth on 27-point grids: complex double bs 2, 3, 4, 7, 8, complex
  * float bs 2, 3, 4, 6, 7, 8.  The wide kernel reads a row-major block's
  * rows with consecutive lanes (by-column reads them bs values apart):
- * built at complex double bs 4 and 8 and complex float bs 6, where it
- * beat by-block and by-column on an H200; at complex double bs 6 and 7
- * and complex float bs 4 and 8 it lost to them (docs/COMPLEX.md).  The vector
+ * built at complex double bs 4 and 8 and complex float bs 6 and 7, where
+ * it beat by-block, by-column and staged on an H200; at complex double
+ * bs 3, 6 and 7 and complex float bs 4, 5 and 8 it lost to them
+ * (docs/COMPLEX.md).  The vector
  * stream is built where its unit fits a warp (complex double bs 7 and 8
  * would need 49 and 64 lanes, complex float bs 7 49); at complex float
  * bs 5 and 6 it lost to by-block and by-column (H200). */
 #define BSRMV_WIDE_Z_LIST(X) X(2, 8) X(2, 16) X(4, 32) X(8, 32)
-#define BSRMV_WIDE_C_LIST(X) X(2, 8) X(2, 16) X(3, 8) X(6, 16)
+#define BSRMV_WIDE_C_LIST(X) X(2, 8) X(2, 16) X(3, 8) X(6, 16) X(7, 16) X(7, 32)
 #define BSRMV_VECSTREAM_C_LIST(X) X(3, 0) X(4, 0) X(8, 0)
 #define BSRMV_STAGED_Z_LIST(X) X(3, 0) X(7, 0) X(8, 0)
 #define BSRMV_STAGED_C_LIST(X) X(3, 0) X(7, 0)

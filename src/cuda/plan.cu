@@ -74,13 +74,15 @@ static int accept_short(const bsrmv_gpu_config *c, void *m)
  * against by-block's 0.1548); complex float bs 4 and 8 the vector
  * stream (row-major 0.1345 against by-block's 0.1485; 0.1227 against
  * by-column's 0.1379), bs 5 by-block (0.1386 against by-column's
- * 0.1673), bs 7 staged with 8 lanes a row (0.1468 against
- * by-column's 0.1713 row-major); complex double bs 8 by-column
- * (0.1352 against K2's 0.1501).  Row-major blocks of complex double bs 4
- * and 8 and complex float bs 6 the wide kernel, whose lanes read a
- * block's rows (0.1313 against by-block's 0.1394, 0.1383 against
- * by-column's 0.1737, 0.1485 against 0.1677), column-major complex
- * double bs 4 too (0.1314 against by-block's 0.1345). */
+ * 0.1673); complex double bs 8 by-column (0.1352 against K2's
+ * 0.1501).  Row-major blocks of complex double bs 4 and 8 the wide
+ * kernel, whose lanes read a block's rows (0.1313 against by-block's
+ * 0.1394, 0.1383 against by-column's 0.1737), column-major complex
+ * double bs 4 too (0.1314 against by-block's 0.1345); complex float bs 6
+ * and 7 in both orders: bs 6 0.1343 column-major against by-column's
+ * 0.1424 and 0.1349 row-major against 0.1677, bs 7 with 32 lanes
+ * column-major (0.1362 against staged's 0.1538 and 16 lanes' 0.1383),
+ * 16 row-major (0.1309 against staged's 0.1468). */
 struct CplxGridChoice {
     bsrmv_type type;
     int bs, h200, order; /* h200: memsm >= 30 (1) or below (0); -1: either */
@@ -95,11 +97,12 @@ static const CplxGridChoice cplx_grid[] = {
     {BSRMV_COMPLEX_FLOAT, 3, 1, -1, {BSRMV_GPU_STAGED, 4, 1, 128, 3}},
     {BSRMV_COMPLEX_FLOAT, 4, 1, -1, {BSRMV_GPU_VEC_STREAM, 32, 4, 128, 0}},
     {BSRMV_COMPLEX_FLOAT, 5, 1, -1, {BSRMV_GPU_BY_BLOCK, 32, 1, 128, 0}},
-    {BSRMV_COMPLEX_FLOAT, 7, 1, -1, {BSRMV_GPU_STAGED, 8, 1, 128, 3}},
+    {BSRMV_COMPLEX_FLOAT, 7, 1, BSRMV_COL_MAJOR, {BSRMV_GPU_WIDE, 32, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 7, 1, BSRMV_ROW_MAJOR, {BSRMV_GPU_WIDE, 16, 1, 128, 0}},
     {BSRMV_COMPLEX_FLOAT, 8, 1, -1, {BSRMV_GPU_VEC_STREAM, 32, 1, 128, 0}},
     {BSRMV_COMPLEX_DOUBLE, 4, 1, -1, {BSRMV_GPU_WIDE, 32, 1, 128, 0}},
     {BSRMV_COMPLEX_DOUBLE, 8, 1, BSRMV_ROW_MAJOR, {BSRMV_GPU_WIDE, 32, 1, 128, 0}},
-    {BSRMV_COMPLEX_FLOAT, 6, 1, BSRMV_ROW_MAJOR, {BSRMV_GPU_WIDE, 16, 1, 128, 0}},
+    {BSRMV_COMPLEX_FLOAT, 6, 1, -1, {BSRMV_GPU_WIDE, 16, 1, 128, 0}},
     {BSRMV_COMPLEX_FLOAT, 3, 0, -1, {BSRMV_GPU_STAGED, 2, 1, 128, 3}},
     {BSRMV_COMPLEX_DOUBLE, 3, 0, -1, {BSRMV_GPU_STAGED, 8, 1, 256, 3}},
     {BSRMV_COMPLEX_DOUBLE, 7, 0, -1, {BSRMV_GPU_STAGED, 8, 1, 128, 3}},
