@@ -491,6 +491,16 @@ KERNELS(any, bs, 1, , 1)
     {                                                                                   \
         _Alignas(64) V acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
         PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
+    }                                                                                   \
+    KERNEL void FN(s1_col_##B)(ARGS_S)                                                  \
+    {                                                                                   \
+        _Alignas(64) V acc[B], ax[B];                                                   \
+        PASS_S(B, 1, BSRMV_COL_MAJOR, acc, ax);                                         \
+    }                                                                                   \
+    KERNEL void FN(s1_row_##B)(ARGS_S)                                                  \
+    {                                                                                   \
+        _Alignas(64) V acc[B], ax[B];                                                   \
+        PASS_S(B, 1, BSRMV_ROW_MAJOR, acc, ax);                                         \
     }
 BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
 #undef SPECIALISE_SYM
@@ -504,10 +514,17 @@ KERNEL void FN(s_row_any)(ARGS_S)
     V acc[bs], ax[bs];
     PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
 }
-#define SYM_ENTRY(B) {B, {FN(s_col_##B), FN(s_row_##B)}},
+/* s1: one accumulator set, for rows of a few stored blocks (spmv.c
+ * chooses), where UNROLL_FOR(B) > 1; as with n1, the others are not built. */
+#define SYM_ENTRY(B)                                                                    \
+    {B,                                                                                 \
+     {FN(s_col_##B), FN(s_row_##B)},                                                    \
+     {UNROLL_FOR(B) > 1 ? FN(s1_col_##B) : FN(s_col_##B),                               \
+      UNROLL_FOR(B) > 1 ? FN(s1_row_##B) : FN(s_row_##B)}},
 static const sym_set FN(sym_specialised)[] = {BSRMV_CPU_SYM_BLOCK_SIZES(SYM_ENTRY)};
 #undef SYM_ENTRY
-static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)}};
+static const sym_set FN(sym_generic) = {0, {FN(s_col_any), FN(s_row_any)},
+                                        {FN(s_col_any), FN(s_row_any)}};
 #endif
 
 /* The short-row kernel K: n1_K where S (U > 1), else n_K, the same loop;

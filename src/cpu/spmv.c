@@ -176,9 +176,10 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
     const int bs = A->bs;
     const size_t vs = bsrmv_type_size(A->vtype);
     const int nt = threads_for(2 * A->nnzb * bs * bs + A->mb);
+    const kernel_s ksym = (A->nnzb < SYM_SHORT_ROW_BLOCKS * A->mb ? ks->s1 : ks->s)[A->order];
     if (nt == 1) {
         ops->scale(0, A->mb * bs, beta, y);
-        ks->s[A->order](bs, 0, A->mb, A, x, alpha, y, NULL, cj);
+        ksym(bs, 0, A->mb, A, x, alpha, y, NULL, cj);
         return BSRMV_SUCCESS;
     }
     /* Per part: first row, buffer start (in block rows), buffer length. */
@@ -216,7 +217,7 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
             if (mine)
                 memset(mine, 0, (size_t)(len[p] * bs) * vs);
             ops->scale(r0 * bs, r1 * bs, beta, y);
-            ks->s[A->order](bs, r0, r1, A, x, alpha, y, mine, cj);
+            ksym(bs, r0, r1, A, x, alpha, y, mine, cj);
         }
 #pragma omp barrier
         for (int p = tid; p < nt; p += np)

@@ -63,9 +63,16 @@ typedef struct kernel_set {
     kernel_t t[2][2];
     kernel_t c[2][2]; /* conjugate transpose (t for real values) */
 } kernel_set;
+/* Below this mean of stored blocks per block row, the symmetric product
+ * runs sym_set's s1 (one accumulator set).  One thread, promoted to bs 2
+ * and 3: bcsstk25, crystm01 and msc04515 (9-11 stored blocks a row)
+ * 1.05-1.20x faster with one set, s1rmq4m1 and bcsstk16 (25-30) 1.07-1.10x
+ * slower; level at bs 4 and 6. */
+#define SYM_SHORT_ROW_BLOCKS 16
 typedef struct sym_set {
     int bs;
-    kernel_s s[2]; /* by bsrmv_order */
+    kernel_s s[2];  /* by bsrmv_order */
+    kernel_s s1[2]; /* the same for rows of a few blocks (SYM_SHORT_ROW_BLOCKS) */
 } sym_set;
 /* The first index of kernel_set's n and t: 0 for a 64-bit row_ptr, 1 for
  * a 32-bit one. */
