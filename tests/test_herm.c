@@ -223,6 +223,9 @@ static void test_products(void)
                     if (b % 3 == 1) {
                         sh.long_row = 2;
                         sh.long_len = sh.mb - 2;
+                    } else if (b % 3 == 2) { /* rows past SYM_SHORT_ROW_BLOCKS */
+                        sh.mb = sh.nb = 60;
+                        sh.mean_len = 40;
                     }
                     bsrmv_matrix *S = tu_random_sym(&sh, types[t], (bsrmv_order)o, kind,
                                                  (uint64_t)(100 * b + 10 * o + kind), false);

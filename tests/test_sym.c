@@ -250,6 +250,7 @@ static void test_products(void)
             {nb, bs, 4, 0.1, -1},
             {nb, bs, 2, 0.3, nb / 3},   /* a row reaching every later one */
             {nb, bs, 6, 0, 0},          /* the first row couples to all   */
+            {nb, bs, 20, 0, -1},        /* rows past SYM_SHORT_ROW_BLOCKS  */
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++, n++)
             run_case(&cases[k], 1000 + 31 * (uint64_t)n);
