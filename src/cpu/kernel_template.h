@@ -481,39 +481,26 @@ KERNELS(any, bs, 1, , 1)
 #endif
 
 #ifdef SYM
-#define SPECIALISE_SYM(B)                                                               \
-    KERNEL void FN(s_col_##B)(ARGS_S)                                                   \
+/* The symmetric product's pair of orders, P_col_NAME and P_row_NAME, with
+ * U accumulator sets. */
+#define SYM_KERNELS(P, NAME, B, U, AL)                                                  \
+    KERNEL void FN(P##_col_##NAME)(ARGS_S)                                              \
     {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
-        PASS_S(B, UNROLL_FOR(B), BSRMV_COL_MAJOR, acc, ax);                             \
+        AL V acc[(U) * (B)], ax[B];                                                     \
+        PASS_S(B, U, BSRMV_COL_MAJOR, acc, ax);                                         \
     }                                                                                   \
-    KERNEL void FN(s_row_##B)(ARGS_S)                                                   \
+    KERNEL void FN(P##_row_##NAME)(ARGS_S)                                              \
     {                                                                                   \
-        _Alignas(64) V acc[UNROLL_FOR(B) * (B)], ax[B];                                 \
-        PASS_S(B, UNROLL_FOR(B), BSRMV_ROW_MAJOR, acc, ax);                             \
-    }                                                                                   \
-    KERNEL void FN(s1_col_##B)(ARGS_S)                                                  \
-    {                                                                                   \
-        _Alignas(64) V acc[B], ax[B];                                                   \
-        PASS_S(B, 1, BSRMV_COL_MAJOR, acc, ax);                                         \
-    }                                                                                   \
-    KERNEL void FN(s1_row_##B)(ARGS_S)                                                  \
-    {                                                                                   \
-        _Alignas(64) V acc[B], ax[B];                                                   \
-        PASS_S(B, 1, BSRMV_ROW_MAJOR, acc, ax);                                         \
+        AL V acc[(U) * (B)], ax[B];                                                     \
+        PASS_S(B, U, BSRMV_ROW_MAJOR, acc, ax);                                         \
     }
+#define SPECIALISE_SYM(B)                                                               \
+    SYM_KERNELS(s, B, B, UNROLL_FOR(B), _Alignas(64))                                   \
+    SYM_KERNELS(s1, B, B, 1, _Alignas(64))
 BSRMV_CPU_SYM_BLOCK_SIZES(SPECIALISE_SYM)
 #undef SPECIALISE_SYM
-KERNEL void FN(s_col_any)(ARGS_S)
-{
-    V acc[bs], ax[bs];
-    PASS_S(bs, 1, BSRMV_COL_MAJOR, acc, ax);
-}
-KERNEL void FN(s_row_any)(ARGS_S)
-{
-    V acc[bs], ax[bs];
-    PASS_S(bs, 1, BSRMV_ROW_MAJOR, acc, ax);
-}
+SYM_KERNELS(s, any, bs, 1, )
+#undef SYM_KERNELS
 /* s1: one accumulator set, for rows of a few stored blocks (spmv.c
  * chooses), where UNROLL_FOR(B) > 1; as with n1, the others are not built. */
 #define SYM_ENTRY(B)                                                                    \
