@@ -270,7 +270,8 @@ class GpuBSRMatrix:
         matrix, as a solver's loop calls it, and keeps the fastest for the
         products that follow.  ``candidates`` > 0 times only that many
         others, those the plan ranks next (4: a few milliseconds, within 5%
-        of the fastest in nine cases of ten on held-out matrices); 0 times
+        of the fastest in 85-89% of the cases on held-out matrices, 8:
+        in 92-95%); 0 times
         them all (tens of milliseconds, a few thousand products;
         docs/GPU.md).  Returns the GPU time it took, in ms."""
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 0:
