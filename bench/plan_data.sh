@@ -7,14 +7,16 @@
 #   MATRICES=DIR (default ../shared/matrices)  ORDERS="col row"
 #   PROMOTE_BS=2,3,4,6,8,12,16  REPS=20  BUDGET_S=480 (stops starting
 #   matrices after that many seconds)  BUILD=build  TRAFFIC=cg (or cg,0:
-#   both modes)  GENERATED="N,MEAN,MAX ..." (power-law matrices, bench
-#   --powerlaw, at the block sizes GEN_BS, after the files: the data of the
-#   table's short-row rows)  HOWS="promote split" (or one of them)
+#   both modes)  KERNELS=all (or bench --gpu-kernels prefixes: a new
+#   kernel measured alone, its records added to the data)
+#   GENERATED="N,MEAN,MAX ..." (power-law matrices, bench --powerlaw, at the
+#   block sizes GEN_BS, after the files: the data of the table's short-row
+#   rows)  HOWS="promote split" (or one of them)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:=bench/results/plan}" "${MATRICES:=../shared/matrices}" "${ORDERS:=col row}"
 : "${PROMOTE_BS:=2,3,4,6,8,12,16}" "${REPS:=20}" "${BUDGET_S:=480}" "${BUILD:=build}" "${TRAFFIC:=cg}"
-: "${GENERATED:=}" "${GEN_BS:=2,3}" "${HOWS:=promote split}"
+: "${GENERATED:=}" "${GEN_BS:=2,3}" "${HOWS:=promote split}" "${KERNELS:=all}"
 mkdir -p "$OUT"
 BSRMV=$BUILD/bsrmv
 start=$SECONDS
@@ -32,7 +34,7 @@ for order in $ORDERS; do
             bs=$PROMOTE_BS
             [ $how = split ] && bs=$(natural "$f")
             "$BSRMV" bench --mtx "$f" --$how --bs "$bs" --type double,float --order "$order" --gpu --no-cpu \
-                --gpu-kernels all --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
+                --gpu-kernels "$KERNELS" --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
                 >>"$OUT/plan_data.jsonl" 2>>"$OUT/plan_data.log" ||
                 echo "plan_data: $f $how $order failed (rc $?)" >&2
         done
@@ -46,7 +48,7 @@ for order in $ORDERS; do
             break 2
         fi
         "$BSRMV" bench --powerlaw "$g" --bs "$GEN_BS" --type double,float --order "$order" --gpu --no-cpu \
-            --gpu-kernels all --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
+            --gpu-kernels "$KERNELS" --gpu-traffic "$TRAFFIC" --gpu-reps "$REPS" --json \
             >>"$OUT/plan_data.jsonl" 2>>"$OUT/plan_data.log" ||
             echo "plan_data: --powerlaw $g $order failed (rc $?)" >&2
         echo "plan_data: $order --powerlaw $g done at $((SECONDS - start)) s" >&2

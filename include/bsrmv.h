@@ -691,15 +691,19 @@ typedef enum bsrmv_gpu_kernel {
      * shared memory (window bytes rows*threads/32*bs*sizeof value <= 48 KiB,
      * threads <= 256).  Results vary in the last bits between calls. */
     BSRMV_GPU_SYM_ATOMIC = 14,    /* mirrored blocks: global atomics        */
-    BSRMV_GPU_SYM_WINDOW = 15     /* mirrored blocks inside the window:
+    BSRMV_GPU_SYM_WINDOW = 15,    /* mirrored blocks inside the window:
                                    * shared atomics, the rest global; the
                                    * plan's choice */
+    BSRMV_GPU_LANE_BLOCK = 16     /* a lane per block, group lanes per block
+                                   * row (4, 8, 16; at least bs rounded up to
+                                   * a power of two), rows 1, param 0, bs 2-8,
+                                   * float and double */
 } bsrmv_gpu_kernel;
 
 /* A kernel and its tuning parameters; 0 means "the family's default".
  *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN, WIDE: 8, 16, 32; at
  *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
- *           one), lanes per work unit (balanced kernels; MERGE_PATH: 32
+ *           one; LANE_BLOCK: 4, 8, 16), lanes per work unit (balanced kernels; MERGE_PATH: 32
  *           streams the unit, 1 = each lane walks its own stretch of it,
  *           bs <= 8), or thread groups per block (K2: NTG), or
  *           threads per row of a slice (K3: NTG; row-major 1..32, a power

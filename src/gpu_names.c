@@ -8,7 +8,8 @@
 static const char *const names[] = {"auto",       "by_block",   "by_column", "row_per_thread",
                                     "k1_small",   "k2_medium",  "k3_large",  "transpose",
                                     "segmented",  "merge_path", "fragment",  "wide",
-                                    "vec_stream", "staged",    "sym_atomic", "sym_window"};
+                                    "vec_stream", "staged",    "sym_atomic", "sym_window",
+                                    "lane_block"};
 
 const char *bsrmv_gpu_kernel_name(bsrmv_gpu_kernel k)
 {

@@ -334,8 +334,8 @@ int main(void)
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
      * and float, ahead of the learned rows; in row-major blocks the vote of
-     * the nearest points, the vector stream (on crystm01 itself, H200,
-     * staged 3% behind it) */
+     * the nearest points, the lane-block kernel with 16 lanes a row (on
+     * crystm01 itself, H200, the vector stream 3% and staged 7% behind it) */
     features_of(&f, 4875, 22, 27, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 1 && f.v[PF_MAXMEAN] < 2, "stiffness features");
     picks(d, &f, "by_column/g32/r1/t128/p0");
@@ -343,7 +343,7 @@ int main(void)
     picks(d, &f, "by_column/g32/r1/t128/p0");
     f.type = BSRMV_DOUBLE;
     f.order = BSRMV_ROW_MAJOR;
-    picks(d, &f, "vec_stream/g32/r1/t128/p0");
+    picks(d, &f, "lane_block/g16/r1/t128/p0");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);

@@ -76,6 +76,10 @@ int build_candidates(const bsrmv_gpu_matrix *m, bsrmv_gpu_config *out, int max)
      * rows per warp (the launcher refuses more rows than a warp has units) */
     for (int r : {1, 2, 3, 4, 8, 16, 32})
         add(BSRMV_GPU_VEC_STREAM, 32, r, 128, 0);
+    /* lane-block: a lane per block, 4 to 16 lanes per block row */
+    for (int g : {4, 8, 16})
+        for (int t : {128, 256})
+            add(BSRMV_GPU_LANE_BLOCK, g, 1, t, 0);
     /* staged: lanes per scalar row x threads, 3 stage buffers; one
      * geometry with a fourth buffer for the copies and one with it for the
      * gather (rows 2), level or slower on the 27-point grids (the

@@ -550,6 +550,11 @@ __device__ __forceinline__ V column_sum(const Args<T, V> &a, int bs, int r, int 
 /* The same, units copied into shared memory ahead (sm_90, rows > 1):
  * X(BS, 0), the sizes whose blocks are read a line per lane. */
 #define BSRMV_MERGESTAGED_LIST(X) X(2, 0) X(4, 0)
+/* Lane-block (a lane per block, k_laneblock.cu): X(BS, G), G >= the
+ * power of two at or above bs (a lane per partial sum in the reduction). */
+#define BSRMV_LANEBLOCK_LIST(X)                                                \
+    X(2, 4) X(2, 8) X(2, 16) X(3, 4) X(3, 8) X(3, 16) X(4, 4) X(4, 8) X(4, 16) \
+    X(5, 8) X(5, 16) X(6, 8) X(6, 16) X(7, 8) X(7, 16) X(8, 8) X(8, 16)
 /* The benchmark's gather bound (k_misc.cu): X(BS, 0), the sizes of the
  * irregular benchmark and a runtime-bs kernel. */
 #define BSRMV_GATHER_LIST(X) X(1, 0) X(2, 0) X(3, 0) X(4, 0) X(8, 0) X(16, 0) X(0, 0)
@@ -579,6 +584,7 @@ template <typename T, typename V>
 int launch_staged(const Args<T, V> &a, int order, const Launch &l, cudaStream_t s,
                   cudaError_t *err);
 BSRMV_DECL_LAUNCHER(launch_rowthread)
+BSRMV_DECL_LAUNCHER(launch_laneblock)
 BSRMV_DECL_LAUNCHER(launch_k2)
 BSRMV_DECL_LAUNCHER(launch_k3)
 BSRMV_DECL_LAUNCHER(launch_k3units)

@@ -43,6 +43,8 @@ int launch_cfg(const bsrmv_gpu_matrix *m, const bsrmv_gpu_config &c, const Args<
         return launch_bycolumn<T>(a, order, l, s, err);
     case BSRMV_GPU_ROW_PER_THREAD:
         return launch_rowthread<T>(a, order, l, s, err);
+    case BSRMV_GPU_LANE_BLOCK:
+        return launch_laneblock<T>(a, order, l, s, err);
     case BSRMV_GPU_WIDE:
         return launch_wide<T>(a, order, l, s, err);
     case BSRMV_GPU_VEC_STREAM:

@@ -219,6 +219,11 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
             nvs += cfgs[c].kernel == BSRMV_GPU_VEC_STREAM;
         const int wvs = (bs >= 2 && bs <= 6) || bs == 8;
         TU_CHECK(wvs ? nvs >= 1 : nvs == 0, "bs=%d: %d vec_stream candidates", bs, nvs);
+        int nlb = 0; /* lane-block: bs 2-8, 4 to 16 lanes a block row */
+        for (int c = 0; c < nc; ++c)
+            nlb += cfgs[c].kernel == BSRMV_GPU_LANE_BLOCK;
+        const int wlb = bs >= 2 && bs <= 8;
+        TU_CHECK(wlb ? nlb >= 4 : nlb == 0, "bs=%d: %d lane_block candidates", bs, nlb);
     }
     for (int c = 0; c <= nc; ++c) {
         bsrmv_gpu_config auto_cfg = {BSRMV_GPU_AUTO, 0, 0, 0, 0};
@@ -252,11 +257,12 @@ static void test_matrix(int bs, bsrmv_type type, bsrmv_order order, uint64_t see
         bsrmv_gpu_free(dx1);
     }
     /* val one value past a 16-byte boundary (wrapped arrays): the vector
-     * stream and by-column at column-major bs 6 must take their one-value-
-     * per-load variants, staged by-column */
+     * stream, the lane-block kernel and by-column at column-major bs 6 must
+     * take their one-value-per-load variants, staged by-column */
     for (int c = 0; c < nc; ++c) {
         const int pieces = cfgs[c].kernel == BSRMV_GPU_BY_COLUMN && bycol_pieces;
-        if (cfgs[c].kernel != BSRMV_GPU_VEC_STREAM && cfgs[c].kernel != BSRMV_GPU_STAGED && !pieces)
+        if (cfgs[c].kernel != BSRMV_GPU_VEC_STREAM && cfgs[c].kernel != BSRMV_GPU_STAGED &&
+            cfgs[c].kernel != BSRMV_GPU_LANE_BLOCK && !pieces)
             continue;
         wrapped w = wrap_arrays(A, 1, 0);
         TU_OK(bsrmv_gpu_matrix_set_config(w.W, &cfgs[c]));

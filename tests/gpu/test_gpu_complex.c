@@ -461,11 +461,11 @@ static void test_families(void)
             bsrmv_gpu_matrix *dA;
             TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
             bsrmv_gpu_config cfgs[MAXCFG];
-            int nc = 0, n[BSRMV_GPU_SYM_WINDOW + 1] = {0};
+            int nc = 0, n[BSRMV_GPU_LANE_BLOCK + 1] = {0};
             TU_OK(bsrmv_gpu_candidates(dA, cfgs, MAXCFG, &nc));
             TU_CHECK(nc > 0 && nc <= MAXCFG, "%d candidates", nc);
             for (int c = 0; c < nc; c++) {
-                TU_CHECK(cfgs[c].kernel >= 0 && cfgs[c].kernel <= BSRMV_GPU_SYM_WINDOW, "kernel %d",
+                TU_CHECK(cfgs[c].kernel >= 0 && cfgs[c].kernel <= BSRMV_GPU_LANE_BLOCK, "kernel %d",
                          (int)cfgs[c].kernel);
                 n[cfgs[c].kernel]++;
             }

@@ -269,11 +269,10 @@ class GpuBSRMatrix:
         plan's choice and the other kernel configurations that apply on this
         matrix, as a solver's loop calls it, and keeps the fastest for the
         products that follow.  ``candidates`` > 0 times only that many
-        others, those the plan ranks next (4: about 2 ms on an H200,
-        within 5% of the fastest in 85-89% of the cases on held-out
-        matrices; 8: about 4 ms, 92-95%); 0 times them all (tens of
-        milliseconds, a few thousand products; docs/GPU.md).  Returns the
-        GPU time it took, in ms."""
+        others, those the plan ranks next (8: about 4 ms on an H200,
+        within 5% of the fastest in 92-94% of the cases on held-out
+        matrices); 0 times them all (tens of milliseconds, a few thousand
+        products; docs/GPU.md).  Returns the GPU time it took, in ms."""
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 0:
             raise ArgumentError(f"candidates must be an int >= 0, got {candidates!r}")
         return self._m.tune(candidates, _stream_ptr(stream, None))
