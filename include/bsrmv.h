@@ -589,7 +589,9 @@ typedef struct bsrmv_solve_report {
  * down or stagnates, or the monitor stops it (x holds the last iterate,
  * report is filled, the message says which); BSRMV_ERR_DIMENSION for a
  * non-square A, n != mb*bs or a P built for another shape or type;
- * BSRMV_ERR_UNSUPPORTED for a complex A (as bsrmv_precond_block_jacobi).
+ * BSRMV_ERR_ARGUMENT for NaN or Inf in b, or in the starting residual
+ * b - A x (x, without x0_zero, or A).  Complex A, b and x (the type of A):
+ * dots are x^H y, CG for Hermitian positive definite A (docs/SOLVERS.md).
  * Deterministic for a given thread count. */
 bsrmv_status bsrmv_solve(bsrmv_solver method, const bsrmv_matrix *A, const bsrmv_precond *P,
                          const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,

@@ -175,10 +175,12 @@ static bsrmv_status solve(int singular, int max_iter)
         s = bsrmv_precond_block_jacobi(&P, A);
         bsrmv_precond_destroy(P);
     } else {
-        double b[32], x[32];
+        double b[32], x[32] = {0};
         for (int i = 0; i < 32; i++)
             b[i] = 1 + i % 3;
-        bsrmv_solve_options opt = {.max_iter = max_iter, .x0_zero = 1};
+        /* max_iter < 0: a start x with a NaN (read: no x0_zero) */
+        x[5] = NAN;
+        bsrmv_solve_options opt = {.max_iter = max_iter < 0 ? 10 : max_iter, .x0_zero = max_iter >= 0};
         bsrmv_solve_report rep;
         s = bsrmv_solve(BSRMV_SOLVER_CG, A, NULL, b, x, max_iter ? 32 : 30, &opt, &rep);
     }
@@ -474,6 +476,8 @@ static bsrmv_status run(const char *id)
         return solve(0, 0);
     if (IS("solve-not-converged"))
         return solve(0, 2);
+    if (IS("solve-nonfinite-start"))
+        return solve(0, -1);
     /* ---- memory (fault-injection builds) */
 #ifdef BSRMV_FAULT_INJECTION
     if (IS("nomem-convert")) {
@@ -593,6 +597,7 @@ static const char *const case_ids[] = {
     "precond-overlap",
     "solve-dimension",
     "solve-not-converged",
+    "solve-nonfinite-start",
     "nomem-convert",
     "nomem-read",
     "gpu-no-device",

@@ -291,6 +291,54 @@ static void test_arguments(void)
     bsrmv_matrix_destroy(R);
 }
 
+/* A system the first step solves exactly (r = 0, so r.z = 0 in CG) is a
+ * solution, not a breakdown; a NaN in x0 or A is named as the cause, not
+ * taken for a residual that never fell. */
+static void test_exact_and_nonfinite(void)
+{
+    const int64_t rp[5] = {0, 1, 2, 3, 4};
+    const int32_t ci[4] = {0, 1, 2, 3};
+    const double two[4] = {2, 2, 2, 2};
+    bsrmv_matrix *A;
+    TU_OK(bsrmv_matrix_create(&A, 4, 4, 1, 4, rp, ci, two, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    bsrmv_precond *P;
+    TU_OK(bsrmv_precond_block_jacobi(&P, A));
+    const double b[4] = {1, -3, 0.5, 7};
+    double x[4], X[12], B[12];
+    for (int i = 0; i < 12; i++)
+        B[i] = b[i % 4] * (1 + i / 4);
+    for (int m = 0; m < 3; m++)
+        for (int pre = 0; pre < 2; pre++) {
+            bsrmv_solve_options o = {.rtol = 1e-10, .max_iter = 50, .x0_zero = 1};
+            bsrmv_solve_report rep;
+            TU_OK(bsrmv_solve((bsrmv_solver)m, A, pre ? P : NULL, b, x, 4, &o, &rep));
+            TU_CHECK(rep.converged, "%s: not converged", method_name[m]);
+            for (int i = 0; i < 4; i++)
+                TU_CHECK(fabs(x[i] - b[i] / 2) <= 1e-14, "%s: x[%d] = %g", method_name[m], i, x[i]);
+            bsrmv_solve_report reps[3];
+            TU_OK(bsrmv_solve_multi((bsrmv_solver)m, A, pre ? P : NULL, 4, 3, B, 4, X, 4, &o, reps));
+            for (int i = 0; i < 12; i++)
+                TU_CHECK(fabs(X[i] - B[i] / 2) <= 1e-13, "%s multi: X[%d] = %g", method_name[m], i, X[i]);
+            /* a NaN start (x0 read) and a NaN in A */
+            o.x0_zero = 0;
+            double xn[4] = {0, NAN, 0, 0};
+            TU_FAILS(bsrmv_solve((bsrmv_solver)m, A, NULL, b, xn, 4, &o, &rep), BSRMV_ERR_ARGUMENT);
+            TU_CHECK(strstr(bsrmv_last_error(), "starting residual") != NULL, "%s: %s", method_name[m],
+                     bsrmv_last_error());
+        }
+    const double bad[4] = {2, NAN, 2, 2};
+    bsrmv_matrix *N;
+    TU_OK(bsrmv_matrix_create(&N, 4, 4, 1, 4, rp, ci, bad, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    for (int m = 0; m < 3; m++) {
+        double x0[4] = {1, 1, 1, 1};
+        bsrmv_solve_options o = {.rtol = 1e-10, .max_iter = 50};
+        TU_FAILS(bsrmv_solve((bsrmv_solver)m, N, NULL, b, x0, 4, &o, NULL), BSRMV_ERR_ARGUMENT);
+    }
+    bsrmv_matrix_destroy(N);
+    bsrmv_precond_destroy(P);
+    bsrmv_matrix_destroy(A);
+}
+
 /* The generators: reproducible, the two orders hold one matrix, the
  * reservoir matrix is nonsymmetric and strictly column diagonally dominant,
  * the Laplacian symmetric. */
@@ -353,6 +401,7 @@ int main(void)
     test_generators();
     test_precond();
     test_arguments();
+    test_exact_and_nonfinite();
     test_options();
     test_methods();
     printf("test_solve: ok\n");

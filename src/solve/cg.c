@@ -61,6 +61,9 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x)
             rel = sqrt(out[1]) / r->bnorm;
             if (bsrmv_sv_monitor(r, rel, &st))
                 goto done;
+            /* converged first: an exact solution leaves r = 0 and so r.z = 0 */
+            if (isfinite(rel) && rel <= r->rtol)
+                break;
             if (!isfinite(rel) || !(out[0] > 0)) {
                 st = bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
                                 "CG broke down at iteration %d: r.z = %g, ||r||/||b|| = %g; "
@@ -68,8 +71,6 @@ bsrmv_status bsrmv_sv_cg(sv_run *r, const void *b, void *x)
                                 r->iterations, out[0], rel);
                 goto done;
             }
-            if (rel <= r->rtol)
-                break;
             const double beta = out[0] / rz;
             rz = out[0];
             if ((st = sv_xpby(r, z, sv_sc(beta, 0), p)))

@@ -47,6 +47,15 @@ bsrmv_status bsrmv_sv_true_residual(sv_run *r, const void *b, const void *x, voi
     if ((st = sv_spmv(r, x, res)) || (st = sv_residual(r, b, res, &rr)))
         return st;
     *rel = sqrt(rr) / r->bnorm;
+    /* b is finite (checked first): a NaN or Inf here comes from x or A, and
+     * a method would otherwise take it for a residual that never fell */
+    if (!isfinite(*rel))
+        return r->iterations == 0
+                   ? bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                                "the starting residual b - A x is %g: x or A holds NaN or Inf", *rel)
+                   : bsrmv_fail(BSRMV_ERR_NOT_CONVERGED,
+                                "the true residual b - A x is %g at iteration %d: the iterates "
+                                "overflowed", *rel, r->iterations);
     return BSRMV_SUCCESS;
 }
 
