@@ -260,15 +260,15 @@ static bsrmv_status check_values(const bsrmv_coo *coo, bsrmv_type type, bool *al
     return BSRMV_SUCCESS;
 }
 
-/* Finite entries whose sum (duplicates, promotion factors) overflowed. */
-static bsrmv_status check_sums(const bsrmv_matrix *A, bool all_finite)
+/* Finite entries whose sum (duplicates) overflowed the type.  reached
+ * (NULL: none) marks the values that a NaN or infinity of the COO went
+ * into, `per` consecutive values a mark: those pass through. */
+static bsrmv_status check_sums(const bsrmv_matrix *A, const unsigned char *reached, int64_t per)
 {
-    if (!all_finite)
-        return BSRMV_SUCCESS;
     const int parts = bsrmv_type_parts(A->type);
     const int64_t n = A->nnzb * A->bs * A->bs;
     for (int64_t k = 0; k < n * parts; k++)
-        if (!isfinite(bsrmv_part_get(A->val, A->type, k)))
+        if (!isfinite(bsrmv_part_get(A->val, A->type, k)) && !(reached && reached[k / parts / per]))
             return bsrmv_fail(BSRMV_ERR_OVERFLOW,
                               "value %lld of block %lld overflows %s when the entries are "
                               "summed into blocks",
@@ -278,8 +278,25 @@ static bsrmv_status check_sums(const bsrmv_matrix *A, bool all_finite)
     return BSRMV_SUCCESS;
 }
 
+/* Whether COO entry k holds a NaN or an infinity. */
+static inline bool coo_nonfinite(const bsrmv_coo *coo, int64_t k)
+{
+    return !isfinite(coo->val[k]) || !isfinite(coo_imag(coo, k));
+}
+
+/* n zeroed marks, or NULL with *s set. */
+static unsigned char *alloc_marks(int64_t n, bsrmv_status *s)
+{
+    unsigned char *m = bsrmv_calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!m)
+        *s = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory checking %lld values", (long long)n);
+    return m;
+}
+
+/* all_finite false: the COO holds NaN or infinities, whose blocks the sum
+ * check passes over (the values they reached, not the whole matrix). */
 static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_type type,
-                          bsrmv_order order)
+                          bsrmv_order order, bool all_finite)
 {
     pattern p;
     bsrmv_status s = pattern_build(coo, bs, &p);
@@ -287,19 +304,27 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
         return s;
     void *val;
     s = adopt_pattern(A, &p, bs, type, order, &val);
-    if (!s) {
-        const int64_t bs2 = (int64_t)bs * bs;
+    const int64_t bs2 = (int64_t)bs * bs;
+    if (!s)
         for (int64_t k = 0; k < coo->nnz; k++)
             add_value(val, type,
                       p.block_of[k] * bs2 + in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs),
                       coo->val[k], coo_imag(coo, k));
-    }
+    unsigned char *reached = NULL;
+    if (!s && !all_finite && (reached = alloc_marks(p.nnzb * bs2, &s)))
+        for (int64_t k = 0; k < coo->nnz; k++)
+            if (coo_nonfinite(coo, k))
+                reached[p.block_of[k] * bs2 +
+                        in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs)] = 1;
+    if (!s)
+        s = check_sums(*A, reached, 1);
+    bsrmv_free(reached);
     pattern_free(&p);
     return s;
 }
 
 static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_type type,
-                            bsrmv_order order)
+                            bsrmv_order order, bool all_finite)
 {
     int64_t t;
     if (!bsrmv_mul64(coo->m, bs, &t) || !bsrmv_mul64(coo->n, bs, &t))
@@ -327,6 +352,14 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrm
             for (int64_t e = 0; e < bs2; e++)
                 add_value(val, type, k * bs2 + e, scalar[2 * k], scalar[2 * k + 1]);
     }
+    unsigned char *reached = NULL; /* a mark per block: its scalar entry */
+    if (!s && !all_finite && (reached = alloc_marks(p.nnzb, &s)))
+        for (int64_t k = 0; k < coo->nnz; k++)
+            if (coo_nonfinite(coo, k))
+                reached[p.block_of[k]] = 1;
+    if (!s)
+        s = check_sums(*A, reached, (int64_t)bs * bs);
+    bsrmv_free(reached);
     bsrmv_free(scalar);
     pattern_free(&p);
     return s;
@@ -357,9 +390,9 @@ static bsrmv_status build(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
         s = check_values(coo, type, &all_finite);
     if (s)
         return s;
-    s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order)
-                           : promote(A, coo, bs, type, order);
-    if (!s && (s = check_sums(*A, all_finite))) {
+    s = how == BSRMV_SPLIT ? split(A, coo, bs, type, order, all_finite)
+                           : promote(A, coo, bs, type, order, all_finite);
+    if (s && *A) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
     }

@@ -257,10 +257,31 @@ static void test_value_range(void)
         TU_CHECK(((const float *)pv)[e] == FLT_MAX, "a refused perturbation changed a value");
     bsrmv_matrix_destroy(A);
     A = NULL;
-    /* NaN and infinities given on purpose pass through. */
+    /* NaN and infinities given on purpose pass through... */
     coo->val[0] = NAN;
     coo->val[2] = INFINITY;
     TU_OK(bsrmv_matrix_from_coo(&A, coo, 1, BSRMV_SPLIT, BSRMV_FLOAT, BSRMV_COL_MAJOR));
+    bsrmv_matrix_destroy(A);
+    A = NULL;
+    /* ... but not an overflowing sum elsewhere in the matrix: the NaN of
+     * one entry does not excuse the others (split, in both orders and bs
+     * 1 and 2, and promoted) */
+    coo->val[0] = coo->val[1] = 3e38;
+    coo->val[2] = NAN;
+    for (int bs = 1; bs <= 2; bs++)
+        for (int o = 0; o < 2; o++) {
+            TU_FAILS(bsrmv_matrix_from_coo(&A, coo, bs, BSRMV_SPLIT, BSRMV_FLOAT, (bsrmv_order)o),
+                     BSRMV_ERR_OVERFLOW);
+            TU_CHECK(A == NULL && strstr(bsrmv_last_error(), "block 0"), "%s", bsrmv_last_error());
+        }
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 3, BSRMV_PROMOTE, BSRMV_FLOAT, BSRMV_COL_MAJOR),
+             BSRMV_ERR_OVERFLOW);
+    coo->val[0] = coo->val[1] = DBL_MAX;
+    TU_FAILS(bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_PROMOTE, BSRMV_DOUBLE, BSRMV_ROW_MAJOR),
+             BSRMV_ERR_OVERFLOW);
+    /* an overflowing sum with an infinity in the same value passes (inf) */
+    coo->val[1] = INFINITY;
+    TU_OK(bsrmv_matrix_from_coo(&A, coo, 2, BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     bsrmv_matrix_destroy(A);
     bsrmv_coo_destroy(coo);
     printf("value range: ok\n");
