@@ -416,6 +416,19 @@ static void test_solve_and_errors(void)
     free(DT);
     bsrmv_matrix_destroy(T);
     bsrmv_coo_destroy(c);
+    /* a diagonal entry with an imaginary part: named as such */
+    const int64_t rp1[2] = {0, 1};
+    const int32_t ci1[1] = {0};
+    const double _Complex d1[1] = {1 + 1e-20 * I};
+    bsrmv_matrix *D1;
+    TU_OK(bsrmv_matrix_create(&D1, 1, 1, 1, 1, rp1, ci1, d1, BSRMV_COMPLEX_DOUBLE, BSRMV_COL_MAJOR));
+    TU_FAILS(bsrmv_matrix_to_herm(&T, D1, 0), BSRMV_ERR_ARGUMENT);
+    TU_CHECK(strstr(bsrmv_last_error(), "diagonal entry (0, 0)") &&
+                 strstr(bsrmv_last_error(), "imaginary part not 0"),
+             "%s", bsrmv_last_error());
+    TU_OK(bsrmv_matrix_to_sym(&T, D1, 0));
+    bsrmv_matrix_destroy(T);
+    bsrmv_matrix_destroy(D1);
     printf("errors: checked\n");
 }
 

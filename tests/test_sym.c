@@ -293,6 +293,17 @@ static void test_refusals(void)
     TU_OK(bsrmv_matrix_to_sym(&T, A, 1e-6));
     bsrmv_matrix_destroy(T);
     bsrmv_matrix_destroy(A);
+    /* tol 0 is exact equality: an infinity against an equal one passes, a
+     * NaN (equal to nothing) does not */
+    double wi[8] = {INFINITY, 2, 3, 4, INFINITY, 3, 2, 4};
+    TU_OK(bsrmv_matrix_create(&A, 2, 2, 2, 2, rp2, ci2, wi, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_to_sym(&T, A, 0.0));
+    bsrmv_matrix_destroy(T);
+    bsrmv_matrix_destroy(A);
+    wi[0] = wi[4] = NAN;
+    TU_OK(bsrmv_matrix_create(&A, 2, 2, 2, 2, rp2, ci2, wi, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_FAILS(bsrmv_matrix_to_sym(&T, A, 0.0), BSRMV_ERR_ARGUMENT);
+    bsrmv_matrix_destroy(A);
     TU_OK(bsrmv_matrix_create(&A, 1, 2, 2, 1, rp, ci, v, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     TU_FAILS(bsrmv_matrix_to_sym(&T, A, 0.0), BSRMV_ERR_DIMENSION);
     bsrmv_matrix_destroy(A);
