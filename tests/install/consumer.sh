@@ -1,7 +1,9 @@
 #!/bin/sh
 # Install the build into a fresh prefix, check what its shared library
-# exports, then build examples/spmv_cpu.c against it as a user would: with CMake (find_package, the shared and the
-# static library) and with pkg-config (no --static), and run each.
+# exports, then build examples/spmv_cpu.c against it as a user would: with
+# CMake (find_package, the shared and the static library; the distributed
+# library where it is installed) and with pkg-config (no --static), and run
+# each.
 #   consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR LIBDIR C_COMPILER
 set -eu
 build=$1 src=$2 work=$3 libdir=$4 cc=$5
@@ -47,6 +49,11 @@ for v in shared static; do
     echo "consumer_$v: $out"
     [ "$out" = "$expect" ]
 done
+# an install with the distributed library has its CMake target too
+if [ -f "$prefix/include/bsrmv_mpi.h" ]; then
+    test -x "$work/cmake/consumer_mpi"
+    echo "consumer_mpi: built against bsrmv::bsrmv_mpi"
+fi
 
 echo "== pkg-config consumer"
 if ! command -v pkg-config >/dev/null; then
