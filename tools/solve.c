@@ -40,10 +40,10 @@ static void usage(FILE *f)
           "  --method bicgstab|cg|gmres  --precond jacobi|none (default jacobi)\n"
           "  --rtol R (1e-8)  --max-iter N (1000)  --restart M (GMRES, 30)\n"
           "  --type double|float|mixed  --order col|row  --seed S (1)\n"
-          "  --nrhs K      solve K right-hand sides together (bsrmv_solve_multi): the\n"
-          "                first b as above, the others random (seed S+1+j)\n"
           "                mixed: A in double solved by iterative refinement, the\n"
           "                iterations on its float copy (bsrmv_solve_refined)\n"
+          "  --nrhs K      solve K right-hand sides together (bsrmv_solve_multi): the\n"
+          "                first b as above, the others random (seed S+1+j)\n"
           "  --inner-rtol R  mixed: the first correction's relative residual (1e-6)\n"
           "  --gpu             solve on GPU 0 (after one short warm-up solve)\n"
           "  --repeat R        solve R times, report the median time (default 3)\n"
@@ -354,9 +354,11 @@ static int read_matrix(const struct opts *o, bsrmv_matrix **A)
     if (coo->m != coo->n)
         fprintf(stderr, "bsrmv solve: %s is %" PRId64 " x %" PRId64 ", not square\n", o->mtx,
                 coo->m, coo->n);
-    else if (coo->m % o->bs != 0)
+    else if (coo->m % o->bs != 0) {
         fprintf(stderr, "bsrmv solve: --bs %d does not divide the size %" PRId64 " of %s\n",
                 o->bs, coo->m, o->mtx);
+        rc = ARGS_EXIT_USAGE; /* a --bs that this matrix cannot take */
+    }
     else if (cli_memory_check("bsrmv solve", "the matrix, its conversion and the solver's vectors",
                               cli_bsr_bytes((double)(coo->m / o->bs), (double)(coo->m / o->bs),
                                             (double)coo->nnz, o->bs, o->type) +
@@ -515,8 +517,9 @@ int solve_command(int argc, char **argv)
     bsrmv_precond *P = NULL;
     bsrmv_status st = BSRMV_SUCCESS;
     if (o.mtx) {
-        if (read_matrix(&o, &A))
-            return 1;
+        const int rc = read_matrix(&o, &A);
+        if (rc)
+            return rc;
     } else if ((st = o.spd ? bsrmv_generate_block_laplacian(&A, o.d[0], o.d[1], o.d[2], o.bs,
                                                             o.seed, o.type, o.order)
                            : bsrmv_generate_reservoir(&A, o.d[0], o.d[1], o.d[2], o.bs, o.seed,

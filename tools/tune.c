@@ -118,7 +118,7 @@ int bsrmv_tune_main(int argc, char **argv, bench_emit_fn emit)
     if (ntypes < 1 || norders < 1 || mbytes <= 0 || (o.stencil != 7 && o.stencil != 27))
         return tune_bad("bad value in", "--type, --order, --mb or --stencil");
     if (!bench_gpu_available()) {
-        fprintf(stderr, "bsrmv: no CUDA device: %s\n", bsrmv_last_error());
+        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
         return 1;
     }
     FILE *f = fopen(out, "w");
