@@ -54,8 +54,8 @@ struct bench_options {
     int64_t arrow_n, arrow_dense;   /* --arrow                            */
     int bs[BENCH_MAX_LIST];
     int n_bs;
-    bsrmv_type types[3];            /* value types                        */
-    bsrmv_type vtypes[3];           /* their vector types (mixed: double) */
+    bsrmv_type types[5];            /* value types                        */
+    bsrmv_type vtypes[5];           /* their vector types (mixed: double) */
     int n_types;
     bsrmv_order order;
     int reps;                       /* timed calls per measurement        */

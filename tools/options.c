@@ -117,8 +117,8 @@ static int parse_stencil(const char *s)
 /* mixed: float values with double vectors. */
 static int parse_types(const char *s, bsrmv_type *out, bsrmv_type *vout)
 {
-    char items[3][32];
-    int n = split_list("--type", s, items, 3);
+    char items[5][32]; /* every type once (bench.h) */
+    int n = split_list("--type", s, items, 5);
     for (int i = 0; i < n; i++) {
         if (strcmp(items[i], "double") == 0)
             out[i] = vout[i] = BSRMV_DOUBLE;

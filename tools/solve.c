@@ -615,9 +615,10 @@ int solve_command(int argc, char **argv)
         json_num(&j, "seconds", rep.seconds);
         json_num(&j, "ms_per_iter", ms_iter);
         json_num(&j, "bytes_per_iter", bytes_iter);
-        json_num(&j, "read_gbps", gbps);
-        json_num(&j, "bound_ms_per_iter", bound_ms);
-        json_num(&j, "efficiency", eff);
+        /* not measured (--no-stream): null, not a zero bandwidth */
+        json_num(&j, "read_gbps", gbps > 0 ? gbps : NAN);
+        json_num(&j, "bound_ms_per_iter", gbps > 0 ? bound_ms : NAN);
+        json_num(&j, "efficiency", gbps > 0 ? eff : NAN);
         json_str(&j, "message", why);
         json_end(&j);
     } else {
