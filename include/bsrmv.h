@@ -705,9 +705,10 @@ typedef enum bsrmv_gpu_kernel {
 /* A kernel and its tuning parameters; 0 means "the family's default".
  *  group:   lanes per block row (BY_BLOCK, K1, BY_COLUMN, WIDE: 8, 16, 32; at
  *           bs 1 BY_COLUMN g1 is the scalar CSR kernel, g4..32 the vector
- *           one; LANE_BLOCK: 4, 8, 16), lanes per work unit (balanced kernels; MERGE_PATH: 32
- *           streams the unit, 1 = each lane walks its own stretch of it,
- *           bs <= 8), or thread groups per block (K2: NTG), or
+ *           one; LANE_BLOCK: 4, 8, 16), lanes per work unit (balanced
+ *           kernels; MERGE_PATH: 32 streams the unit, 1 = each lane walks
+ *           its own stretch of it, bs <= 8), or thread groups per block
+ *           (K2: NTG), or
  *           threads per row of a slice (K3: NTG; row-major 1..32, a power
  *           of two), or lanes per scalar row (STAGED: 1..32, a power of two)
  *  rows:    consecutive block rows per group / thread array (VEC_STREAM:

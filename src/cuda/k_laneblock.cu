@@ -9,8 +9,9 @@
  * in a solver's loop, 5-10 us a call) the value-per-lane kernels spend a
  * call on dependent steps and shuffles, and there cuSPARSE's BSR_ALG1 was
  * level with every other family.  Here a short row is one step: row_ptr,
- * then col_idx with the values, then x, then the FMAs and log2(G) + bs
- * shuffles (docs/GPU.md, "Kernel families"). */
+ * then col_idx with the values, then x, then the FMAs and P - 1 + log2(G/P)
+ * shuffles (P: bs rounded up to a power of two; docs/GPU.md, "Kernel
+ * families"). */
 #include "common.cuh"
 
 namespace bsrmv_cuda {
