@@ -14,14 +14,15 @@
 
 void info_help(FILE *f)
 {
-    fputs("usage: bsrmv info [--mtx] FILE.mtx[.gz] [--json]\n"
-          "       bsrmv info --grid N|NX,NY,NZ --bs LIST [--stencil 7|27] [--json]\n"
-          "       bsrmv info --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]] --bs LIST [--json]\n"
-          "       bsrmv info --arrow N[,DENSE] --bs LIST [--json]\n"
+    fputs("usage: bsrmv info [--mtx] FILE.mtx[.gz] [--bs LIST] [--json]\n"
+          "       bsrmv info --grid N|NX,NY,NZ [--bs LIST] [--stencil 7|27] [--json]\n"
+          "       bsrmv info --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]] [--bs LIST] [--json]\n"
+          "       bsrmv info --arrow N[,DENSE] [--bs LIST] [--json]\n"
           "A file: dimensions, entries, symmetry, row lengths, and the blocks and\n"
-          "fill ratio nnzb*bs*bs/nnz of an aligned split for bs 1..8.  A generated\n"
-          "matrix (the sources of bsrmv bench): block rows, blocks and block-row\n"
-          "lengths per block size.  --json: one JSON object per line instead.\n",
+          "fill ratio nnzb*bs*bs/nnz of an aligned split for bs 1..8 (or the --bs\n"
+          "LIST).  A generated matrix (the sources of bsrmv bench): block rows,\n"
+          "blocks and block-row lengths per block size (default as bench:\n"
+          "1,2,3,4,6,8,16).  --json: one JSON object per line instead.\n",
           f);
 }
 
@@ -132,8 +133,16 @@ static int64_t split_blocks(const bsrmv_coo *coo, const struct entry *e, int bs,
     return nnzb;
 }
 
-static int info_file(const char *path, int json)
+/* nbs block sizes bss of the split table (0: 1..SPLIT_MAX_BS). */
+static int info_file(const char *path, int json, const int *bss, int nbs)
 {
+    int dflt[SPLIT_MAX_BS];
+    if (nbs == 0) {
+        for (int b = 0; b < SPLIT_MAX_BS; b++)
+            dflt[b] = b + 1;
+        bss = dflt;
+        nbs = SPLIT_MAX_BS;
+    }
     bsrmv_coo *coo;
     if (bsrmv_mm_read_opts(path, &coo, &(bsrmv_mm_options){.progress = !json}) != BSRMV_SUCCESS)
         return cli_lib_failed("reading %s", path);
@@ -155,9 +164,9 @@ static int info_file(const char *path, int json)
     }
     const char *sym = symmetry(coo, e);
     const struct row_stats rs = row_stats(coo, e);
-    int64_t nnzb[SPLIT_MAX_BS + 1];
-    for (int bs = 1; bs <= SPLIT_MAX_BS; bs++)
-        nnzb[bs] = split_blocks(coo, e, bs, scratch);
+    int64_t nnzb[BENCH_MAX_LIST];
+    for (int b = 0; b < nbs; b++)
+        nnzb[b] = split_blocks(coo, e, bss[b], scratch);
     free(e);
     free(scratch);
 
@@ -173,12 +182,13 @@ static int info_file(const char *path, int json)
         json_num(&j, "row_len_mean", rs.mean);
         json_int(&j, "row_len_max", rs.max);
         json_int(&j, "empty_rows", rs.empty);
-        for (int bs = 1; bs <= SPLIT_MAX_BS; bs++) {
+        for (int b = 0; b < nbs; b++) {
             char key[32];
+            const int bs = bss[b];
             snprintf(key, sizeof key, "split_nnzb_bs%d", bs);
-            json_int(&j, key, nnzb[bs]);
+            json_int(&j, key, nnzb[b]);
             snprintf(key, sizeof key, "split_fill_bs%d", bs);
-            json_num(&j, key, coo->nnz > 0 ? (double)nnzb[bs] * bs * bs / (double)coo->nnz : 0);
+            json_num(&j, key, coo->nnz > 0 ? (double)nnzb[b] * bs * bs / (double)coo->nnz : 0);
         }
         json_end(&j);
     } else {
@@ -190,12 +200,13 @@ static int info_file(const char *path, int json)
                " empty rows)\n",
                rs.min, rs.mean, rs.max, rs.empty);
         printf("aligned split:\n  bs %12s %8s\n", "nnzb", "fill");
-        for (int bs = 1; bs <= SPLIT_MAX_BS; bs++) {
+        for (int b = 0; b < nbs; b++) {
+            const int bs = bss[b];
             if (coo->nnz > 0)
-                printf("  %2d %12" PRId64 " %8.3f\n", bs, nnzb[bs],
-                       (double)nnzb[bs] * bs * bs / (double)coo->nnz);
+                printf("  %2d %12" PRId64 " %8.3f\n", bs, nnzb[b],
+                       (double)nnzb[b] * bs * bs / (double)coo->nnz);
             else
-                printf("  %2d %12" PRId64 " %8s\n", bs, nnzb[bs], "-");
+                printf("  %2d %12" PRId64 " %8s\n", bs, nnzb[b], "-");
         }
     }
     bsrmv_coo_destroy(coo);
@@ -204,8 +215,6 @@ static int info_file(const char *path, int json)
 
 static int info_generated(const struct bench_options *o)
 {
-    if (o->n_bs == 0)
-        args_fail("--grid, --powerlaw and --arrow need --bs");
     if (!o->json)
         printf("%-32s %4s %12s %12s %14s %8s %8s %8s %10s\n", "matrix", "bs", "rows", "nnzb",
                "nnz", "len min", "mean", "max", "val MB");
@@ -253,7 +262,7 @@ int info_command(int argc, char **argv)
     struct bench_options o;
     cli_parse_options(argc, argv, &o, 0);
     if (o.source == BENCH_MTX)
-        return info_file(o.mtx, o.json);
+        return info_file(o.mtx, o.json, o.bs, o.n_bs);
     if (o.source == BENCH_NONE)
         args_fail("give a matrix: FILE.mtx[.gz], --grid N, --powerlaw MB or --arrow N");
     return info_generated(&o);

@@ -297,6 +297,12 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
             args_fail("unknown argument '%s'", a);
         }
     }
+    /* generated matrices take bench's block sizes in info too; a file's
+     * info lists its own default (cmd_info.c) */
+    if (o->n_bs == 0 && (bench || (o->source != BENCH_MTX && o->source != BENCH_NONE))) {
+        o->n_bs = (int)(sizeof default_bs / sizeof default_bs[0]);
+        memcpy(o->bs, default_bs, sizeof default_bs);
+    }
     if (!bench)
         return;
     if (o->source == BENCH_NONE)
@@ -310,10 +316,6 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
         args_fail("--no-cpu needs --gpu (there would be nothing to time)");
     if (o->gpu)
         o->verbose = 1;
-    if (o->n_bs == 0) {
-        o->n_bs = (int)(sizeof default_bs / sizeof default_bs[0]);
-        memcpy(o->bs, default_bs, sizeof default_bs);
-    }
     if (!reps_given)
         o->reps = o->source == BENCH_EXAMPLE ? EXAMPLE_REPS : DEFAULT_REPS;
     if (!threads_given) {
