@@ -305,19 +305,19 @@ static bsrmv_status split(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrmv_
     void *val;
     s = adopt_pattern(A, &p, bs, type, order, &val);
     const int64_t bs2 = (int64_t)bs * bs;
-    if (!s)
-        for (int64_t k = 0; k < coo->nnz; k++)
-            add_value(val, type,
-                      p.block_of[k] * bs2 + in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs),
-                      coo->val[k], coo_imag(coo, k));
     unsigned char *reached = NULL;
-    if (!s && !all_finite && (reached = alloc_marks(p.nnzb * bs2, &s)))
-        for (int64_t k = 0; k < coo->nnz; k++)
-            if (coo_nonfinite(coo, k))
-                reached[p.block_of[k] * bs2 +
-                        in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs)] = 1;
-    if (!s)
+    if (!s && !all_finite)
+        reached = alloc_marks(p.nnzb * bs2, &s);
+    if (!s) {
+        for (int64_t k = 0; k < coo->nnz; k++) {
+            const int64_t at =
+                p.block_of[k] * bs2 + in_block(order, bs, coo->row[k] % bs, coo->col[k] % bs);
+            add_value(val, type, at, coo->val[k], coo_imag(coo, k));
+            if (reached && coo_nonfinite(coo, k))
+                reached[at] = 1;
+        }
         s = check_sums(*A, reached, 1);
+    }
     bsrmv_free(reached);
     pattern_free(&p);
     return s;
@@ -341,24 +341,24 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrm
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory promoting %lld entries",
                           (long long)coo->nnz);
     }
-    for (int64_t k = 0; k < coo->nnz; k++) {
+    unsigned char *reached = NULL; /* a mark per block: its scalar entry */
+    if (!all_finite)
+        reached = alloc_marks(p.nnzb, &s);
+    for (int64_t k = 0; !s && k < coo->nnz; k++) {
         scalar[2 * p.block_of[k]] += coo->val[k];
         scalar[2 * p.block_of[k] + 1] += coo_imag(coo, k);
+        if (reached && coo_nonfinite(coo, k))
+            reached[p.block_of[k]] = 1;
     }
-    s = adopt_pattern(A, &p, bs, type, order, &val);
+    if (!s)
+        s = adopt_pattern(A, &p, bs, type, order, &val);
     if (!s) {
         const int64_t bs2 = (int64_t)bs * bs;
         for (int64_t k = 0; k < p.nnzb; k++)
             for (int64_t e = 0; e < bs2; e++)
                 add_value(val, type, k * bs2 + e, scalar[2 * k], scalar[2 * k + 1]);
+        s = check_sums(*A, reached, bs2);
     }
-    unsigned char *reached = NULL; /* a mark per block: its scalar entry */
-    if (!s && !all_finite && (reached = alloc_marks(p.nnzb, &s)))
-        for (int64_t k = 0; k < coo->nnz; k++)
-            if (coo_nonfinite(coo, k))
-                reached[p.block_of[k]] = 1;
-    if (!s)
-        s = check_sums(*A, reached, (int64_t)bs * bs);
     bsrmv_free(reached);
     bsrmv_free(scalar);
     pattern_free(&p);
