@@ -57,6 +57,17 @@ bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, i
                                      double mean_len, double exponent, int64_t max_len,
                                      uint64_t seed, bsrmv_type type, bsrmv_order order);
 
+/* The power law with local columns, as a mesh, a road network or a graph
+ * in a bandwidth-reducing order has them: row i draws its columns from the
+ * `band` block columns centred on column i*nb/mb (the window moved inside
+ * [0, nb) at the edges), max_len <= band <= nb; band = nb is
+ * bsrmv_generate_powerlaw.  The row lengths are those of the same seed
+ * there.  Errors as for the power law. */
+bsrmv_status bsrmv_generate_powerlaw_banded(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                            double mean_len, double exponent, int64_t max_len,
+                                            int64_t band, uint64_t seed, bsrmv_type type,
+                                            bsrmv_order order);
+
 /* Arrow: n x n blocks (1 <= n <= INT32_MAX, 0 <= dense <= n); the first
  * `dense` block rows and block columns are full, plus the diagonal (so
  * rows 0..dense-1 hold n blocks each and every other row dense+1 blocks).

@@ -104,11 +104,13 @@ static size_t set_capacity(int64_t longest_hashed)
     return cap;
 }
 
-/* Columns of every row, in parallel; row i draws from its own stream. */
-static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int64_t max_len,
-                                 uint64_t col_seed, int32_t *ci)
+/* Columns of every row, in parallel; row i draws from its own stream, in
+ * the window of `band` columns centred on its diagonal position i*nb/mb
+ * (moved inside [0, nb) at the edges; band = nb: the whole row). */
+static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int64_t band,
+                                 int64_t max_len, uint64_t col_seed, int32_t *ci)
 {
-    const int64_t longest_hashed = max_len < nb / DENSE_ROW + 1 ? max_len : nb / DENSE_ROW + 1;
+    const int64_t longest_hashed = max_len < band / DENSE_ROW + 1 ? max_len : band / DENSE_ROW + 1;
     const size_t cap = set_capacity(longest_hashed);
     int failed = 0;
 #pragma omp parallel
@@ -119,17 +121,24 @@ static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int6
             const int64_t len = rp[i + 1] - rp[i];
             uint64_t rng = col_seed ^ ((uint64_t)i * 0xD1B54A32D192ED03ull);
             int32_t *out = ci + rp[i];
-            if (len * DENSE_ROW >= nb) {
-                select_columns(nb, len, &rng, out);
+            if (len * DENSE_ROW >= band) {
+                select_columns(band, len, &rng, out);
             } else if (len <= SHORT_ROW) {
-                insert_columns(nb, len, &rng, out);
+                insert_columns(band, len, &rng, out);
             } else {
                 if (!set && !(set = bsrmv_calloc(cap, sizeof *set))) {
 #pragma omp atomic write
                     failed = 1;
                     continue;
                 }
-                hash_columns(nb, len, &rng, out, set, cap);
+                hash_columns(band, len, &rng, out, set, cap);
+            }
+            if (band < nb) {
+                /* long double: i * nb can pass 2^63 */
+                int64_t lo = (int64_t)(((long double)i + 0.5L) * nb / mb) - band / 2;
+                lo = lo < 0 ? 0 : lo > nb - band ? nb - band : lo;
+                for (int64_t q = 0; q < len; q++)
+                    out[q] += (int32_t)lo;
             }
         }
         bsrmv_free(set);
@@ -209,6 +218,15 @@ bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, i
                                      double mean_len, double exponent, int64_t max_len,
                                      uint64_t seed, bsrmv_type type, bsrmv_order order)
 {
+    return bsrmv_generate_powerlaw_banded(A, mb, nb, bs, mean_len, exponent, max_len, nb, seed,
+                                          type, order);
+}
+
+bsrmv_status bsrmv_generate_powerlaw_banded(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,
+                                            double mean_len, double exponent, int64_t max_len,
+                                            int64_t band, uint64_t seed, bsrmv_type type,
+                                            bsrmv_order order)
+{
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_generate_powerlaw: NULL handle pointer");
     *A = NULL;
@@ -221,6 +239,9 @@ bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, i
     if (max_len < 1 || max_len > nb)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "power law: max_len %lld outside [1, nb = %lld]",
                           (long long)max_len, (long long)nb);
+    if (band < max_len || band > nb)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "power law: band %lld outside [max_len = %lld, "
+                          "nb = %lld]", (long long)band, (long long)max_len, (long long)nb);
     if (!(mean_len >= 0 && mean_len <= (double)max_len))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "power law: mean_len %g outside [0, max_len = "
                           "%lld]", mean_len, (long long)max_len);
@@ -280,7 +301,7 @@ bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, i
     bsrmv_big_free(lens);
     if (s)
         return s;
-    if ((s = fill_columns(rp, mb, nb, max_len, st.col, ci))) {
+    if ((s = fill_columns(rp, mb, nb, band, max_len, st.col, ci))) {
         bsrmv_matrix_destroy(*A);
         *A = NULL;
         return s;

@@ -1,5 +1,5 @@
 /* Load balancing: the irregular generators (exact arrow structure, power-law
- * longest row, sorted distinct columns, independence from the thread
+ * longest row, sorted distinct columns, the banded one's window, independence from the thread
  * count, bad arguments), the nonzero split of partition.c (valid,
  * monotone, balanced cuts), and the split SpMV against the long-double
  * reference on matrices whose cuts fall inside rows and exactly at row
@@ -194,6 +194,52 @@ static void test_thread_independence(void)
         TU_FAILS(call, want);                                                    \
         TU_CHECK(g_ == NULL, "handle not cleared after a failure");              \
     } while (0)
+
+/* Banded: the row lengths of the same seed, every column inside the row's
+ * window (centred on i*nb/mb, moved inside at the edges, so a window as
+ * wide as the matrix's columns is the plain power law), rectangular and
+ * square, windows of max_len, a few rows' worth and nb. */
+static void test_powerlaw_banded(void)
+{
+    static const struct { int64_t mb, nb, max_len, band; double mean; } cases[] = {
+        {5000, 5000, 8, 16, 2.5}, {3000, 7000, 20, 20, 4.0}, {4000, 1500, 30, 600, 6.0},
+        {1, 10, 3, 3, 2.0}, {2000, 2000, 2000, 2000, 5.0},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        const int64_t mb = cases[q].mb, nb = cases[q].nb, band = cases[q].band;
+        bsrmv_matrix *A, *P;
+        TU_OK(bsrmv_generate_powerlaw_banded(&A, mb, nb, 2, cases[q].mean, 2.0, cases[q].max_len,
+                                             band, 5, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+        TU_OK(bsrmv_generate_powerlaw(&P, mb, nb, 2, cases[q].mean, 2.0, cases[q].max_len, 5,
+                                      BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+        arrays a = get_arrays(A), p = get_arrays(P);
+        TU_CHECK(memcmp(a.rp, p.rp, (size_t)(mb + 1) * sizeof *a.rp) == 0,
+                 "case %zu: row lengths differ from the plain power law's", q);
+        int64_t bad = 0, reach = 0;
+        for (int64_t i = 0; i < mb; i++) {
+            int64_t lo = (int64_t)(((long double)i + 0.5L) * nb / mb) - band / 2;
+            lo = lo < 0 ? 0 : lo > nb - band ? nb - band : lo;
+            for (int64_t k = a.rp[i]; k < a.rp[i + 1]; k++) {
+                bad += a.ci[k] < lo || a.ci[k] >= lo + band;
+                const int64_t d = a.ci[k] - (int64_t)(((long double)i + 0.5L) * nb / mb);
+                reach = d > reach ? d : -d > reach ? -d : reach;
+            }
+        }
+        TU_CHECK(bad == 0, "case %zu: %lld columns outside the band", q, (long long)bad);
+        TU_CHECK(reach <= band, "case %zu: a column %lld from the centre, band %lld", q,
+                 (long long)reach, (long long)band);
+        if (band == nb)
+            check_same("power law banded as wide as the matrix", A, P);
+        bsrmv_matrix_destroy(A);
+        bsrmv_matrix_destroy(P);
+    }
+    const bsrmv_type D = BSRMV_DOUBLE;
+    const bsrmv_order C = BSRMV_COL_MAJOR;
+    GEN_FAILS(bsrmv_generate_powerlaw_banded(A, 10, 10, 1, 2, 2, 5, 4, 1, D, C),
+              BSRMV_ERR_ARGUMENT);
+    GEN_FAILS(bsrmv_generate_powerlaw_banded(A, 10, 10, 1, 2, 2, 5, 11, 1, D, C),
+              BSRMV_ERR_ARGUMENT);
+}
 
 static void test_bad_arguments(void)
 {
@@ -412,6 +458,7 @@ int main(void)
     test_bad_arguments();
     test_arrow();
     test_powerlaw();
+    test_powerlaw_banded();
     test_thread_independence();
     test_partition_random();
     /* Every compiled bs, then the first one without a kernel (generic). */

@@ -25,7 +25,7 @@ enum bench_source {
     BENCH_MTX,     /* --mtx FILE                                     */
     BENCH_GRID,    /* --grid N | NX,NY,NZ                            */
     BENCH_EXAMPLE, /* --example: a grid sized ~10x the last-level cache */
-    BENCH_POWERLAW,/* --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]]         */
+    BENCH_POWERLAW,/* --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT[,BAND]]]]  */
     BENCH_ARROW    /* --arrow N[,DENSE]                               */
 };
 
@@ -48,7 +48,7 @@ struct bench_options {
     int64_t grid[3];
     int stencil;                    /* 7 or 27                            */
     struct {                        /* --powerlaw: square, mb = nb        */
-        int64_t mb, max_len;
+        int64_t mb, max_len, band;
         double mean_len, exponent;
     } powerlaw;
     int64_t arrow_n, arrow_dense;   /* --arrow                            */

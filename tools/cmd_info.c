@@ -16,7 +16,7 @@ void info_help(FILE *f)
 {
     fputs("usage: bsrmv info [--mtx] FILE.mtx[.gz] [--bs LIST] [--json]\n"
           "       bsrmv info --grid N|NX,NY,NZ [--bs LIST] [--stencil 7|27] [--json]\n"
-          "       bsrmv info --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT]]] [--bs LIST] [--json]\n"
+          "       bsrmv info --powerlaw MB[,MEAN[,MAXLEN[,EXPONENT[,BAND]]]] [--bs LIST] [--json]\n"
           "       bsrmv info --arrow N[,DENSE] [--bs LIST] [--json]\n"
           "A file: dimensions, entries, symmetry, row lengths, and the blocks and\n"
           "fill ratio nnzb*bs*bs/nnz of an aligned split for bs 1..8 (or the --bs\n"

@@ -134,11 +134,15 @@ int cli_generate_matrix(const struct bench_options *o, int bs, bsrmv_type t,
 {
     bsrmv_status s;
     if (o->source == BENCH_POWERLAW) {
-        snprintf(name, size, "powerlaw%" PRId64 "_m%g_max%" PRId64 "_a%g", o->powerlaw.mb,
-                 o->powerlaw.mean_len, o->powerlaw.max_len, o->powerlaw.exponent);
-        s = bsrmv_generate_powerlaw(A, o->powerlaw.mb, o->powerlaw.mb, bs, o->powerlaw.mean_len,
-                                    o->powerlaw.exponent, o->powerlaw.max_len, o->seed, t,
-                                    o->order);
+        int at = snprintf(name, size, "powerlaw%" PRId64 "_m%g_max%" PRId64 "_a%g",
+                          o->powerlaw.mb, o->powerlaw.mean_len, o->powerlaw.max_len,
+                          o->powerlaw.exponent);
+        if (o->powerlaw.band < o->powerlaw.mb && at >= 0 && (size_t)at < size)
+            snprintf(name + at, size - (size_t)at, "_band%" PRId64, o->powerlaw.band);
+        s = bsrmv_generate_powerlaw_banded(A, o->powerlaw.mb, o->powerlaw.mb, bs,
+                                           o->powerlaw.mean_len, o->powerlaw.exponent,
+                                           o->powerlaw.max_len, o->powerlaw.band, o->seed, t,
+                                           o->order);
     } else if (o->source == BENCH_ARROW) {
         snprintf(name, size, "arrow%" PRId64 "_d%" PRId64, o->arrow_n, o->arrow_dense);
         s = bsrmv_generate_arrow(A, o->arrow_n, o->arrow_dense, bs, o->seed, t, o->order);

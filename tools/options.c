@@ -78,8 +78,8 @@ static void parse_grid(const char *s, int64_t grid[3])
 
 static void parse_powerlaw(const char *s, struct bench_options *o)
 {
-    char items[4][32];
-    int n = split_list("--powerlaw", s, items, 4);
+    char items[5][32];
+    int n = split_list("--powerlaw", s, items, 5);
     int64_t mb = args_integer("--powerlaw", items[0], 1, INT32_MAX);
     int64_t max_len = n > 2 ? args_integer("--powerlaw MAXLEN", items[2], 1, mb)
                             : (mb < POWERLAW_MAX_LEN ? mb : POWERLAW_MAX_LEN);
@@ -92,6 +92,7 @@ static void parse_powerlaw(const char *s, struct bench_options *o)
                     max_len, items[1]);
     if (exponent <= 1)
         args_fail("--powerlaw: EXPONENT must be > 1, got '%s'", items[3]);
+    o->powerlaw.band = n > 4 ? args_integer("--powerlaw BAND", items[4], max_len, mb) : mb;
     o->powerlaw.mb = mb;
     o->powerlaw.mean_len = mean;
     o->powerlaw.max_len = max_len;
