@@ -59,8 +59,8 @@ bsrmv_status bsrmv_generate_powerlaw(bsrmv_matrix **A, int64_t mb, int64_t nb, i
 
 /* The power law with local columns, as a mesh, a road network or a graph
  * in a bandwidth-reducing order has them: row i draws its columns from the
- * `band` block columns centred on column i*nb/mb (the window moved inside
- * [0, nb) at the edges), max_len <= band <= nb; band = nb is
+ * `band` block columns centred on column (i + 1/2)*nb/mb (the window moved
+ * inside [0, nb) at the edges), max_len <= band <= nb; band = nb is
  * bsrmv_generate_powerlaw.  The row lengths are those of the same seed
  * there.  Errors as for the power law. */
 bsrmv_status bsrmv_generate_powerlaw_banded(bsrmv_matrix **A, int64_t mb, int64_t nb, int bs,

@@ -105,8 +105,9 @@ static size_t set_capacity(int64_t longest_hashed)
 }
 
 /* Columns of every row, in parallel; row i draws from its own stream, in
- * the window of `band` columns centred on its diagonal position i*nb/mb
- * (moved inside [0, nb) at the edges; band = nb: the whole row). */
+ * the window of `band` columns centred on its diagonal position
+ * (i + 1/2)*nb/mb (moved inside [0, nb) at the edges; band = nb: the
+ * whole row). */
 static bsrmv_status fill_columns(const int64_t *rp, int64_t mb, int64_t nb, int64_t band,
                                  int64_t max_len, uint64_t col_seed, int32_t *ci)
 {

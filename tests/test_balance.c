@@ -1,8 +1,8 @@
 /* Load balancing: the irregular generators (exact arrow structure, power-law
- * longest row, sorted distinct columns, the banded one's window, independence from the thread
- * count, bad arguments), the nonzero split of partition.c (valid,
- * monotone, balanced cuts), and the split SpMV against the long-double
- * reference on matrices whose cuts fall inside rows and exactly at row
+ * longest row, sorted distinct columns, the banded one's window,
+ * independence from the thread count, bad arguments), the nonzero split of
+ * partition.c (valid, monotone, balanced cuts), and the split SpMV
+ * against the long-double reference on matrices whose cuts fall inside rows and exactly at row
  * ends: all rows empty, one row holding every block, mb = 1, rows longer
  * than a thread's share, 1..7 threads, every compiled bs and a generic
  * one, both orders and types, A and A^T, alpha/beta in {0, 1, -2.5}, y
@@ -196,8 +196,8 @@ static void test_thread_independence(void)
     } while (0)
 
 /* Banded: the row lengths of the same seed, every column inside the row's
- * window (centred on i*nb/mb, moved inside at the edges, so a window as
- * wide as the matrix's columns is the plain power law), rectangular and
+ * window (centred on (i + 1/2)*nb/mb, moved inside at the edges, so a
+ * window as wide as the matrix's columns is the plain power law), rectangular and
  * square, windows of max_len, a few rows' worth and nb. */
 static void test_powerlaw_banded(void)
 {
