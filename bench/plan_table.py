@@ -488,7 +488,7 @@ def short_rows(bs, dbl, row):
     H100's).  A configuration after one that needs sm_90 (staged=1) is
     the next best without it."""
     c = ("mean<4.5", "maxmean<=8", "l2>=0.1")
-    return h200_short_rows(bs, dbl, row, c) + h100_short_rows(bs, dbl, c)
+    return h200_short_rows(bs, dbl, row, c) + h200_local_rows(bs, dbl, c) + h100_short_rows(bs, dbl, c)
 
 
 def h200_short_rows(bs, dbl, row, c):
@@ -517,6 +517,31 @@ def h200_short_rows(bs, dbl, row, c):
             (8, True, True): [((), cfg("fragment", 32, 1, 256, 64))],
             (8, False, True): [((), cfg("merge_path", 1, 1, 256, 48))]}.get((bs, dbl, row), [])
     return [(h + extra, k) for extra, k in pick]
+
+
+def h200_local_rows(bs, dbl, c):
+    """Short rows in a local order (spread < 0.7: meshes, road and power
+    networks), on an H200: bench/results/plan-h200/short_rows_banded.jsonl.gz,
+    banded power-law rows of mean 2-3 and at most 8 blocks (the two check
+    shapes not used), 5-420 MB, both orders, every kernel, solver-like.  The
+    lane-block kernel, 4 lanes a row at bs 2-4 and 8 at bs 6 and float bs 8,
+    was within 5% of the fastest kernel in nearly every case where the
+    H100's rows below took 0.56-0.95 of it; but at bs 2 past ~1.2x the L2
+    the merge path is ahead (7-21%), and at double bs 8 the fragment stream
+    (4-23%).  Where the blocks fit in half the L2 at bs 8 the H100's wide
+    row stays."""
+    h = ("memsm>=30", "spread<0.7") + c
+    g4, g8 = cfg("lane_block", 4, 1, 128, 0), cfg("lane_block", 8, 1, 128, 0)
+    if bs == 2:
+        return [(h + ("l2<1.2",), g4)]
+    if bs in (3, 4):
+        return [(h, g4)]
+    if bs == 6:
+        return [(h, g8)]
+    if bs == 8:
+        h = tuple(x for x in h if not x.startswith("l2")) + ("l2>=0.5",)
+        return [(h, cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
+    return []
 
 
 def h100_short_rows(bs, dbl, c):

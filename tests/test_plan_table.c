@@ -317,13 +317,18 @@ int main(void)
     f.type = BSRMV_FLOAT;
     f.order = BSRMV_ROW_MAJOR;
     picks(d, &f, "staged/g2/r1/t128/p3");
-    /* short rows past the L2 (3 blocks, at most 8): in a banded order the
-     * H100's rows (staged with 4 lanes a row at double bs 6), in no banded
-     * order on an H200 the merge path, at double bs 8 the fragment stream;
-     * the H100 keeps its rows either way */
+    /* short rows past the L2 (3 blocks, at most 8): on an H200 in a banded
+     * order the lane-block kernel (8 lanes a row at bs 6, 4 at bs 4), in no
+     * banded order the merge path, at double bs 8 the fragment stream (128
+     * rows a slice banded, 64 not); the H100 keeps its rows (staged with 4
+     * lanes a row at double bs 6) either way */
     features_of(&f, 200000, 3, 8, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    TU_CHECK(f.v[PF_SPREAD] < 0.7 && f.v[PF_L2] > 0.5, "banded short-row features");
     f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
+    f.v[PF_MEMSM] = 3350.0 / 132;
     picks(d, &f, "staged/g4/r1/t128/p3");
+    f.v[PF_MEMSM] = 4800.0 / 132;
     f.v[PF_SPREAD] = 0.9;
     picks(d, &f, "merge_path/g1/r1/t256/p64");
     f.v[PF_MEMSM] = 3350.0 / 132;
@@ -331,6 +336,10 @@ int main(void)
     f.v[PF_MEMSM] = 4800.0 / 132;
     f.bs = 8;
     picks(d, &f, "fragment/g32/r1/t256/p64");
+    f.v[PF_SPREAD] = 0.2;
+    picks(d, &f, "fragment/g32/r1/t256/p128");
+    f.bs = 4;
+    picks(d, &f, "lane_block/g4/r1/t128/p0");
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
      * and float, ahead of the learned rows; in row-major blocks the vote of
