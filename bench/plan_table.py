@@ -484,11 +484,16 @@ def short_rows(bs, dbl, row):
     rows hold under 2 MB), so these rows come from generated ones measured
     on an H100 (bench/results/plan-h100/short_rows.jsonl.gz: power-law
     rows of mean 2-4 and at most 8-12 blocks, 10-510 MB, both types, both
-    timing modes) and, for rows in no banded order, an H200 (ahead of the
-    H100's).  A configuration after one that needs sm_90 (staged=1) is
-    the next best without it."""
+    timing modes) and, ahead of them, an H200 (rows in no banded order and
+    rows in a local one).  A configuration after one that needs sm_90
+    (staged=1) is the next best without it."""
     c = ("mean<4.5", "maxmean<=8", "l2>=0.1")
     return h200_short_rows(bs, dbl, row, c) + h200_local_rows(bs, dbl, c) + h100_short_rows(bs, dbl, c)
+
+
+def from_l2(c, lo):
+    """The conditions c with their L2 bound raised to lo."""
+    return tuple(x for x in c if not x.startswith("l2")) + ("l2>=%g" % lo,)
 
 
 def h200_short_rows(bs, dbl, row, c):
@@ -503,7 +508,7 @@ def h200_short_rows(bs, dbl, row, c):
     kept their row within 3%.  Rows of the same length in a banded order
     (luxembourg_osm, spread 0.15) keep the H100's rows: there the merge
     path took 0.77-0.95 of them."""
-    h = ("memsm>=30", "spread>=0.7") + tuple(x for x in c if not x.startswith("l2")) + ("l2>=0.25",)
+    h = ("memsm>=30", "spread>=0.7") + from_l2(c, 0.25)
     mp_copy = cfg("merge_path", 1, 2, 32, 128)
     pick = {(2, True, True): [(("staged=1",), mp_copy)],
             (2, False, True): [((), cfg("merge_path", 1, 1, 256, 192))],
@@ -528,8 +533,7 @@ def h200_local_rows(bs, dbl, c):
     was within 5% of the fastest kernel in nearly every case where the
     H100's rows below took 0.56-0.95 of it; but at bs 2 past ~1.2x the L2
     the merge path is ahead (7-21%), and at double bs 8 the fragment stream
-    (4-23%).  Where the blocks fit in half the L2 at bs 8 the H100's wide
-    row stays."""
+    (4-23%).  At bs 8 below half the L2 the H100's rows stay."""
     h = ("memsm>=30", "spread<0.7") + c
     g4, g8 = cfg("lane_block", 4, 1, 128, 0), cfg("lane_block", 8, 1, 128, 0)
     if bs == 2:
@@ -539,8 +543,7 @@ def h200_local_rows(bs, dbl, c):
     if bs == 6:
         return [(h, g8)]
     if bs == 8:
-        h = tuple(x for x in h if not x.startswith("l2")) + ("l2>=0.5",)
-        return [(h, cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
+        return [(("memsm>=30", "spread<0.7") + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
     return []
 
 
