@@ -81,6 +81,7 @@ def features(b, nbytes):
         "mean": mean,
         "cv": float(lens.std()) / mean if mean else 0.0,
         "maxmean": float(lens.max()) / mean if mean else 0.0,
+        "lenmax": float(lens.max()) if len(lens) else 0.0,
         "mb": float(mb),
         "nnzb": float(b.nnz),
         "empty": float(np.mean(lens == 0)) if mb else 0.0,
@@ -533,15 +534,28 @@ def h200_local_rows(bs, dbl, c):
     was within 5% of the fastest kernel in nearly every case where the
     H100's rows below took 0.56-0.95 of it; but at bs 2 past ~1.2x the L2
     the merge path is ahead (7-21%), and at double bs 8 the fragment stream
-    (4-23%).  At bs 8 below half the L2 the H100's rows stay."""
+    (4-23%).  At bs 8 below half the L2 the H100's rows stay.
+    With fewer rows than the GPU holds in flight, the longest row of a
+    warp's groups sets its time and more lanes a row win (a lane takes a
+    block): on banded power-law matrices of 3000-80000 block rows
+    (tiny_banded.jsonl.gz: mean 2-4, at most 8-16 blocks, bs 2-6, 0.25-80
+    MB, both orders and types, every kernel, solver-like; the shapes of
+    tiny_banded_check.jsonl.gz not used) 16 lanes where the longest row
+    has more than 8 blocks below 16000 block rows, else 8 below 50000 (at
+    bs 2 below 12000), from the smallest matrix up: within 5% of the
+    fastest kernel in 155 of 176 cases (0.98 of it in geometric mean,
+    lowest 0.86) where the vote and the 4-lane rows were in 101 (0.93,
+    lowest 0.59)."""
     h = ("memsm>=30", "spread<0.7") + c
+    few = ("memsm>=30", "spread<0.7") + tuple(x for x in c if not x.startswith("l2"))
     g4, g8 = cfg("lane_block", 4, 1, 128, 0), cfg("lane_block", 8, 1, 128, 0)
+    g16 = [(few + ("lenmax>=9", "mb<16000"), cfg("lane_block", 16, 1, 128, 0))]
     if bs == 2:
-        return [(h + ("l2<1.2",), g4)]
+        return [(few + ("mb<12000",), g8), (few + ("l2<1.2",), g4)]
     if bs in (3, 4):
-        return [(h, g4)]
+        return g16 + [(few + ("mb<50000",), g8), (h, g4)]
     if bs == 6:
-        return [(h, g8)]
+        return g16 + [(few, g8)]
     if bs == 8:
         return [(("memsm>=30", "spread<0.7") + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
     return []

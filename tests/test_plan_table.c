@@ -340,6 +340,25 @@ int main(void)
     picks(d, &f, "fragment/g32/r1/t256/p128");
     f.bs = 4;
     picks(d, &f, "lane_block/g4/r1/t128/p0");
+    /* the same short rows on a matrix of few rows (fewer than an H200
+     * holds in flight): more lanes a row, 16 where the longest row has
+     * more than 8 blocks and the rows are below 16000, else 8 (at bs 2
+     * below 12000 rows, at bs 3 and 4 below 50000) */
+    features_of(&f, 5000, 3, 14, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    TU_CHECK(f.v[PF_L2] < 0.1 && f.v[PF_LENMAX] == 14 && f.v[PF_MAXMEAN] <= 8, "few short rows: features");
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "lane_block/g16/r1/t128/p0");
+    f.bs = 6;
+    f.type = BSRMV_FLOAT;
+    picks(d, &f, "lane_block/g16/r1/t128/p0");
+    f.bs = 2;
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
+    features_of(&f, 5000, 3, 8, 4, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, 60 * 1048576.0);
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
+    features_of(&f, 30000, 3, 14, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
     /* a stiffness matrix of even rows within the L2 at column-major bs
      * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
      * and float, ahead of the learned rows; in row-major blocks the vote of
