@@ -93,10 +93,12 @@ static void compare(bsrmv_solver m, const bsrmv_matrix *A, int precond)
     TU_CHECK(fabs(rg.true_rel_residual - rel) <= 0.05 * rel + 1e-3 * rtol,
              "GPU reports %g, independent %g", rg.true_rel_residual, rel);
     /* The GPU kernels add a row's block products in another order than the
-     * CPU; unpreconditioned float BiCGSTAB turns that rounding into a few
-     * more or fewer iterations (H200: 41 against 38 at bs 4 with the wide
-     * kernel), so float gets 10% more slack. */
-    const int slack = 2 + (t == BSRMV_FLOAT ? rc.iterations / 10 : 0);
+     * CPU; unpreconditioned BiCGSTAB turns that rounding into a few more or
+     * fewer iterations (H200, bs 4: 41 against 38 in float with the wide
+     * kernel, 60 against 57 in double with by-block), so it, and float
+     * everywhere, get 10% more slack. */
+    const int sensitive = t == BSRMV_FLOAT || (m == BSRMV_SOLVER_BICGSTAB && !precond);
+    const int slack = 2 + (sensitive ? rc.iterations / 10 : 0);
     TU_CHECK(abs(rg.iterations - rc.iterations) <= slack, "iterations gpu %d, cpu %d", rg.iterations,
              rc.iterations);
     TU_CHECK(dx <= (t == BSRMV_DOUBLE ? 1e-5 : 1e-2), "solutions differ by %g", dx);
