@@ -346,6 +346,9 @@ int main(void)
      * below 12000 rows, at bs 3 and 4 below 50000) */
     features_of(&f, 5000, 3, 14, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 0.1 && f.v[PF_LENMAX] == 14 && f.v[PF_MAXMEAN] <= 8, "few short rows: features");
+    bsrmv_gpu_config h100; /* these rows are the H200's: not on an H100's bandwidth per SM */
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &h100, NULL) && h100.kernel != BSRMV_GPU_LANE_BLOCK,
+             "few short rows, H100: lane-block");
     f.v[PF_MEMSM] = 4800.0 / 132;
     picks(d, &f, "lane_block/g16/r1/t128/p0");
     f.bs = 6;
