@@ -545,7 +545,10 @@ def h200_local_rows(bs, dbl, c):
     bs 2 below 12000), from the smallest matrix up: within 5% of the
     fastest kernel in 155 of 176 cases (0.98 of it in geometric mean,
     lowest 0.86) where the vote and the 4-lane rows were in 101 (0.93,
-    lowest 0.59)."""
+    lowest 0.59).  In float at bs 8 the same rows took 0.95 of the fastest
+    in geometric mean (lowest 0.77, 1.08x the best cuSPARSE path or more)
+    where the rows before them took 0.89 (0.67, down to 0.90x cuSPARSE); double bs 8
+    keeps its rows (the vote's wide and fragment kernels were ahead)."""
     h = ("memsm>=30", "spread<0.7") + c
     few = ("memsm>=30", "spread<0.7") + tuple(x for x in c if not x.startswith("l2"))
     g4, g8 = cfg("lane_block", 4, 1, 128, 0), cfg("lane_block", 8, 1, 128, 0)
@@ -557,7 +560,8 @@ def h200_local_rows(bs, dbl, c):
     if bs == 6:
         return g16 + [(few, g8)]
     if bs == 8:
-        return [(("memsm>=30", "spread<0.7") + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
+        few_rows = [] if dbl else g16 + [(few + ("mb<50000",), g8)]
+        return few_rows + [(("memsm>=30", "spread<0.7") + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
     return []
 
 

@@ -343,7 +343,7 @@ int main(void)
     /* the same short rows on a matrix of few rows (fewer than an H200
      * holds in flight): more lanes a row, 16 where the longest row has
      * more than 8 blocks and the rows are below 16000, else 8 (at bs 2
-     * below 12000 rows, at bs 3 and 4 below 50000) */
+     * below 12000 rows, at bs 3, 4 and float 8 below 50000) */
     features_of(&f, 5000, 3, 14, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 0.1 && f.v[PF_LENMAX] == 14 && f.v[PF_MAXMEAN] <= 8, "few short rows: features");
     bsrmv_gpu_config h100; /* these rows are the H200's: not on an H100's bandwidth per SM */
@@ -353,6 +353,8 @@ int main(void)
     picks(d, &f, "lane_block/g16/r1/t128/p0");
     f.bs = 6;
     f.type = BSRMV_FLOAT;
+    picks(d, &f, "lane_block/g16/r1/t128/p0");
+    f.bs = 8; /* in float; double bs 8 keeps its rows */
     picks(d, &f, "lane_block/g16/r1/t128/p0");
     f.bs = 2;
     picks(d, &f, "lane_block/g8/r1/t128/p0");
