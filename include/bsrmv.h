@@ -37,6 +37,11 @@
  *    (bsrmv_gpu_load_tune_file, or $BSRMV_TUNE_FILE, read by the first
  *    plan) before other threads make GPU handles.  bsrmv_last_error() is
  *    per thread.  Each CPU call runs its own OpenMP parallel region.
+ *  - Scratch.  The host calls that need a buffer beyond their arguments
+ *    (op T and C, symmetric storage, bsrmv_spmm with column-major vectors
+ *    or op T) keep one per calling thread for its next call, as large as
+ *    the largest such call needed: freed when the thread exits or by
+ *    bsrmv_release_scratch().
  *
  * Other headers: bsrmv_gen.h (test-matrix generators), bsrmv_bench.h (the
  * benchmark's instruments, no ABI promise).  The version: bsrmv_version.h,
@@ -92,6 +97,10 @@ const char *bsrmv_status_string(bsrmv_status s);
 /* Message of the last failure in the calling thread ("" if none).  The
  * pointer stays valid until the thread's next failing call. */
 const char *bsrmv_last_error(void);
+
+/* Frees the calling thread's scratch buffer (see Scratch above); the next
+ * call that needs one allocates it again.  Other threads' are untouched. */
+void bsrmv_release_scratch(void);
 
 /* ------------------------------------------------------------------ */
 /* Enums                                                               */

@@ -104,6 +104,11 @@ bsrmv_status bsrmv_fail(bsrmv_status s, const char *fmt, ...) BSRMV_PRINTF(2, 3)
 void *bsrmv_big_alloc(size_t bytes);
 void bsrmv_big_free(void *p);
 
+/* The calling thread's scratch buffer of at least `bytes` (src/scratch.c):
+ * a bsrmv_big_alloc kept for the thread's next call, its contents not kept
+ * when it grows; NULL when out of memory.  Not freed by the caller. */
+void *bsrmv_scratch(size_t bytes);
+
 /* malloc, calloc, realloc and free for everything else the library
  * allocates (the memory is the C library's: free() may release it). */
 void *bsrmv_malloc(size_t bytes);

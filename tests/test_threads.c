@@ -1,7 +1,8 @@
 /* Thread safety as the header states it (ThreadSanitizer build: make
- * test-tsan): several threads run SpMV on one shared const matrix, each
- * with its own vectors and its own OpenMP team, and failing calls in
- * different threads keep their own messages in bsrmv_last_error(). */
+ * test-tsan): several threads run SpMV and SpMM on one shared const
+ * matrix, each with its own vectors, OpenMP team and scratch buffer, and
+ * failing calls in different threads keep their own messages in
+ * bsrmv_last_error(). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -16,16 +17,26 @@ typedef struct job {
     int64_t n;
 } job;
 
+/* SpMV, op N and T in turn, and SpMM of two column-major vectors: op T
+ * and the SpMM's packing use the thread's scratch buffer (src/scratch.c),
+ * which each thread gives back half way and frees when it exits. */
 static void *spmv_worker(void *arg)
 {
     const job *j = arg;
+    const int64_t n = j->n;
     for (int r = 0; r < ROUNDS; r++) {
+        if (r == ROUNDS / 2)
+            bsrmv_release_scratch();
         bsrmv_op op = (bsrmv_op)((j->id + r) & 1);
-        void *x = tu_random_vector(j->n, BSRMV_DOUBLE, (uint64_t)(j->id * 100 + r));
-        void *y = tu_random_vector(j->n, BSRMV_DOUBLE, (uint64_t)(j->id * 100 + r + 50));
-        void *y0 = tu_copy_vector(y, j->n, BSRMV_DOUBLE);
-        TU_OK(bsrmv_spmv(op, 1.5, j->A, x, j->n, -0.5, y, j->n));
+        double *x = tu_random_vector(2 * n, BSRMV_DOUBLE, (uint64_t)(j->id * 100 + r));
+        double *y = tu_random_vector(2 * n, BSRMV_DOUBLE, (uint64_t)(j->id * 100 + r + 50));
+        double *y0 = tu_copy_vector(y, 2 * n, BSRMV_DOUBLE);
+        TU_OK(bsrmv_spmv(op, 1.5, j->A, x, n, -0.5, y, n));
         tu_check_result("concurrent spmv", j->A, op, 1.5, x, -0.5, y0, y);
+        memcpy(y, y0, (size_t)(2 * n) * sizeof *y);
+        TU_OK(bsrmv_spmm(op, 1.5, j->A, 2, x, n, -0.5, y, n, BSRMV_LAYOUT_COL));
+        for (int c = 0; c < 2; c++)
+            tu_check_result("concurrent spmm", j->A, op, 1.5, x + c * n, -0.5, y0 + c * n, y + c * n);
         free(x);
         free(y);
         free(y0);
@@ -89,6 +100,6 @@ int main(void)
         run(failing_worker, shared, 300 * bs);
         bsrmv_matrix_destroy(A);
     }
-    printf("test_threads: %d threads, shared matrix SpMV and per-thread errors ok\n", THREADS);
+    printf("test_threads: %d threads, shared matrix SpMV and SpMM, per-thread scratch and errors ok\n", THREADS);
     return 0;
 }

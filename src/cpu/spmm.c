@@ -76,10 +76,9 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
         free(row);
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_spmm: packed X overflows");
     }
-    char *pk = pack ? bsrmv_big_alloc(pk_bytes) : NULL;
+    char *pk = pack ? bsrmv_scratch(pk_bytes) : NULL;
     if (!row || (pack && !pk)) {
         free(row);
-        bsrmv_big_free(pk);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_spmm: out of memory for the scratch of "
                           "%d threads (bs %d, %d vectors)", nt, bs, k);
     }
@@ -124,7 +123,6 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
         }
         ops->fixup(g, 2 * team, row, part);
     }
-    bsrmv_big_free(pk);
     free(row);
     return BSRMV_SUCCESS;
 }
@@ -145,7 +143,7 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
         !bsrmv_bytes(all, vs, &bytes) ||
         bytes > SIZE_MAX - (size_t)nt * slot)
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "bsrmv_spmm: transpose buffers overflow");
-    char *bufs = bsrmv_big_alloc(bytes + (size_t)nt * slot);
+    char *bufs = bsrmv_scratch(bytes + (size_t)nt * slot);
     if (!bufs)
         return bsrmv_fail(BSRMV_ERR_NOMEM,
                           "bsrmv_spmm: out of memory for %d transpose buffers of %lld", nt,
@@ -173,7 +171,6 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
             ops->reduce(g, ny * p / np, ny * (p + 1) / np, np, len, bufs);
         }
     }
-    bsrmv_big_free(bufs);
     return BSRMV_SUCCESS;
 }
 

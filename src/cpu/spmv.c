@@ -137,7 +137,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
     size_t bytes;
     if (!bsrmv_bytes(ny * (int64_t)nt, vs, &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "transpose buffers overflow");
-    char *bufs = bsrmv_big_alloc(bytes);
+    char *bufs = bsrmv_scratch(bytes);
     if (!bufs)
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d transpose buffers of %lld",
                           nt, (long long)ny);
@@ -154,7 +154,6 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
 #pragma omp barrier
         ops->reduce(ny * p / np, ny * (p + 1) / np, np, ny, bufs, alpha, beta, y);
     }
-    bsrmv_big_free(bufs);
     return BSRMV_SUCCESS;
 }
 
@@ -168,7 +167,7 @@ static bsrmv_status spmv_t(const kernel_set *ks, const vector_ops *ops, const bs
  * does not depend on timing.  The buffers are reserved for the worst case
  * (up to nt times y, address space only) before the parallel region, so
  * that it needs no other synchronisation: only the touched part of each
- * becomes memory. */
+ * becomes memory, kept for the calling thread's next call (src/scratch.c). */
 static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsrmv_matrix *A,
                              int cj, const void *x, scalar alpha, scalar beta, void *y)
 {
@@ -197,7 +196,7 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
     }
     size_t bytes;
     char *buf = NULL;
-    if (total > 0 && (!bsrmv_bytes(total * bs, vs, &bytes) || !(buf = bsrmv_big_alloc(bytes)))) {
+    if (total > 0 && (!bsrmv_bytes(total * bs, vs, &bytes) || !(buf = bsrmv_scratch(bytes)))) {
         bsrmv_free(tab);
         return bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the symmetric product's buffers "
                                            "(%d threads, %lld block rows)",
@@ -230,7 +229,6 @@ static bsrmv_status spmv_sym(const sym_set *ks, const vector_ops *ops, const bsr
                              (char *)y + (size_t)(lo * bs) * vs);
             }
     }
-    bsrmv_big_free(buf);
     bsrmv_free(tab);
     return BSRMV_SUCCESS;
 }
