@@ -38,6 +38,8 @@ void *bsrmv_scratch(size_t bytes)
     pthread_once(&once, make_key);
     if (!have_key)
         return NULL;
+    if (bytes == 0) /* an empty product's: still a buffer, not a failure */
+        bytes = 1;
     scratch *s = pthread_getspecific(key);
     if (!s) {
         if (!(s = bsrmv_calloc(1, sizeof *s)))

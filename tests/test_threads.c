@@ -4,6 +4,7 @@
  * failing calls in different threads keep their own messages in
  * bsrmv_last_error(). */
 #define _POSIX_C_SOURCE 200809L
+#include "internal.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -88,8 +89,23 @@ static void run(void *(*fn)(void *), const bsrmv_matrix *A, int64_t n)
         TU_CHECK(pthread_join(t[i], NULL) == 0, "pthread_join");
 }
 
+/* The scratch helper's contract (src/scratch.c): a buffer for 0 bytes too,
+ * the same one while it is large enough, a new one after a release. */
+static void scratch_contract(void)
+{
+    bsrmv_release_scratch();
+    TU_CHECK(bsrmv_scratch(0) != NULL, "no scratch for 0 bytes: %s", bsrmv_last_error());
+    char *a = bsrmv_scratch(1000);
+    TU_CHECK(a && bsrmv_scratch(10) == a && bsrmv_scratch(1000) == a, "scratch not kept");
+    memset(a, 1, 1000);
+    TU_CHECK(bsrmv_scratch(1 << 22) != NULL, "scratch does not grow");
+    bsrmv_release_scratch();
+    bsrmv_release_scratch();
+}
+
 int main(void)
 {
+    scratch_contract();
     for (int bs = 1; bs <= 5; bs += 2) {
         tu_shape sh = {300, 300, bs, 6.0, 0.1, 7, 120};
         bsrmv_matrix *A = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, (uint64_t)bs);
