@@ -492,9 +492,14 @@ def short_rows(bs, dbl, row):
     return h200_short_rows(bs, dbl, row, c) + h200_local_rows(bs, dbl, c) + h100_short_rows(bs, dbl, c)
 
 
+def without_l2(c):
+    """The conditions c without their L2 bounds."""
+    return tuple(x for x in c if not x.startswith("l2"))
+
+
 def from_l2(c, lo):
     """The conditions c with their L2 bound raised to lo."""
-    return tuple(x for x in c if not x.startswith("l2")) + ("l2>=%g" % lo,)
+    return without_l2(c) + ("l2>=%g" % lo,)
 
 
 def h200_short_rows(bs, dbl, row, c):
@@ -547,21 +552,23 @@ def h200_local_rows(bs, dbl, c):
     lowest 0.86) where the vote and the 4-lane rows were in 101 (0.93,
     lowest 0.59).  In float at bs 8 the same rows took 0.95 of the fastest
     in geometric mean (lowest 0.77, 1.08x the best cuSPARSE path or more)
-    where the rows before them took 0.89 (0.67, down to 0.90x cuSPARSE); double bs 8
-    keeps its rows (the vote's wide and fragment kernels were ahead)."""
-    h = ("memsm>=30", "spread<0.7") + c
-    few = ("memsm>=30", "spread<0.7") + tuple(x for x in c if not x.startswith("l2"))
+    where the rows before them took 0.89 (0.67, down to 0.90x cuSPARSE);
+    double bs 8 keeps its rows (the vote's wide and fragment kernels were
+    ahead)."""
+    local = ("memsm>=30", "spread<0.7")
+    h, few = local + c, local + without_l2(c)
     g4, g8 = cfg("lane_block", 4, 1, 128, 0), cfg("lane_block", 8, 1, 128, 0)
-    g16 = [(few + ("lenmax>=9", "mb<16000"), cfg("lane_block", 16, 1, 128, 0))]
+    long16 = (few + ("lenmax>=9", "mb<16000"), cfg("lane_block", 16, 1, 128, 0))
     if bs == 2:
         return [(few + ("mb<12000",), g8), (few + ("l2<1.2",), g4)]
     if bs in (3, 4):
-        return g16 + [(few + ("mb<50000",), g8), (h, g4)]
+        return [long16, (few + ("mb<50000",), g8), (h, g4)]
     if bs == 6:
-        return g16 + [(few, g8)]
+        return [long16, (few, g8)]
+    if bs == 8 and dbl:
+        return [(local + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128))]
     if bs == 8:
-        few_rows = [] if dbl else g16 + [(few + ("mb<50000",), g8)]
-        return few_rows + [(("memsm>=30", "spread<0.7") + from_l2(c, 0.5), cfg("fragment", 32, 1, 256, 128) if dbl else g8)]
+        return [long16, (few + ("mb<50000",), g8), (local + from_l2(c, 0.5), g8)]
     return []
 
 

@@ -1,13 +1,11 @@
 /* The calling thread's scratch buffer for the host products that need
  * one (transposed and symmetric SpMV, SpMM of column-major vectors and
- * transposed SpMM).  Allocating it on every call cost more than the call
- * at times: a fresh 2 MiB-aligned mapping is faulted in and zeroed again,
- * and SpMM of 8 column-major vectors on a 27-point grid (bs 2, 150 MB, 2
- * threads) ran at 13-42 ms a call from one process to the next instead of
- * 13-14 ms.  So the buffer is kept for the thread's next call, grown when a
- * call needs more, and freed when the thread exits or asks
- * (bsrmv_release_scratch).  Taken by the calling thread before a parallel
- * region, never inside one. */
+ * transposed SpMM).  Allocated on every call, a fresh 2 MiB-aligned
+ * mapping was faulted in and zeroed again each time, at up to 3x the
+ * call's own time (docs/SPMM.md).  So the buffer is kept for the thread's
+ * next call, grown when a call needs more, and freed when the thread exits
+ * or asks (bsrmv_release_scratch).  Taken by the calling thread before a
+ * parallel region, never inside one. */
 #include "internal.h"
 
 #include <pthread.h>
