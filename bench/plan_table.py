@@ -2,7 +2,8 @@
 """The GPU plan's default table (src/plan/default.tbl) from measurements.
 
 Input: JSON lines of `bsrmv bench --gpu --gpu-kernels all` on real matrices
-(bench/plan_data.sh), every bsrmv kernel and every cuSPARSE path per case.
+and on the generated ones of bench/synth_matrices.py (bench/plan_data.sh),
+every bsrmv kernel and every cuSPARSE path per case.
 Output: the table, and on stderr how its choice does against the best bsrmv
 kernel and the best cuSPARSE path, on the training matrices and on the
 held-out ones (--holdout), which the learning never sees.
@@ -17,9 +18,12 @@ conditions match, and whose kernel is built for the matrix, is the plan.
     for that key.
   * Rule rows, for every (type, order, bs) up to 64: the 27-point-grid and
     power-law tuning (large regular and large irregular matrices) that the
-    learned rows do not cover, written out per block size.
+    learned rows do not cover, written out per block size; those for grids,
+    short rows, uneven rows at bs 12-32 and irregular rows at bs 2-8 come
+    before the learned rows (table_rows).
 
-  bench/plan_table.py --matrices ../shared/matrices DATA.jsonl.gz... > src/plan/default.tbl
+  bench/synth_matrices.py DIR
+  bench/plan_table.py --matrices ../shared/matrices:DIR DATA.jsonl.gz... > src/plan/default.tbl
 
 --cv also learns once per matrix with that matrix left out and reports the
 choice on it: the estimate of how the table does on matrices it has not seen.
@@ -29,6 +33,7 @@ import collections
 import gzip
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -43,6 +48,11 @@ HOLDOUT = "bcsstk15,nasa4704,s1rmq4m1,bcspwr10,rajat01,lns_3937,cage8,luxembourg
 # the L2 with rows of nearly equal length, as the 27-point grids it was
 # measured on.
 GRID_LIKE = ("l2>=2", "maxmean<=2")
+# Where the irregular rows at bs 2-8 come before the learned ones: past ~2.4
+# MB.  Below it, the few blocks of a split or promoted tiny matrix are
+# launch-bound, and the vector stream was as fast or faster on the
+# training matrices' splits (orani678 and sts4098 at bs 2, float).
+IRREGULAR_FIRST = "l2>=0.04"
 
 
 # ---- features (the definitions of src/plan/features.c) --------------------
@@ -51,8 +61,13 @@ _patterns = {}
 
 
 def _pattern(matrices, stem):
+    """The matrix stem.mtx.gz of the first folder of matrices (a list
+    separated by colons) that has it."""
     if stem not in _patterns:
-        with gzip.open(f"{matrices}/{stem}.mtx.gz") as f:
+        dirs = matrices.split(":")
+        path = next((f"{d}/{stem}.mtx.gz" for d in dirs if os.path.exists(f"{d}/{stem}.mtx.gz")),
+                    f"{dirs[0]}/{stem}.mtx.gz")
+        with gzip.open(path) as f:
             a = scipy.io.mmread(f).tocsr()
         a.sum_duplicates()
         _patterns[stem] = a
@@ -433,7 +448,14 @@ def irregular_rows(bs, dbl, row):
     row-major ones, where the warp's merge path, tuned on the ~512 MB
     power-law matrices, ran at 0.67-0.84x; at bs 8 the fragment stream with
     32-block units was best but in float column-major blocks (the merge
-    path, 1.42-1.71x).  The held-out rajat01 follows the same pattern."""
+    path, 1.42-1.71x).  The held-out rajat01 follows the same pattern.
+    On an H200 float row-major blocks at bs 8 take the merge path too:
+    orani678 and sts4098 1.00x their fastest kernel with 48-block units,
+    the fragment stream 1.63x and 1.33x (bench/results/plan-h200).
+    These rows come before the learned ones: no real or generated training
+    matrix has tails like these near enough to vote for them (a generated
+    scale-free graph, kept out of the learning, took the vector stream at
+    bs 2, 1.8x slower than the merge path and below cuSPARSE)."""
     if bs > 32:
         return []
     unit = balanced_unit(bs)
@@ -454,7 +476,8 @@ def irregular_rows(bs, dbl, row):
     elif 5 <= bs <= 7 or (bs == 8 and not dbl and not row):
         small = [(near, cfg("merge_path", 1, 1, 256, 48))]
     elif bs == 8:
-        small = [(near, cfg("fragment", 32, 1, 256, 32))]
+        small = ([] if dbl else [(near + ("memsm>=30",), cfg("merge_path", 1, 1, 256, 48))]) + \
+            [(near, cfg("fragment", 32, 1, 256, 32))]
     else:
         small = []
     return small + [(("irregular=1",), x) for x in c]
@@ -660,14 +683,21 @@ def table_rows(model, nheld, only=None):
     out.append("Uneven rows at bs 12, 24 and 32: the fragment stream and the wide row walk (rule rows).")
     for ty, o, bs in keys((12,) + WALK_BS):
         out += [(ty, o, bs, c, conds) for conds, c in uneven_rows(bs, ty == "double", o == "row")]
-    out.append("Column-major bs 6: by-column, two rows of a column per lane (rule rows).")
+    out.append("Irregular rows (a power-law tail) at bs 2-8 past ~2.4 MB: the merge path, the fragment stream.")
+    for ty, o, bs in keys(range(2, 9)):
+        out += [(ty, o, bs, c, conds + (IRREGULAR_FIRST,))
+                for conds, c in irregular_rows(bs, ty == "double", o == "row")]
+    out.append("Column-major bs 6 on an H100's bandwidth per SM, where its rows were measured (rule rows).")
     for ty, o, bs in keys((6,), ("col",)):
-        out += [(ty, o, bs, c, conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
-    out.append("Learned rows: real matrices, promoted and split, %d held out: the vote of the\n"
-               "# nearest points of the type, order and bs (the points at the end)." % nheld)
+        out += [(ty, o, bs, c, ("memsm<30",) + conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
+    out.append("Learned rows: real and generated matrices, promoted and split, %d held out: the\n"
+               "# vote of the nearest points of the type, order and bs (the points at the end)." % nheld)
     for (bs, ty, o), (points, l2max, mmmax, k) in sorted(model.items()):
         if only is None or only == (ty, o, bs):
             out.append((ty, o, bs, "nearest/%d" % k, ("l2<%g" % l2max, "maxmean<%g" % mmmax)))
+    out.append("Column-major bs 6: by-column, two rows of a column per lane (rule rows).")
+    for ty, o, bs in keys((6,), ("col",)):
+        out += [(ty, o, bs, c, conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
     out.append("Rule rows: large irregular (power-law) and regular (grid) matrices.")
     for ty, o, bs in keys(range(1, 65)):
         dbl, row = ty == "double", o == "row"
@@ -747,7 +777,8 @@ def main():
     global L2_BYTES, MEMSM
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("data", nargs="+", help="JSON lines of bench/plan_data.sh")
-    ap.add_argument("--matrices", default="../shared/matrices")
+    ap.add_argument("--matrices", default="../shared/matrices",
+                    help="the folders of the matrices of the data, separated by colons")
     ap.add_argument("--holdout", default=HOLDOUT, help="matrices kept out of the learning")
     ap.add_argument("--k", type=int, default=K_NEAR, help="the points that vote")
     ap.add_argument("--keep", type=int, default=KEEP, help="the configurations a point keeps")

@@ -2,8 +2,10 @@
 """The built-in GPU plan table against bench/plan_table.py and its data.
 
 1. src/plan/default.tbl is what bench/plan_table.py makes from
-   bench/results/plan-h200 (the command of its README): the table in the
-   library is the learned one, and the learning is deterministic.
+   bench/results/plan-h200 (the command of its README, with the generated
+   matrices of bench/synth_matrices.py written to a temporary folder): the
+   table in the library is the learned one, and the learning is
+   deterministic.
 2. The choice plan_table.py evaluates (its statistics, --cv, --measured) is
    the table's: for every measured case, the configurations of the rows of
    the table text whose type, order, bs and conditions match, in row order
@@ -20,6 +22,7 @@ import glob
 import io
 import os
 import sys
+import tempfile
 
 
 def main():
@@ -35,10 +38,14 @@ def main():
         return 77
     sys.path.insert(0, os.path.join(repo, "bench"))
     import plan_table as P
+    import synth_matrices
 
     data = os.path.join(repo, "bench", "results", "plan-h200")
-    files = sorted(glob.glob(os.path.join(data, "col_*.jsonl.gz"))) + [os.path.join(data, "row_solver.jsonl.gz")]
-    cases = P.load(files, matrices)
+    files = sorted(glob.glob(os.path.join(data, "col_*.jsonl.gz"))) + [
+        os.path.join(data, "row_solver.jsonl.gz"), os.path.join(data, "synth_solver.jsonl.gz")]
+    with tempfile.TemporaryDirectory() as synth:
+        synth_matrices.write_all(synth)
+        cases = P.load(files, matrices + ":" + synth)
     held = set(P.HOLDOUT.split(","))
     opt = argparse.Namespace(k=P.K_NEAR, keep=P.KEEP, objective="hit")
     model = P.learn({k: c for k, c in cases.items() if P.matrix_of(c) not in held}, opt)

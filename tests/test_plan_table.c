@@ -365,18 +365,34 @@ int main(void)
     f.v[PF_MEMSM] = 4800.0 / 132;
     picks(d, &f, "lane_block/g8/r1/t128/p0");
     /* a stiffness matrix of even rows within the L2 at column-major bs
-     * 6 (crystm01 promoted: 4875 rows of ~22 blocks): by-column in double
-     * and float, ahead of the learned rows; in row-major blocks the vote of
-     * the nearest points, the lane-block kernel with 16 lanes a row (on
-     * crystm01 itself, H200, the vector stream 3% and staged 7% behind it) */
+     * 6 (crystm01 promoted: 4875 rows of ~22 blocks): on an H100's
+     * bandwidth per SM by-column in double and float, ahead of the learned
+     * rows; on an H200's the vote of the nearest points first, which
+     * agrees here; in row-major blocks the vote, the lane-block kernel
+     * with 16 lanes a row (on crystm01 itself, H200, the vector stream 3%
+     * and staged 7% behind it) */
     features_of(&f, 4875, 22, 27, 6, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     TU_CHECK(f.v[PF_L2] < 1 && f.v[PF_MAXMEAN] < 2, "stiffness features");
     picks(d, &f, "by_column/g32/r1/t128/p0");
     f.type = BSRMV_FLOAT;
     picks(d, &f, "by_column/g32/r1/t128/p0");
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "by_column/g32/r1/t128/p0");
+    f.v[PF_MEMSM] = 3350.0 / 132;
     f.type = BSRMV_DOUBLE;
     f.order = BSRMV_ROW_MAJOR;
     picks(d, &f, "lane_block/g16/r1/t128/p0");
+    /* a scale-free graph of a few MB (20000 rows of 7 blocks, one of 565)
+     * at bs 2: the merge path with 64-block units, the irregular rows
+     * ahead of the vote; a tiny one (l2 below 0.04) goes to the vote */
+    features_of(&f, 20000, 7, 565, 2, BSRMV_FLOAT, BSRMV_ROW_MAJOR, 60 * 1048576.0);
+    f.v[PF_MEMSM] = 4800.0 / 132;
+    TU_CHECK(f.v[PF_IRREGULAR] == 1 && f.v[PF_L2] >= 0.04 && f.v[PF_L2] < 1, "scale-free features");
+    picks(d, &f, "merge_path/g1/r1/t256/p64");
+    f.v[PF_L2] = 0.02;
+    bsrmv_gpu_config tiny;
+    TU_CHECK(plan_table_lookup(d, &f, NULL, NULL, &tiny, NULL) && tiny.kernel != BSRMV_GPU_MERGE_PATH,
+             "tiny irregular matrix: the vote, not the irregular rows");
     /* a bs-12 grid past the L2: K2 with 4 thread groups, whatever the
      * learned rows say of smaller matrices */
     features_of(&f, 10648, 27, 27, 12, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 60 * 1048576.0);
