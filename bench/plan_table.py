@@ -687,17 +687,19 @@ def table_rows(model, nheld, only=None):
     for ty, o, bs in keys(range(2, 9)):
         out += [(ty, o, bs, c, conds + (IRREGULAR_FIRST,))
                 for conds, c in irregular_rows(bs, ty == "double", o == "row")]
+    def bycolumn6(extra):
+        return [(ty, o, bs, c, extra + conds) for ty, o, bs in keys((6,), ("col",))
+                for conds, c in bycolumn6_rows(bs, ty == "double", False)]
+
     out.append("Column-major bs 6 on an H100's bandwidth per SM, where its rows were measured (rule rows).")
-    for ty, o, bs in keys((6,), ("col",)):
-        out += [(ty, o, bs, c, ("memsm<30",) + conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
+    out += bycolumn6(("memsm<30",))
     out.append("Learned rows: real and generated matrices, promoted and split, %d held out: the\n"
                "# vote of the nearest points of the type, order and bs (the points at the end)." % nheld)
     for (bs, ty, o), (points, l2max, mmmax, k) in sorted(model.items()):
         if only is None or only == (ty, o, bs):
             out.append((ty, o, bs, "nearest/%d" % k, ("l2<%g" % l2max, "maxmean<%g" % mmmax)))
     out.append("Column-major bs 6: by-column, two rows of a column per lane (rule rows).")
-    for ty, o, bs in keys((6,), ("col",)):
-        out += [(ty, o, bs, c, conds) for conds, c in bycolumn6_rows(bs, ty == "double", False)]
+    out += bycolumn6(())
     out.append("Rule rows: large irregular (power-law) and regular (grid) matrices.")
     for ty, o, bs in keys(range(1, 65)):
         dbl, row = ty == "double", o == "row"
