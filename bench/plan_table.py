@@ -683,8 +683,9 @@ def table_rows(model, nheld, only=None):
     out.append("Uneven rows at bs 12, 24 and 32: the fragment stream and the wide row walk (rule rows).")
     for ty, o, bs in keys((12,) + WALK_BS):
         out += [(ty, o, bs, c, conds) for conds, c in uneven_rows(bs, ty == "double", o == "row")]
+    # ahead of the learned rows only where there are learned rows
     out.append("Irregular rows (a power-law tail) at bs 2-8 past ~2.4 MB: the merge path, the fragment stream.")
-    for ty, o, bs in keys(range(2, 9)):
+    for ty, o, bs in keys(sorted({bs for bs, _, _ in model if 2 <= bs <= 8})):
         out += [(ty, o, bs, c, conds + (IRREGULAR_FIRST,))
                 for conds, c in irregular_rows(bs, ty == "double", o == "row")]
     def bycolumn6(extra):
