@@ -48,13 +48,14 @@ clean:
 # Each fuzz target (fuzz/) for FUZZ_SECONDS on a copy of its seed corpus;
 # skipped without clang.  Longer runs: scripts/fuzz_campaign.sh.
 FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= mmio parse bsr convert plan storage solve
 fuzz: deps
 	@./scripts/deps_clang.sh
 	@if ! command -v clang >/dev/null; then echo "fuzz: no clang, skipped"; exit 0; fi; \
 	set -e; CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DBSRMV_CUDA=OFF -DBSRMV_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null; \
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_mmio fuzz_parse fuzz_bsr fuzz_convert fuzz_plan; \
-	for t in mmio parse bsr convert plan; do \
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)); \
+	for t in $(FUZZ_TARGETS); do \
 	  rm -rf build-fuzz/ci/$$t; mkdir -p build-fuzz/ci/$$t; cp fuzz/corpus/$$t/* build-fuzz/ci/$$t/; \
 	  (cd build-fuzz/ci && OMP_NUM_THREADS=2 ../fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
 	    -timeout=30 -print_final_stats=1 -artifact_prefix=$$t- $$t >$$t.log 2>&1) || \

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-900}
 PARALLEL=${2:-1}
 WORK=${3:-build-fuzz/campaign}
-TARGETS=${FUZZ_TARGETS:-"mmio parse bsr convert plan"}
+TARGETS=${FUZZ_TARGETS:-"mmio parse bsr convert plan storage solve"}
 command -v clang >/dev/null || { echo "fuzz_campaign: clang not found" >&2; exit 1; }
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSRMV_CUDA=OFF \
   -DBSRMV_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
