@@ -1,8 +1,9 @@
 /* The Matrix Market reader on arbitrary bytes, plain and gzip-compressed.
  * Whatever it accepts must agree with a separate, plain parser of the same
  * text (the same entries in the same order), the .gz copy must read the
- * same, and y = A*x through the BSR split must match the product of the
- * plain parser's entries.  Mode byte 1: the bytes are fed as a (probably
+ * same, what it read must come back the same through bsrmv_mm_write, and
+ * y = A*x through the BSR split must match the product of the plain
+ * parser's entries.  Mode byte 1: the bytes are fed as a (probably
  * damaged) gzip file instead. */
 #define _GNU_SOURCE
 #include "fuzz_common.h"
@@ -14,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static char plain_path[64], gz_path[64];
+static char plain_path[64], gz_path[64], out_path[2][64];
 
 static void write_bytes(const char *path, const uint8_t *d, size_t n, int compress)
 {
@@ -106,7 +107,8 @@ static void same_coo(const bsrmv_coo *a, const bsrmv_coo *b)
 {
     if (a->m != b->m || a->n != b->n || a->nnz != b->nnz ||
         memcmp(a->row, b->row, (size_t)a->nnz * 8) || memcmp(a->col, b->col, (size_t)a->nnz * 8) ||
-        memcmp(a->val, b->val, (size_t)a->nnz * 8))
+        memcmp(a->val, b->val, (size_t)a->nnz * 8) || !a->imag != !b->imag ||
+        (a->imag && memcmp(a->imag, b->imag, (size_t)a->nnz * 8)))
         abort();
 }
 
@@ -160,6 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plain_path[0]) {
         snprintf(plain_path, sizeof plain_path, "/tmp/bsrmv_fuzz_%d.mtx", (int)getpid());
         snprintf(gz_path, sizeof gz_path, "/tmp/bsrmv_fuzz_%d.mtx.gz", (int)getpid());
+        snprintf(out_path[0], sizeof out_path[0], "/tmp/bsrmv_fuzz_%d_out.mtx", (int)getpid());
+        snprintf(out_path[1], sizeof out_path[1], "/tmp/bsrmv_fuzz_%d_out.mtx.gz", (int)getpid());
     }
     if (size < 1 || size > 65536)
         return 0;
@@ -190,6 +194,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
+    same_coo(a, b);
+    bsrmv_coo_destroy(b);
+    /* What was read, written and read again: the same entries, bit for bit. */
+    const char *out = out_path[mode >> 6 & 1];
+    if (bsrmv_mm_write(out, a) || bsrmv_mm_read(out, &b))
+        abort();
     same_coo(a, b);
     bsrmv_coo_destroy(b);
     char *text = malloc(size + 1);
