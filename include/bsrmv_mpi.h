@@ -18,6 +18,10 @@
  *    off-rank columns it touches ("ghosts"), compacted; both are ordinary
  *    bsrmv matrices, so the OpenMP kernels of bsrmv_spmv do the products.  The
  *    halo plan (neighbours, send lists) is made once.
+ *  - Values of every bsrmv_type: real and complex (C11 _Complex; MPI sends
+ *    them as MPI_C_FLOAT_COMPLEX / MPI_C_DOUBLE_COMPLEX) on host ranks;
+ *    GPU ranks take real types (a complex matrix: BSRMV_ERR_UNSUPPORTED).
+ *    Full storage only: symmetric storage is refused by the scatter.
  *
  * Collectives and errors
  *  - Every function here that takes a bsrmv_dist_matrix or an MPI_Comm is
@@ -132,9 +136,17 @@ bsrmv_status bsrmv_dist_matrix_parts(const bsrmv_dist_matrix *A, const bsrmv_mat
  * part in the exchange, returns its error, and sends its status with its
  * halo, so every rank that needs its data fails too (BSRMV_ERR_... of that
  * rank, the message naming it); ranks that do not need it are unaffected.
+ * x and y in A's type; OP_C is A^H (for a real A, OP_T); alpha and beta
+ * real here, complex through bsrmv_dist_spmv_scalars.
  * Errors: BSRMV_ERR_DIMENSION, BSRMV_ERR_ARGUMENT, BSRMV_ERR_NOMEM. */
 bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
                              int64_t nx, double beta, void *y, int64_t ny);
+/* The same with alpha and beta pointing to values of A's type (float,
+ * double, float _Complex or double _Complex), as bsrmv_spmv_scalars takes
+ * them; NULL: BSRMV_ERR_ARGUMENT on that rank, as for a bad vector. */
+bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     const void *x, int64_t nx, const void *beta, void *y,
+                                     int64_t ny);
 
 /* Time spent inside bsrmv_dist_spmv by this rank, summed over calls since
  * the handle was made or reset.  post: pack the send buffer and start the
@@ -169,7 +181,8 @@ bsrmv_status bsrmv_dist_precond_block_jacobi(bsrmv_precond **P, const bsrmv_dist
  * P (from bsrmv_dist_precond_block_jacobi) may be NULL on all ranks.
  * Every rank makes the same decisions (the reductions are the same
  * everywhere) and gets the same report; report->bytes sums the ranks'
- * traffic.  Errors as for bsrmv_solve. */
+ * traffic.  Complex A: as bsrmv_solve (dots x^H y, CG for Hermitian
+ * positive definite A).  Errors as for bsrmv_solve. */
 bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
                               const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
                               bsrmv_solve_report *report);
@@ -187,7 +200,7 @@ typedef struct bsrmv_dist_gpu_matrix bsrmv_dist_gpu_matrix;
  * list to `device` and makes the NCCL communicator (one per handle).  A
  * must outlive the handle (its halo plan is used).  Errors, agreed on by
  * every rank: the device ones of bsrmv_gpu_matrix_upload, BSRMV_ERR_DEVICE
- * for an NCCL failure. */
+ * for an NCCL failure, BSRMV_ERR_UNSUPPORTED for a complex A. */
 bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist_matrix *A,
                                           int device);
 void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);

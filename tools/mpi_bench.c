@@ -24,6 +24,9 @@
 
 static int rank, size;
 
+/* --type's names, indexed by bsrmv_type (those of bsrmv bench). */
+static const char *const type_names[4] = {"float", "double", "c", "z"};
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -31,7 +34,8 @@ static void usage(FILE *f)
             "  MATRIX: --grid N|NX,NY,NZ [--stencil 7|27] | --powerlaw MB,MEAN,MAX\n"
             "          [--exponent E] | --mtx FILE [--promote]\n"
             "  --bs LIST          block sizes, comma-separated (default 3)\n"
-            "  --type double|float, --order col|row, --op n|t\n"
+            "  --type double|float|z|c (z, c: complex double, float; CPU ranks),\n"
+            "  --order col|row, --op n|t|c\n"
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
             "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
@@ -102,12 +106,22 @@ static opts parse(int argc, char **argv)
                 b[o.nbs++] = args_integer("--bs", tok, 1, 1024);
             for (int k = 0; k < o.nbs; k++)
                 o.bs[k] = (int)b[k];
-        } else if ((v = args_value(argc, argv, &i, "--type")))
-            o.type = !strcmp(v, "float") ? BSRMV_FLOAT : BSRMV_DOUBLE;
-        else if ((v = args_value(argc, argv, &i, "--order")))
+        } else if ((v = args_value(argc, argv, &i, "--type"))) {
+            int t = 0;
+            while (t < 4 && strcmp(v, type_names[t]))
+                t++;
+            if (t == 4)
+                args_fail("--type: expected double, float, z or c, got '%s'", v);
+            o.type = (bsrmv_type)t;
+        } else if ((v = args_value(argc, argv, &i, "--order"))) {
+            if (strcmp(v, "col") && strcmp(v, "row"))
+                args_fail("--order: expected col or row, got '%s'", v);
             o.order = !strcmp(v, "row") ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR;
-        else if ((v = args_value(argc, argv, &i, "--op")))
-            o.op = !strcmp(v, "t") ? BSRMV_OP_T : BSRMV_OP_N;
+        } else if ((v = args_value(argc, argv, &i, "--op"))) {
+            if (strcmp(v, "n") && strcmp(v, "t") && strcmp(v, "c"))
+                args_fail("--op: expected n, t or c, got '%s'", v);
+            o.op = *v == 'n' ? BSRMV_OP_N : *v == 't' ? BSRMV_OP_T : BSRMV_OP_C;
+        }
         else if ((v = args_value(argc, argv, &i, "--reps")))
             o.reps = (int)args_integer("--reps", v, 1, 100000);
         else if ((v = args_value(argc, argv, &i, "--repeat")))
@@ -339,7 +353,8 @@ static void solve(const opts *o, int bs)
     } else {
         die(bsrmv_dist_precond_block_jacobi(&P, D), "block Jacobi");
     }
-    bsrmv_solve_options so = {.rtol = o->type == BSRMV_DOUBLE ? 1e-8 : 1e-5, .x0_zero = 1,
+    const int dbl = o->type == BSRMV_DOUBLE || o->type == BSRMV_COMPLEX_DOUBLE;
+    bsrmv_solve_options so = {.rtol = dbl ? 1e-8 : 1e-5, .x0_zero = 1,
                               .max_iter = o->max_iter};
     bsrmv_solve_report rep;
     double *secs = malloc((size_t)o->repeat * sizeof *secs);
@@ -377,7 +392,7 @@ static void solve(const opts *o, int bs)
         json_int(&j, "ranks", size);
         json_int(&j, "threads", o->gpu ? 0 : bsrmv_num_threads());
         json_int(&j, "bs", bs);
-        json_str(&j, "type", o->type == BSRMV_DOUBLE ? "double" : "float");
+        json_str(&j, "type", type_names[o->type]);
         json_int(&j, "mb", in.mb_global);
         json_int(&j, "iterations", rep.iterations);
         json_int(&j, "converged", rep.converged);
@@ -502,9 +517,9 @@ int main(int argc, char **argv)
             json_int(&j, "ranks", size);
             json_int(&j, "threads", bsrmv_num_threads());
             json_int(&j, "bs", bs);
-            json_str(&j, "type", o.type == BSRMV_DOUBLE ? "double" : "float");
+            json_str(&j, "type", type_names[o.type]);
             json_str(&j, "order", o.order == BSRMV_COL_MAJOR ? "col" : "row");
-            json_str(&j, "op", o.op == BSRMV_OP_N ? "n" : "t");
+            json_str(&j, "op", o.op == BSRMV_OP_N ? "n" : o.op == BSRMV_OP_T ? "t" : "c");
             json_int(&j, "mb", in.mb_global);
             json_int(&j, "nnzb", (int64_t)sums[2]);
             json_int(&j, "ghosts", (int64_t)sums[3]);
@@ -515,7 +530,9 @@ int main(int argc, char **argv)
             json_num(&j, "ms", t * 1e3);
             json_num(&j, "ms_best", best * 1e3);
             json_num(&j, "gbps", sums[1] / t * 1e-9);
-            json_num(&j, "gflops", 2.0 * sums[2] * bs * bs / t * 1e-9);
+            /* a complex multiply-add is 8 real flops */
+            const double flops = o.type >= BSRMV_COMPLEX_FLOAT ? 8.0 : 2.0;
+            json_num(&j, "gflops", flops * sums[2] * bs * bs / t * 1e-9);
             json_num(&j, "products_ms", tp * 1e3);
             json_num(&j, "exchange_ms", tx * 1e3);
             json_num(&j, "exposed_wait_ms", wait * 1e3);

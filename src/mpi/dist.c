@@ -96,8 +96,6 @@ static bsrmv_status check_own(bsrmv_dist_matrix **A, int64_t mb_global, int64_t 
     if (bsrmv_type_size(type) == 0 || (order != BSRMV_COL_MAJOR && order != BSRMV_ROW_MAJOR))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "unknown type %d or order %d", (int)type,
                           (int)order);
-    if (bsrmv_type_is_complex(type))
-        return bsrmv_refuse_complex(type, "the MPI distribution");
     if (!row_ptr || (nnzb > 0 && (!col_idx || !val)))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL BSR array");
     if (nb > INT32_MAX)
@@ -460,7 +458,10 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
         D->bs = bs;
         D->type = type;
         D->order = order;
-        D->mpi_type = type == BSRMV_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
+        D->mpi_type = type == BSRMV_DOUBLE           ? MPI_DOUBLE
+                      : type == BSRMV_FLOAT          ? MPI_FLOAT
+                      : type == BSRMV_COMPLEX_DOUBLE ? MPI_C_DOUBLE_COMPLEX
+                                                     : MPI_C_FLOAT_COMPLEX;
         D->row_begin = row_begin;
         D->mb = mb;
         D->col_begin = col_begin;

@@ -61,14 +61,14 @@ struct bsrmv_dist_matrix {
  * status and message everywhere); BSRMV_SUCCESS when all succeeded. */
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st);
 
-/* bsrmv_dist_spmv after the argument checks, whose outcome st this rank
- * sends with its halo (not BSRMV_SUCCESS: x and y are not touched, the
- * exchange still runs); op must be N or T.  _run: with valid arguments
- * (the solvers' own vectors). */
-bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
-                                     const void *x, double beta, void *y, bsrmv_status st);
-bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
-                                 const void *x, double beta, void *y);
+/* bsrmv_dist_spmv_scalars after the argument checks, whose outcome st
+ * this rank sends with its halo (not BSRMV_SUCCESS: x and y are not
+ * touched, the exchange still runs); op must be N, T or (complex) C, alpha
+ * and beta values of A's type.  _run: y = A x for the solvers' own
+ * vectors. */
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     const void *x, const void *beta, void *y, bsrmv_status st);
+bsrmv_status bsrmv_dist_spmv_run(bsrmv_dist_matrix *A, const void *x, void *y);
 
 /* GPU ranks (gpu.cu): y = A x on the device, on `stream`, for the
  * solvers' own vectors (the arguments are valid, dA's device current). */

@@ -211,7 +211,9 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA,
     bsrmv_dist_gpu_matrix *d = NULL;
     if (!dA)
         st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_matrix_upload: NULL handle");
-    else if (!(d = (bsrmv_dist_gpu_matrix *)calloc(1, sizeof *d)))
+    if (!st) /* every rank has the same type: all refuse, after agreeing below */
+        st = bsrmv_refuse_complex(A->type, "bsrmv_dist_gpu_matrix_upload (GPU ranks)");
+    if (!st && !(d = (bsrmv_dist_gpu_matrix *)calloc(1, sizeof *d)))
         st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the handle");
     const size_t bsv = (size_t)A->bs * bsrmv_type_size(A->type);
     const int64_t nsend = A->send_start[A->nsend];

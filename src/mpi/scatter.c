@@ -38,8 +38,6 @@ static bsrmv_status check_root(const bsrmv_matrix *G, const int64_t *row_starts,
     if (!G)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "the matrix to distribute is NULL on the root");
     bsrmv_status refused = bsrmv_refuse_sym(G, "bsrmv_dist_matrix_scatter");
-    if (!refused)
-        refused = bsrmv_refuse_complex(G->type, "bsrmv_dist_matrix_scatter");
     if (refused)
         return refused;
     if (!G->row_ptr)

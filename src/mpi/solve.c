@@ -78,7 +78,7 @@ static bsrmv_status d_spmv(sv_backend *be, const void *x, void *y)
     dist_backend *d = D(be);
     if (d->dA)
         return bsrmv_dist_gpu_spmv_run(d->dA, x, y, d->stream);
-    return bsrmv_dist_spmv_run(BSRMV_OP_N, 1.0, d->A, x, 0.0, y);
+    return bsrmv_dist_spmv_run(d->A, x, y);
 }
 
 static bsrmv_status d_dots(sv_backend *be, int k, const void *const *a, const void *const *b,

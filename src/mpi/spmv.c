@@ -20,94 +20,124 @@
 #define PACK_PARALLEL_MIN 16384
 
 #define DEFINE_HALO_OPS(T, SUF)                                                          \
-    static void pack_##SUF(const bsrmv_dist_matrix *A, const T *x)                       \
+    static void pack_##SUF(const bsrmv_dist_matrix *A, const void *xv)                   \
     {                                                                                    \
         const int64_t n = A->send_start[A->nsend];                                       \
         const int bs = A->bs;                                                            \
+        const T *x = xv;                                                                 \
         T *buf = A->send_buf;                                                            \
         _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
         for (int64_t k = 0; k < n; k++)                                                  \
             memcpy(buf + k * bs, x + (int64_t)A->send_idx[k] * bs, (size_t)bs * sizeof(T)); \
     }                                                                                    \
-    static void unpack_add_##SUF(const bsrmv_dist_matrix *A, T *y)                       \
+    static void unpack_add_##SUF(const bsrmv_dist_matrix *A, void *yv)                   \
     {                                                                                    \
         const int64_t n = A->send_start[A->nsend];                                       \
         const int bs = A->bs;                                                            \
         const T *buf = A->send_buf;                                                      \
         for (int64_t k = 0; k < n; k++) {                                                \
-            T *yk = y + (int64_t)A->send_idx[k] * bs;                                    \
+            T *yk = (T *)yv + (int64_t)A->send_idx[k] * bs;                              \
             for (int c = 0; c < bs; c++)                                                 \
                 yk[c] += buf[k * bs + c];                                                \
         }                                                                                \
     }                                                                                    \
     /* y at the compressed off-rank rows += row_buf */                                   \
-    static void rows_add_##SUF(const bsrmv_dist_matrix *A, T *y)                         \
+    static void rows_add_##SUF(const bsrmv_dist_matrix *A, void *yv)                     \
     {                                                                                    \
         const int64_t n = A->offrank->mb;                                                \
         const int bs = A->bs;                                                            \
         const T *buf = A->row_buf;                                                       \
+        T *y = yv;                                                                       \
         _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
         for (int64_t i = 0; i < n; i++)                                                  \
             for (int c = 0; c < bs; c++)                                                 \
                 y[A->offrank_rows[i] * bs + c] += buf[i * bs + c];                       \
     }                                                                                    \
     /* row_buf = x at the compressed off-rank rows (OP_T's input) */                     \
-    static void rows_gather_##SUF(const bsrmv_dist_matrix *A, const T *x)                \
+    static void rows_gather_##SUF(const bsrmv_dist_matrix *A, const void *xv)            \
     {                                                                                    \
         const int64_t n = A->offrank->mb;                                                \
         const int bs = A->bs;                                                            \
+        const T *x = xv;                                                                 \
         T *buf = A->row_buf;                                                             \
         _Pragma("omp parallel for if (n * bs > PACK_PARALLEL_MIN)")                      \
         for (int64_t i = 0; i < n; i++)                                                  \
             memcpy(buf + i * bs, x + A->offrank_rows[i] * bs, (size_t)bs * sizeof(T));    \
     }
-DEFINE_HALO_OPS(double, d)
 DEFINE_HALO_OPS(float, s)
+DEFINE_HALO_OPS(double, d)
+DEFINE_HALO_OPS(float _Complex, c)
+DEFINE_HALO_OPS(double _Complex, z)
 
-static void pack(const bsrmv_dist_matrix *A, const void *x)
+/* The halo's operations for each value type (indexed by bsrmv_type). */
+typedef struct halo_ops {
+    void (*pack)(const bsrmv_dist_matrix *A, const void *x);
+    void (*unpack_add)(const bsrmv_dist_matrix *A, void *y);
+    void (*rows_add)(const bsrmv_dist_matrix *A, void *y);
+    void (*rows_gather)(const bsrmv_dist_matrix *A, const void *x);
+} halo_ops;
+
+static const halo_ops halo[4] = {
+    [BSRMV_FLOAT] = {pack_s, unpack_add_s, rows_add_s, rows_gather_s},
+    [BSRMV_DOUBLE] = {pack_d, unpack_add_d, rows_add_d, rows_gather_d},
+    [BSRMV_COMPLEX_FLOAT] = {pack_c, unpack_add_c, rows_add_c, rows_gather_c},
+    [BSRMV_COMPLEX_DOUBLE] = {pack_z, unpack_add_z, rows_add_z, rows_gather_z},
+};
+
+/* A scalar of the matrix type, as bsrmv_spmv_scalars reads it. */
+typedef union dist_scalar {
+    float f;
+    double d;
+    float _Complex c;
+    double _Complex z;
+} dist_scalar;
+
+static dist_scalar scalar(bsrmv_type t, double re)
 {
-    if (A->type == BSRMV_DOUBLE)
-        pack_d(A, x);
-    else
-        pack_s(A, x);
+    dist_scalar v = {.z = 0};
+    switch (t) {
+    case BSRMV_FLOAT: v.f = (float)re; break;
+    case BSRMV_DOUBLE: v.d = re; break;
+    case BSRMV_COMPLEX_FLOAT: v.c = (float)re; break;
+    default: v.z = re;
+    }
+    return v;
 }
 
-static void unpack_add(const bsrmv_dist_matrix *A, void *y)
+static int scalar_is_zero(bsrmv_type t, const void *s)
 {
-    if (A->type == BSRMV_DOUBLE)
-        unpack_add_d(A, y);
-    else
-        unpack_add_s(A, y);
+    switch (t) {
+    case BSRMV_FLOAT: return *(const float *)s == 0;
+    case BSRMV_DOUBLE: return *(const double *)s == 0;
+    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)s == 0;
+    default: return *(const double _Complex *)s == 0;
+    }
 }
 
 /* y += alpha * (off-rank part) * ghosts */
-static bsrmv_status offrank_n(bsrmv_dist_matrix *A, double alpha, void *y)
+static bsrmv_status offrank_n(bsrmv_dist_matrix *A, const void *alpha, void *y)
 {
     const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    const dist_scalar one = scalar(A->type, 1), zero = scalar(A->type, 0);
     if (!A->offrank_rows)
-        return bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 1.0, y, n);
-    bsrmv_status st = bsrmv_spmv(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, 0.0,
-                                 A->row_buf, n);
-    if (!st) {
-        if (A->type == BSRMV_DOUBLE)
-            rows_add_d(A, y);
-        else
-            rows_add_s(A, y);
-    }
+        return bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, &one, y, n);
+    bsrmv_status st = bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, &zero,
+                                         A->row_buf, n);
+    if (!st)
+        halo[A->type].rows_add(A, y);
     return st;
 }
 
-/* ghosts = alpha * (off-rank part)^T * x */
-static bsrmv_status offrank_t(bsrmv_dist_matrix *A, double alpha, const void *x)
+/* ghosts = alpha * op(off-rank part) * x, op T or C */
+static bsrmv_status offrank_t(bsrmv_op op, bsrmv_dist_matrix *A, const void *alpha,
+                              const void *x)
 {
     const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
+    const dist_scalar zero = scalar(A->type, 0);
     if (!A->offrank_rows)
-        return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, x, n, 0.0, A->ghost_buf, gh);
-    if (A->type == BSRMV_DOUBLE)
-        rows_gather_d(A, x);
-    else
-        rows_gather_s(A, x);
-    return bsrmv_spmv(BSRMV_OP_T, alpha, A->offrank, A->row_buf, n, 0.0, A->ghost_buf, gh);
+        return bsrmv_spmv_scalars(op, alpha, A->offrank, x, n, &zero, A->ghost_buf, gh);
+    halo[A->type].rows_gather(A, x);
+    return bsrmv_spmv_scalars(op, alpha, A->offrank, A->row_buf, n, &zero, A->ghost_buf, gh);
 }
 
 /* After the receives: the first failed source this rank depends on. */
@@ -122,31 +152,32 @@ static bsrmv_status peers_ok(const bsrmv_dist_matrix *A, int n, const int *rank_
     return BSRMV_SUCCESS;
 }
 
-bsrmv_status bsrmv_dist_spmv_run(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
-                                 const void *x, double beta, void *y)
+bsrmv_status bsrmv_dist_spmv_run(bsrmv_dist_matrix *A, const void *x, void *y)
 {
-    return bsrmv_dist_spmv_checked(op, alpha, A, x, beta, y, BSRMV_SUCCESS);
+    const dist_scalar one = scalar(A->type, 1), zero = scalar(A->type, 0);
+    return bsrmv_dist_spmv_checked(BSRMV_OP_N, &one, A, x, &zero, y, BSRMV_SUCCESS);
 }
 
-bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matrix *A,
-                                     const void *x, double beta, void *y, bsrmv_status st)
+bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     const void *x, const void *beta, void *y, bsrmv_status st)
 {
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs, gh = A->ghosts * A->bs;
     const int nr = A->nrecv, ns = A->nsend;
-    if (alpha == 0) /* the same on every rank: no exchange anywhere */
+    if (scalar_is_zero(A->type, alpha)) /* the same on every rank: no exchange anywhere */
         return st ? st
-                  : op == BSRMV_OP_N ? bsrmv_spmv(op, 0, A->local, x, cols, beta, y, rows)
-                                     : bsrmv_spmv(op, 0, A->local, x, rows, beta, y, cols);
+                  : op == BSRMV_OP_N
+                        ? bsrmv_spmv_scalars(op, alpha, A->local, x, cols, beta, y, rows)
+                        : bsrmv_spmv_scalars(op, alpha, A->local, x, rows, beta, y, cols);
     const double t0 = MPI_Wtime();
     double t1, t2, t3;
     if (op == BSRMV_OP_N) {
         if (!st)
-            pack(A, x);
+            halo[A->type].pack(A, x);
         A->my_status = (int)st;
         MPI_Startall(2 * (nr + ns), A->req_n);
         t1 = MPI_Wtime();
         if (!st)
-            st = bsrmv_spmv(BSRMV_OP_N, alpha, A->local, x, cols, beta, y, rows);
+            st = bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->local, x, cols, beta, y, rows);
         t2 = MPI_Wtime();
         MPI_Waitall(2 * nr, A->req_n, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
@@ -157,20 +188,20 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matri
         MPI_Waitall(2 * ns, A->req_n + 2 * nr, MPI_STATUSES_IGNORE);
     } else {
         if (!st && gh > 0)
-            st = offrank_t(A, alpha, x);
+            st = offrank_t(op, A, alpha, x);
         const double tp = MPI_Wtime();
         A->my_status = (int)st; /* the partial sums sent are valid or not */
         MPI_Startall(2 * (nr + ns), A->req_t);
         t1 = MPI_Wtime();
         if (!st)
-            st = bsrmv_spmv(BSRMV_OP_T, alpha, A->local, x, rows, beta, y, cols);
+            st = bsrmv_spmv_scalars(op, alpha, A->local, x, rows, beta, y, cols);
         t2 = MPI_Wtime();
         MPI_Waitall(2 * ns, A->req_t, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
         if (!st)
             st = peers_ok(A, ns, A->send_rank);
         if (!st)
-            unpack_add(A, y);
+            halo[A->type].unpack_add(A, y);
         MPI_Waitall(2 * nr, A->req_t + 2 * ns, MPI_STATUSES_IGNORE);
         /* the off-rank product ran before the exchange started */
         A->tm.offrank += tp - t0;
@@ -186,12 +217,16 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, double alpha, bsrmv_dist_matri
     return st;
 }
 
-/* The arguments of this rank. */
+/* The arguments of this rank (op already N, T or, complex, C). */
 static bsrmv_status check_args(bsrmv_op op, const bsrmv_dist_matrix *A, const void *x,
-                               int64_t nx, double alpha, void *y, int64_t ny)
+                               int64_t nx, const void *alpha, const void *beta, void *y,
+                               int64_t ny)
 {
-    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T && op != BSRMV_OP_C)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: unknown op %d", (int)op);
+    if (!alpha || !beta)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv_scalars: NULL %s",
+                          alpha ? "beta" : "alpha");
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
     const int64_t want_x = op == BSRMV_OP_N ? cols : rows, want_y = op == BSRMV_OP_N ? rows : cols;
     if (nx != want_x || ny != want_y)
@@ -199,9 +234,27 @@ static bsrmv_status check_args(bsrmv_op op, const bsrmv_dist_matrix *A, const vo
                           "bsrmv_dist_spmv: this rank's part of op(A) is %lld x %lld but x has "
                           "%lld and y %lld entries",
                           (long long)want_y, (long long)want_x, (long long)nx, (long long)ny);
-    if ((ny > 0 && !y) || (nx > 0 && !x && alpha != 0))
+    if ((ny > 0 && !y) || (nx > 0 && !x && !scalar_is_zero(A->type, alpha)))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL vector");
     return BSRMV_SUCCESS;
+}
+
+bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     const void *x, int64_t nx, const void *beta, void *y,
+                                     int64_t ny)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
+    /* of a real matrix the conjugate transpose is the transpose */
+    if (op == BSRMV_OP_C && !bsrmv_type_is_complex(A->type))
+        op = BSRMV_OP_T;
+    /* a rank with bad arguments still takes part in the exchange (an
+     * unknown op runs as OP_N's exchange, a missing alpha as a non-zero
+     * one) and its status travels with it */
+    const bsrmv_status st = check_args(op, A, x, nx, alpha, beta, y, ny);
+    const dist_scalar one = scalar(A->type, 1);
+    return bsrmv_dist_spmv_checked(op == BSRMV_OP_T || op == BSRMV_OP_C ? op : BSRMV_OP_N,
+                                   alpha ? alpha : &one, A, x, beta ? beta : &one, y, st);
 }
 
 bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, const void *x,
@@ -209,13 +262,8 @@ bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, co
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
-    /* distributed matrices are real: the conjugate transpose is the transpose */
-    if (op == BSRMV_OP_C)
-        op = BSRMV_OP_T;
-    /* a rank with bad arguments still takes part in the exchange (an
-     * unknown op runs as OP_N's exchange) and its status travels with it */
-    const bsrmv_status st = check_args(op, A, x, nx, alpha, y, ny);
-    return bsrmv_dist_spmv_checked(op == BSRMV_OP_T ? op : BSRMV_OP_N, alpha, A, x, beta, y, st);
+    const dist_scalar a = scalar(A->type, alpha), b = scalar(A->type, beta);
+    return bsrmv_dist_spmv_scalars(op, &a, A, x, nx, &b, y, ny);
 }
 
 bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64_t nx)
@@ -228,7 +276,7 @@ bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64
                         "bsrmv_dist_halo_exchange: x has %lld entries, this rank owns %lld",
                         (long long)nx, (long long)(A->nb * A->bs));
     if (!st)
-        pack(A, x);
+        halo[A->type].pack(A, x);
     A->my_status = (int)st;
     const int n = 2 * (A->nrecv + A->nsend);
     MPI_Startall(n, A->req_n);

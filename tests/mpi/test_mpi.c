@@ -5,11 +5,12 @@
  * error, none may hang), a bad SpMV argument on one rank (it and the ranks
  * that need its data fail, the others do not), the Matrix Market helper on
  * shared matrices, and the distributed solvers against the single-process
- * ones. */
+ * ones; then the same products and solvers with complex values. */
 #include "bsrmv_bench.h"
 #include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
 #include "testutil.h"
+#include "testutil_complex.h"
 
 #include <math.h>
 #include <string.h>
@@ -251,6 +252,95 @@ static void spmv_cases(void)
                  "rank, but rank %d receives from %d", rank, di.recv_neighbors);
     bsrmv_dist_matrix_destroy(D);
     bsrmv_matrix_destroy(G);
+    free(rs);
+    free(cs);
+}
+
+/* ---- complex values ------------------------------------------------- */
+
+/* Complex scalars of every kind, real ones through bsrmv_dist_spmv. */
+static const double _Complex cab[][2] = {
+    {1.0, 0.0}, {0.5 - 1.25 * I, 0.0}, {-0.75, 1.5 + 0.5 * I}, {2.0 * I, -1.0 * I}};
+
+static void check_spmv_complex(const char *what, const bsrmv_matrix *G, const int64_t *rs,
+                               const int64_t *cs, uint64_t seed)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(G, &in));
+    bsrmv_dist_matrix *D;
+    TU_OK(make_dist(&D, G, rs, cs));
+    const int bs = in.bs;
+    const bsrmv_type t = in.type;
+    for (int op = 0; op < 3; op++) {
+        const int64_t *xs = op == BSRMV_OP_N ? cs : rs, *ys = op == BSRMV_OP_N ? rs : cs;
+        const int64_t nx = (op == BSRMV_OP_N ? in.nb : in.mb) * bs;
+        const int64_t ny = (op == BSRMV_OP_N ? in.mb : in.nb) * bs;
+        void *x = tu_random_vector(nx > 0 ? nx : 1, t, seed + 1);
+        void *y0 = tu_random_vector(ny > 0 ? ny : 1, t, seed + 2);
+        void *yw = tu_nan_vector(ny > 0 ? ny : 1, t);
+        const int64_t myx = (xs[rank + 1] - xs[rank]) * bs, myy = (ys[rank + 1] - ys[rank]) * bs;
+        for (size_t c = 0; c < sizeof cab / sizeof cab[0]; c++) {
+            tu_scalar sa, sb;
+            const tu_ldc alpha = tu_put_scalar(&sa, t, cab[c][0]);
+            const tu_ldc beta = tu_put_scalar(&sb, t, cab[c][1]);
+            void *y = tu_nan_vector(myy + 1, t);
+            if (beta != 0)
+                memcpy(y, at(y0, ys[rank], bs, t), (size_t)myy * bsrmv_type_size(t));
+            const void *xr = at(x, xs[rank], bs, t);
+            if (c == 0) /* real scalars: the real entry point */
+                TU_OK(bsrmv_dist_spmv((bsrmv_op)op, 1.0, D, xr, myx, 0.0, y, myy));
+            else
+                TU_OK(bsrmv_dist_spmv_scalars((bsrmv_op)op, &sa, D, xr, myx, &sb, y, myy));
+            gather(y, yw, ys, bs, t);
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s %s %s, %d ranks", what,
+                     in.order == BSRMV_COL_MAJOR ? "col" : "row",
+                     bsrmv_cpu_has_kernel(bs) ? "compiled" : "runtime-bs", size);
+            tu_check_complex(msg, G, (bsrmv_op)op, alpha, x, beta, y0, yw);
+            checks++;
+            free(y);
+        }
+        free(x);
+        free(y0);
+        free(yw);
+    }
+    bsrmv_dist_matrix_destroy(D);
+}
+
+static void complex_spmv_cases(void)
+{
+    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
+    int64_t *cs = malloc((size_t)(size + 1) * sizeof *cs);
+    TU_CHECK(rs && cs, "out of memory");
+    static const int bss[] = {1, 2, 3, 4, 6, 7, 10};
+    for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++)
+        for (int t = BSRMV_COMPLEX_FLOAT; t <= BSRMV_COMPLEX_DOUBLE; t++) {
+            const tu_shape sh = {.mb = 23, .nb = 23, .bs = bss[b], .mean_len = 4,
+                                 .empty_frac = 0.1, .long_row = 5, .long_len = 20};
+            bsrmv_matrix *G = tu_random_bsr(&sh, (bsrmv_type)t, (bsrmv_order)(b % 2), 600 + b);
+            partition((part_kind)(b % NPART), sh.mb, row_ptr_of(G), rs);
+            memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
+            check_spmv_complex(part_name[b % NPART], G, rs, cs, 610 + b);
+            bsrmv_matrix_destroy(G);
+        }
+    /* rectangular, the columns split another way than the rows */
+    const tu_shape wide = {.mb = 19, .nb = 41, .bs = 3, .mean_len = 5, .long_row = -1};
+    for (int t = BSRMV_COMPLEX_FLOAT; t <= BSRMV_COMPLEX_DOUBLE; t++) {
+        bsrmv_matrix *G = tu_random_bsr(&wide, (bsrmv_type)t, BSRMV_ROW_MAJOR, 620 + t);
+        partition(UNEVEN, wide.mb, row_ptr_of(G), rs);
+        partition(BALANCED, wide.nb, NULL, cs);
+        check_spmv_complex("wide", G, rs, cs, 630 + t);
+        bsrmv_matrix_destroy(G);
+    }
+    /* a grid, whose off-rank part holds only the boundary rows */
+    bsrmv_matrix *Gr, *Gz;
+    TU_OK(bsrmv_generate_grid(&Gr, 4, 4, 24, 2, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_convert(&Gz, Gr, BSRMV_COMPLEX_DOUBLE));
+    partition(BALANCED, 384, row_ptr_of(Gz), rs);
+    memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
+    check_spmv_complex("grid27 4x4x24", Gz, rs, cs, 640);
+    bsrmv_matrix_destroy(Gr);
+    bsrmv_matrix_destroy(Gz);
     free(rs);
     free(cs);
 }
@@ -594,6 +684,74 @@ static void solver_cases(void)
     bsrmv_dist_matrix_destroy(D);
 }
 
+/* Complex systems: CG on Hermitian positive definite ones, BiCGSTAB and
+ * GMRES on non-Hermitian ones, distributed against one process. */
+static void complex_solver_cases(void)
+{
+    static const struct {
+        bsrmv_solver m;
+        enum tu_ckind kind;
+        int precond;
+    } cases[] = {{BSRMV_SOLVER_CG, TU_HPD, 1},
+                 {BSRMV_SOLVER_CG, TU_HPD, 0},
+                 {BSRMV_SOLVER_BICGSTAB, TU_NONHERM, 1},
+                 {BSRMV_SOLVER_GMRES, TU_NONHERM, 1},
+                 {BSRMV_SOLVER_GMRES, TU_HPD, 0}};
+    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
+    TU_CHECK(rs != NULL, "out of memory");
+    for (int t = BSRMV_COMPLEX_FLOAT; t <= BSRMV_COMPLEX_DOUBLE; t++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            tu_csys S = tu_csys_make(30, 3, (bsrmv_type)t, (bsrmv_order)(c % 2), cases[c].kind,
+                                     700 + c);
+            const double rtol = t == BSRMV_COMPLEX_DOUBLE ? 1e-8 : 1e-5;
+            void *b = tu_random_vector(S.n, (bsrmv_type)t, 710 + c);
+            void *x1 = tu_nan_vector(S.n, (bsrmv_type)t);
+            bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .restart = 20, .x0_zero = 1};
+            bsrmv_solve_report r1, r2;
+            bsrmv_precond *P1 = NULL, *P2 = NULL;
+            if (cases[c].precond)
+                TU_OK(bsrmv_precond_block_jacobi(&P1, S.A));
+            TU_OK(bsrmv_solve(cases[c].m, S.A, P1, b, x1, S.n, &o, &r1));
+            partition(size == 3 ? ODD_EMPTY : size == 4 ? UNEVEN : BALANCED, S.mb,
+                      row_ptr_of(S.A), rs);
+            bsrmv_dist_matrix *D;
+            TU_OK(make_dist(&D, S.A, rs, rs));
+            if (cases[c].precond)
+                TU_OK(bsrmv_dist_precond_block_jacobi(&P2, D));
+            const int64_t n = (rs[rank + 1] - rs[rank]) * S.bs;
+            void *x2 = tu_nan_vector(n + 1, (bsrmv_type)t);
+            void *xw = tu_nan_vector(S.n, (bsrmv_type)t);
+            TU_OK(bsrmv_dist_solve(cases[c].m, D, P2, at(b, rs[rank], S.bs, (bsrmv_type)t), x2, n,
+                                   &o, &r2));
+            gather(x2, xw, rs, S.bs, (bsrmv_type)t);
+            const double res = tu_csys_residual(&S, b, xw);
+            if (rank == 0)
+                printf("  %-8s complex %-6s %s, %d ranks: %d iterations (one process %d), "
+                       "residual %.2e\n",
+                       cases[c].m == BSRMV_SOLVER_CG         ? "cg"
+                       : cases[c].m == BSRMV_SOLVER_BICGSTAB ? "bicgstab"
+                                                             : "gmres",
+                       t == BSRMV_COMPLEX_DOUBLE ? "double" : "float",
+                       cases[c].precond ? "jacobi" : "none", size, r2.iterations, r1.iterations,
+                       res);
+            TU_CHECK(r2.converged && res <= 2 * rtol, "complex case %zu: residual %g", c, res);
+            const int slack = 2 + r1.iterations / 20;
+            TU_CHECK(abs(r2.iterations - r1.iterations) <= slack,
+                     "complex case %zu: %d iterations distributed, %d in one process", c,
+                     r2.iterations, r1.iterations);
+            checks++;
+            bsrmv_precond_destroy(P1);
+            bsrmv_precond_destroy(P2);
+            bsrmv_dist_matrix_destroy(D);
+            tu_csys_drop(&S);
+            free(b);
+            free(x1);
+            free(x2);
+            free(xw);
+        }
+    free(rs);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -601,10 +759,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     spmv_cases();
+    complex_spmv_cases();
     halo_plan_case();
     error_cases();
     mm_cases();
     solver_cases();
+    complex_solver_cases();
     long total = 0;
     MPI_Reduce(&checks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
