@@ -24,8 +24,10 @@
 
 static int rank, size;
 
-/* --type's names, indexed by bsrmv_type (those of bsrmv bench). */
-static const char *const type_names[4] = {"float", "double", "c", "z"};
+/* The types by bsrmv_type, as bsrmv bench names them: --type takes the
+ * short or the long name, the records carry the long one. */
+static const char *const type_short[4] = {"float", "double", "c", "z"};
+static const char *const type_names[4] = {"float", "double", "complex-float", "complex-double"};
 
 static void usage(FILE *f)
 {
@@ -108,7 +110,7 @@ static opts parse(int argc, char **argv)
                 o.bs[k] = (int)b[k];
         } else if ((v = args_value(argc, argv, &i, "--type"))) {
             int t = 0;
-            while (t < 4 && strcmp(v, type_names[t]))
+            while (t < 4 && strcmp(v, type_short[t]) && strcmp(v, type_names[t]))
                 t++;
             if (t == 4)
                 args_fail("--type: expected double, float, z or c, got '%s'", v);

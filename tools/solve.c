@@ -39,9 +39,11 @@ static void usage(FILE *f)
           "options:\n"
           "  --method bicgstab|cg|gmres  --precond jacobi|none (default jacobi)\n"
           "  --rtol R (1e-8)  --max-iter N (1000)  --restart M (GMRES, 30)\n"
-          "  --type double|float|mixed  --order col|row  --seed S (1)\n"
+          "  --type double|float|mixed|z|c  --order col|row  --seed S (1)\n"
           "                mixed: A in double solved by iterative refinement, the\n"
-          "                iterations on its float copy (bsrmv_solve_refined)\n"
+          "                iterations on its float copy (bsrmv_solve_refined);\n"
+          "                z, c: complex double, float (--mtx; the default for a\n"
+          "                complex file is z)\n"
           "  --nrhs K      solve K right-hand sides together (bsrmv_solve_multi): the\n"
           "                first b as above, the others random (seed S+1+j)\n"
           "  --inner-rtol R  mixed: the first correction's relative residual (1e-6)\n"
@@ -92,7 +94,8 @@ struct opts {
     int precond;
     bsrmv_solve_options so;
     bsrmv_type type;
-    int mixed; /* --type mixed: type is double */
+    int type_given; /* --type: else a complex file gives complex double */
+    int mixed;      /* --type mixed: type is double */
     bsrmv_order order;
     uint64_t seed;
     int gpu, json, stream;
@@ -106,7 +109,8 @@ static const char *const methods[] = {"cg", "bicgstab", "gmres"};
 static void parse(int argc, char **argv, struct opts *o)
 {
     static const char *const pre[] = {"none", "jacobi"},
-                             *const types[] = {"float", "double", "mixed"},
+                             *const types[] = {"float", "double", "mixed", "c", "z",
+                                               "complex-float", "complex-double"},
                              *const orders[] = {"col", "row"};
     int source = 0, nc = 0, bs = 0;
     for (int i = 0; i < argc; i++) {
@@ -149,9 +153,14 @@ static void parse(int argc, char **argv, struct opts *o)
         } else if (!strcmp(a, "--restart")) {
             o->so.restart = (int)args_integer(a, v, 1, 10000);
         } else if (!strcmp(a, "--type")) {
-            const int t = pick(a, v, types, 3);
+            const int t = pick(a, v, types, 7);
+            static const bsrmv_type of[7] = {BSRMV_FLOAT,         BSRMV_DOUBLE,
+                                             BSRMV_DOUBLE,        BSRMV_COMPLEX_FLOAT,
+                                             BSRMV_COMPLEX_DOUBLE, BSRMV_COMPLEX_FLOAT,
+                                             BSRMV_COMPLEX_DOUBLE};
             o->mixed = t == 2;
-            o->type = o->mixed ? BSRMV_DOUBLE : (bsrmv_type)t;
+            o->type = of[t];
+            o->type_given = 1;
         } else if (!strcmp(a, "--inner-rtol")) {
             o->so.inner_rtol = args_number(a, v, 1e-300, 0.5);
         } else if (!strcmp(a, "--order")) {
@@ -172,6 +181,8 @@ static void parse(int argc, char **argv, struct opts *o)
         args_fail("give a matrix: --mtx FILE, --reservoir NX[,NY,NZ] or --grid N");
     if ((o->rhs || o->out) && !o->mtx)
         args_fail("--rhs and --out go with --mtx");
+    if (o->type >= BSRMV_COMPLEX_FLOAT && !o->mtx)
+        args_fail("the generated matrices are real: --type z and c go with --mtx");
     if (o->nrhs > 1 && (o->rhs || o->out || o->mixed))
         args_fail("--nrhs goes without --rhs, --out and --type mixed");
     if (o->mtx ? nc != 0 : o->spd ? nc != 0 : bs != 0)
@@ -179,6 +190,39 @@ static void parse(int argc, char **argv, struct opts *o)
     o->bs = o->mtx ? (bs ? bs : 1) : o->spd ? (bs ? bs : 3) : (nc ? nc : 4);
     if (o->method < 0)
         o->method = o->spd ? BSRMV_SOLVER_CG : BSRMV_SOLVER_BICGSTAB;
+}
+
+/* Real components per value: 2 for the complex types. */
+static int parts(bsrmv_type t)
+{
+    return t >= BSRMV_COMPLEX_FLOAT ? 2 : 1;
+}
+
+static int is_double(bsrmv_type t)
+{
+    return t == BSRMV_DOUBLE || t == BSRMV_COMPLEX_DOUBLE;
+}
+
+/* Real component k of a vector of type t (value k / parts(t)). */
+static double part_get(const void *v, bsrmv_type t, int64_t k)
+{
+    return is_double(t) ? ((const double *)v)[k] : (double)((const float *)v)[k];
+}
+
+static void part_set(void *v, bsrmv_type t, int64_t k, double x)
+{
+    if (is_double(t))
+        ((double *)v)[k] = x;
+    else
+        ((float *)v)[k] = (float)x;
+}
+
+/* Value i = re + i*im (im dropped for a real type). */
+static void set_value(void *v, int64_t i, bsrmv_type t, double re, double im)
+{
+    part_set(v, t, i * parts(t), re);
+    if (parts(t) == 2)
+        part_set(v, t, 2 * i + 1, im);
 }
 
 static int lib_failed(const char *what)
@@ -200,11 +244,10 @@ static double host_residual(const bsrmv_matrix *A, const void *b, const void *x,
     double rr = 0, bb = 0;
     if (bsrmv_spmv(BSRMV_OP_N, -1.0, A, x, n, 1.0, r, n) != BSRMV_SUCCESS)
         rr = NAN;
-    for (int64_t i = 0; i < n; i++) {
-        const double ri = t == BSRMV_DOUBLE ? ((double *)r)[i] : ((float *)r)[i];
-        const double bi = t == BSRMV_DOUBLE ? ((const double *)b)[i] : ((const float *)b)[i];
-        rr += ri * ri;
-        bb += bi * bi;
+    for (int64_t k = 0; k < n * parts(t); k++) {
+        const double rk = part_get(r, t, k), bk = part_get(b, t, k);
+        rr += rk * rk;
+        bb += bk * bk;
     }
     free(r);
     return sqrt(rr / bb);
@@ -344,14 +387,20 @@ done:
     return st;
 }
 
-/* The user's square matrix from o->mtx, cut into aligned bs x bs blocks. */
-static int read_matrix(const struct opts *o, bsrmv_matrix **A)
+/* The user's square matrix from o->mtx, cut into aligned bs x bs blocks;
+ * a complex file without --type makes o->type complex double. */
+static int read_matrix(struct opts *o, bsrmv_matrix **A)
 {
     bsrmv_coo *coo;
     if (bsrmv_mm_read_opts(o->mtx, &coo, &(bsrmv_mm_options){.progress = !o->json}))
         return cli_lib_failed("solve: reading %s", o->mtx);
+    if (coo->imag && !o->type_given)
+        o->type = BSRMV_COMPLEX_DOUBLE;
     int rc = 1;
-    if (coo->m != coo->n)
+    if (coo->imag && o->mixed)
+        fprintf(stderr, "bsrmv solve: %s is complex; --type mixed is for real matrices\n",
+                o->mtx);
+    else if (coo->m != coo->n)
         fprintf(stderr, "bsrmv solve: %s is %" PRId64 " x %" PRId64 ", not square\n", o->mtx,
                 coo->m, coo->n);
     else if (coo->m % o->bs != 0) {
@@ -373,14 +422,6 @@ static int read_matrix(const struct opts *o, bsrmv_matrix **A)
     return rc;
 }
 
-static void set_value(void *v, int64_t i, bsrmv_type t, double x)
-{
-    if (t == BSRMV_DOUBLE)
-        ((double *)v)[i] = x;
-    else
-        ((float *)v)[i] = (float)x;
-}
-
 /* The next line of f that is neither a comment nor blank, into buf. */
 static int next_line(gzFile f, char *buf, int len)
 {
@@ -395,7 +436,8 @@ static int next_line(gzFile f, char *buf, int len)
 }
 
 /* b (n values of type t) from a Matrix Market vector: dense "array" n x 1,
- * or "coordinate" n x 1 (missing entries are zero). */
+ * or "coordinate" n x 1 (missing entries are zero); real or, for a complex
+ * t, complex. */
 static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
 {
     gzFile f = gzopen(path, "rb");
@@ -411,6 +453,13 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
         gzclose(f);
         return 1;
     }
+    const int cplx = strstr(line, " complex") != NULL;
+    if (cplx && parts(t) == 1) {
+        fprintf(stderr, "bsrmv solve: %s is complex, the matrix real (--type z or c solves "
+                "in complex)\n", path);
+        gzclose(f);
+        return 1;
+    }
     if (!strstr(line, " array")) {
         gzclose(f);
         bsrmv_coo *coo;
@@ -421,11 +470,12 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
             fprintf(stderr, "bsrmv solve: %s is %" PRId64 " x %" PRId64 ", expected %" PRId64
                     " x 1\n", path, coo->m, coo->n, n);
         for (int64_t i = 0; i < n && !rc; i++)
-            set_value(b, i, t, 0);
-        for (int64_t k = 0; k < coo->nnz && !rc; k++) {
-            const int64_t i = coo->row[k];
-            set_value(b, i, t, (t == BSRMV_DOUBLE ? ((double *)b)[i] : ((float *)b)[i]) +
-                                   coo->val[k]);
+            set_value(b, i, t, 0, 0);
+        for (int64_t k = 0; k < coo->nnz && !rc; k++) { /* duplicates add up */
+            const int64_t e = coo->row[k] * parts(t);
+            part_set(b, t, e, part_get(b, t, e) + coo->val[k]);
+            if (coo->imag)
+                part_set(b, t, e + 1, part_get(b, t, e + 1) + coo->imag[k]);
         }
         bsrmv_coo_destroy(coo);
         return rc;
@@ -438,14 +488,16 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
         goto done;
     }
     for (int64_t i = 0; i < n; i++) {
-        char *end;
-        double v;
-        if (!next_line(f, line, sizeof line) || (v = strtod(line, &end), end == line)) {
+        char *end, *end2;
+        double re = 0, im = 0;
+        if (!next_line(f, line, sizeof line) || (re = strtod(line, &end), end == line) ||
+            (cplx && (im = strtod(end, &end2), end2 == end))) {
             fprintf(stderr, "bsrmv solve: %s: value %" PRId64 " of %" PRId64
-                    " missing or not a number\n", path, i + 1, n);
+                    " missing or not a number%s\n", path, i + 1, n,
+                    cplx ? " (a complex array has two per line)" : "");
             goto done;
         }
-        set_value(b, i, t, v);
+        set_value(b, i, t, re, im);
     }
     rc = 0;
 done:
@@ -462,10 +514,12 @@ static int write_x(const char *path, const void *x, int64_t n, bsrmv_type t)
         fprintf(stderr, "bsrmv solve: cannot write %s\n", path);
         return 1;
     }
-    int ok = gzprintf(f, "%%%%MatrixMarket matrix array real general\n%" PRId64 " 1\n", n) > 0;
+    int ok = gzprintf(f, "%%%%MatrixMarket matrix array %s general\n%" PRId64 " 1\n",
+                      parts(t) == 2 ? "complex" : "real", n) > 0;
     for (int64_t i = 0; i < n && ok; i++)
-        ok = gzprintf(f, "%.17g\n", t == BSRMV_DOUBLE ? ((const double *)x)[i]
-                                                      : (double)((const float *)x)[i]) > 0;
+        ok = (parts(t) == 2 ? gzprintf(f, "%.17g %.17g\n", part_get(x, t, 2 * i),
+                                       part_get(x, t, 2 * i + 1))
+                            : gzprintf(f, "%.17g\n", part_get(x, t, i))) > 0;
     if (gzclose(f) != Z_OK || !ok) {
         fprintf(stderr, "bsrmv solve: writing %s failed\n", path);
         return 1;
@@ -480,7 +534,7 @@ static bsrmv_status rhs_of_ones(const bsrmv_matrix *A, void *b, int64_t n, bsrmv
     if (!ones)
         return BSRMV_ERR_NOMEM;
     for (int64_t i = 0; i < n; i++)
-        set_value(ones, i, t, 1);
+        set_value(ones, i, t, 1, 0);
     bsrmv_status st = bsrmv_spmv(BSRMV_OP_N, 1.0, A, ones, n, 0.0, b, n);
     free(ones);
     return st;
@@ -582,7 +636,8 @@ int solve_command(int argc, char **argv)
     const double ms_iter = 1e3 * rep.seconds / it, bytes_iter = rep.bytes / it;
     const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : 0;
     const double eff = bound_ms > 0 && ms_iter > 0 ? bound_ms / ms_iter : 0;
-    const char *tname = o.mixed ? "mixed" : o.type == BSRMV_DOUBLE ? "double" : "float";
+    static const char *const tnames[4] = {"float", "double", "complex-float", "complex-double"};
+    const char *tname = o.mixed ? "mixed" : tnames[o.type];
     const char *mname = o.mtx ? o.mtx : o.spd ? "block_laplacian" : "reservoir";
     if (o.json) {
         struct json_line j;
