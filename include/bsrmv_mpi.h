@@ -20,8 +20,11 @@
  *    halo plan (neighbours, send lists) is made once.
  *  - Values of every bsrmv_type: real and complex (C11 _Complex; MPI sends
  *    them as MPI_C_FLOAT_COMPLEX / MPI_C_DOUBLE_COMPLEX) on host ranks;
- *    GPU ranks take real types (a complex matrix: BSRMV_ERR_UNSUPPORTED).
- *    Full storage only: symmetric storage is refused by the scatter.
+ *    GPU ranks take real types in full storage (else BSRMV_ERR_UNSUPPORTED).
+ *  - Symmetric (and Hermitian) storage, as in bsrmv.h, on host ranks: each
+ *    rank holds the diagonal and upper blocks of its rows
+ *    (bsrmv_dist_matrix_create_sym, or the scatter of a matrix in that
+ *    storage), about half the bytes per product.
  *
  * Collectives and errors
  *  - Every function here that takes a bsrmv_dist_matrix or an MPI_Comm is
@@ -67,13 +70,38 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
                                       const int64_t *row_ptr, const int64_t *col_idx,
                                       const void *val, bsrmv_type type, bsrmv_order order);
 
+/* Collective.  Symmetric storage (kind BSRMV_SYM_SYMMETRIC; or
+ * BSRMV_SYM_HERMITIAN, which for real types is the same): the square
+ * matrix of nb_global x nb_global blocks whose block (J, I) is block
+ * (I, J) transposed (conjugate transposed).  This rank owns block rows
+ * [row_begin, row_begin + mb) and the same block columns of x and y, and
+ * passes the diagonal and upper blocks of its rows (global columns >= the
+ * global row; the diagonal blocks whole, used as stored).  A product moves
+ * about half the bytes of full storage: the local part multiplies in
+ * symmetric storage, the off-rank blocks (right of the rank's columns)
+ * once with the ghosts of x and once transposed, their partial sums going
+ * to the columns' owners; both exchanges run behind the local product.
+ * OP_T of symmetric and OP_C of Hermitian storage are OP_N; the other
+ * conjugate op of complex values gives BSRMV_ERR_UNSUPPORTED.  The
+ * solvers and block Jacobi take such a matrix; GPU ranks do not
+ * (BSRMV_ERR_UNSUPPORTED).  Errors as for create, and BSRMV_ERR_STRUCTURE
+ * for a block below the diagonal. */
+bsrmv_status bsrmv_dist_matrix_create_sym(bsrmv_dist_matrix **A, MPI_Comm comm,
+                                          int64_t nb_global, int bs, int64_t row_begin,
+                                          int64_t mb, int64_t nnzb, const int64_t *row_ptr,
+                                          const int64_t *col_idx, const void *val,
+                                          bsrmv_type type, bsrmv_order order,
+                                          bsrmv_symmetry kind);
+
 /* Collective.  Distributes G (read on `root` only; ignored elsewhere) by
  * rows: row_starts[0..size] (on root; NULL elsewhere and for the default)
  * gives rank r the block rows [row_starts[r], row_starts[r+1]); NULL splits
  * the rows so that every rank gets about the same number of stored blocks
  * plus rows (bsrmv_dist_partition).  Columns: a square G uses the row
- * partition, a rectangular one splits the block columns evenly.  Errors of
- * create, plus those of root's input. */
+ * partition, a rectangular one splits the block columns evenly.  A G in
+ * symmetric storage is distributed in that storage (as
+ * bsrmv_dist_matrix_create_sym makes it).  Errors of create, plus those of
+ * root's input. */
 bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
                                        const bsrmv_matrix *G, const int64_t *row_starts);
 
@@ -109,7 +137,10 @@ typedef struct bsrmv_dist_info {
     int send_neighbors;           /* ranks this one sends x entries to         */
     int64_t send_blocks;          /* block-column entries of x sent per SpMV   */
     double halo_send_bytes;       /* bytes this rank sends per SpMV (OP_N;     */
-    double halo_recv_bytes;       /* the transpose swaps send and receive)     */
+    double halo_recv_bytes;       /* the transpose swaps send and receive;
+                                   * symmetric storage: both directions)     */
+    int symmetric;                /* a bsrmv_symmetry: the storage; the block
+                                   * counts are of the stored blocks         */
 } bsrmv_dist_info;
 
 bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_info *info);

@@ -40,6 +40,9 @@ static void usage(FILE *f)
             "  --order col|row, --op n|t|c\n"
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
+            "  --sym              also the matrix in symmetric storage (its diagonal and\n"
+            "                     upper blocks, values as stored), timed after the full\n"
+            "                     one (\"storage\" in the records; square, CPU ranks)\n"
             "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
             "                     block Jacobi on the reservoir matrix (cg: its SPD\n"
             "                     sibling), bs = components; time per iteration (with\n"
@@ -59,7 +62,7 @@ typedef struct opts {
     bsrmv_type type;
     bsrmv_order order;
     bsrmv_op op;
-    int reps, gpu;
+    int reps, gpu, sym;
     int64_t reservoir[3];
     int solve; /* 0: SpMV; else 1 + bsrmv_solver */
     int repeat, max_iter;
@@ -132,6 +135,8 @@ static opts parse(int argc, char **argv)
             o.max_iter = (int)args_integer("--max-iter", v, 1, 1 << 30);
         else if (!strcmp(argv[i], "--gpu"))
             o.gpu = 1;
+        else if (!strcmp(argv[i], "--sym"))
+            o.sym = 1;
         else if ((v = args_value(argc, argv, &i, "--reservoir")))
             parse_list("--reservoir", v, o.reservoir, 3, 1, 1 << 20);
         else if ((v = args_value(argc, argv, &i, "--solve"))) {
@@ -154,6 +159,8 @@ static opts parse(int argc, char **argv)
     }
     if (o.solve && !o.reservoir[0])
         args_fail("--solve needs --reservoir");
+    if (o.sym && (o.gpu || o.solve))
+        args_fail("--sym times the SpMV of CPU ranks: not with --gpu or --solve");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
         args_fail("give a matrix: --grid, --powerlaw or --mtx");
     return o;
@@ -209,6 +216,8 @@ typedef struct run {
     bsrmv_op op;
     void *x, *y, *ghost;
     void *obuf;    /* the off-rank product's rows when the part is compressed */
+    void *gsum;    /* symmetric storage: the transposed off-rank product */
+    int sym;
     int64_t nx, ny, ng, rows;
     int64_t orows; /* rows (values) of the off-rank part */
     int compressed;
@@ -266,6 +275,52 @@ static void do_products(void *c)
         die(bsrmv_spmv(BSRMV_OP_N, 1.0, r->offrank, r->ghost, r->ng, r->compressed ? 0.0 : 1.0,
                        r->compressed ? r->obuf : r->y, r->orows),
             "off-rank");
+    if (r->sym && r->ng > 0) /* the off-rank blocks again, transposed */
+        die(bsrmv_spmv(BSRMV_OP_T, 1.0, r->offrank, r->compressed ? r->obuf : r->x, r->orows, 0.0,
+                       r->gsum, r->ng),
+            "off-rank transposed");
+}
+
+/* G's diagonal and upper blocks in symmetric storage (values as they are:
+ * the times are what matter), on the root. */
+static bsrmv_matrix *upper_of(const bsrmv_matrix *G)
+{
+    if (rank != 0)
+        return NULL;
+    bsrmv_matrix_info in;
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *val;
+    die(bsrmv_matrix_get_info(G, &in), "info");
+    die(bsrmv_matrix_arrays(G, &rp, &ci, &val), "arrays");
+    const size_t blk = (size_t)in.bs * (size_t)in.bs * bsrmv_type_size(in.type);
+    int64_t *urp = malloc((size_t)(in.mb + 1) * sizeof *urp);
+    int32_t *uci = malloc((size_t)(in.nnzb + 1) * sizeof *uci);
+    char *uval = malloc((size_t)in.nnzb * blk + 1);
+    if (!urp || !uci || !uval)
+        die(BSRMV_ERR_NOMEM, "the symmetric storage");
+    int64_t n = 0;
+    urp[0] = 0;
+    for (int64_t i = 0; i < in.mb; i++) {
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] >= i) {
+                uci[n] = ci[k];
+                memcpy(uval + (size_t)n++ * blk, (const char *)val + (size_t)k * blk, blk);
+            }
+        urp[i + 1] = n;
+    }
+    if (in.mb != in.nb) {
+        fprintf(stderr, "bsrmv_mpi_bench: --sym needs a square matrix, not %lld x %lld blocks\n",
+                (long long)in.mb, (long long)in.nb);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    bsrmv_matrix *S = NULL;
+    die(bsrmv_matrix_create_sym(&S, in.nb, in.bs, n, urp, uci, uval, in.type, in.order),
+        "the symmetric storage");
+    free(urp);
+    free(uci);
+    free(uval);
+    return S;
 }
 
 static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
@@ -420,6 +475,142 @@ static void solve(const opts *o, int bs)
     bsrmv_dist_matrix_destroy(D);
 }
 
+/* The distributed SpMV of G (on the root; sym: in symmetric storage),
+ * then the exchange and the products alone; one JSON line. */
+static void spmv_bench(const opts *o, int bs, const bsrmv_matrix *G, const char *name, int sym)
+{
+    const size_t vs = bsrmv_type_size(o->type);
+    run r = {.op = o->op, .sym = sym};
+    die(bsrmv_dist_matrix_scatter(&r.D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
+    bsrmv_dist_info in;
+    die(bsrmv_dist_matrix_get_info(r.D, &in), "info");
+    const int64_t *orow;
+    die(bsrmv_dist_matrix_parts(r.D, &r.local, &r.offrank, &orow, NULL), "parts");
+    bsrmv_matrix_info oin;
+    die(bsrmv_matrix_get_info(r.offrank, &oin), "info");
+    r.orows = oin.rows;
+    r.compressed = orow != NULL;
+    const int64_t rows = in.mb * bs, cols = in.nb * bs;
+    r.nx = o->op == BSRMV_OP_N ? cols : rows;
+    r.ny = o->op == BSRMV_OP_N ? rows : cols;
+    r.ng = in.ghosts * bs;
+    r.rows = rows;
+    void *hx = malloc((size_t)(r.nx + 1) * vs), *hg = malloc((size_t)(r.ng + 1) * vs);
+    r.gsum = malloc((size_t)(r.ng + 1) * vs);
+    if (!r.gsum)
+        die(BSRMV_ERR_NOMEM, "vectors");
+    void *hy = malloc((size_t)(r.ny + rows + 1) * vs), *ho = malloc((size_t)(r.orows + 1) * vs);
+    r.y = hy;
+    r.obuf = ho;
+    if (!hx || !hg || !hy || !ho)
+        die(BSRMV_ERR_NOMEM, "vectors");
+    die(bsrmv_fill_random(hx, r.nx, o->type, 3 + (uint64_t)rank), "x");
+    die(bsrmv_fill_random(hg, r.ng, o->type, 5), "ghosts");
+    r.x = hx;
+    r.ghost = hg;
+    char device[128] = "cpu";
+#ifdef BSRMV_HAVE_NCCL
+    void *dx = NULL, *dy = NULL, *dg = NULL, *dob = NULL;
+    if (o->gpu) {
+        int ndev = 0;
+        die(bsrmv_gpu_device_count(&ndev), "GPU count");
+        const int dev = rank % ndev;
+        die(bsrmv_gpu_device_name(dev, device, sizeof device), "GPU name");
+        die(bsrmv_dist_gpu_matrix_upload(&r.dD, r.D, dev), "GPU upload");
+        die(bsrmv_dist_gpu_matrix_parts(r.dD, &r.dl, &r.doff, NULL), "GPU parts");
+        die(bsrmv_gpu_malloc(&dob, (size_t)(r.orows + 1) * vs), "GPU off-rank rows");
+        r.obuf = dob;
+        die(bsrmv_gpu_malloc(&dx, (size_t)(r.nx + 1) * vs), "GPU x");
+        die(bsrmv_gpu_malloc(&dy, (size_t)(r.ny + rows + 1) * vs), "GPU y");
+        die(bsrmv_gpu_malloc(&dg, (size_t)(r.ng + 1) * vs), "GPU ghosts");
+        die(bsrmv_gpu_to_device(dx, hx, (size_t)r.nx * vs), "GPU x");
+        die(bsrmv_gpu_to_device(dg, hg, (size_t)r.ng * vs), "GPU ghosts");
+        r.x = dx;
+        r.y = dy;
+        r.ghost = dg;
+    }
+#else
+    if (o->gpu) {
+        if (rank == 0)
+            fprintf(stderr, "bsrmv_mpi_bench: built without CUDA and NCCL: no --gpu\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+#endif
+    double best, best_x, best_p;
+    bsrmv_dist_timers tm;
+    die(bsrmv_dist_matrix_timers(r.D, NULL, 1), "timers");
+    const double t = time_max(do_spmv, &r, o->reps, &best);
+    die(bsrmv_dist_matrix_timers(r.D, &tm, 0), "timers");
+    /* the forward exchange and the products alone: OP_N only */
+    const double tx = o->op == BSRMV_OP_N ? time_max(do_exchange, &r, o->reps, &best_x) : NAN;
+    const double tp = o->op == BSRMV_OP_N ? time_max(do_products, &r, o->reps, &best_p) : NAN;
+    /* the exposed wait per call, the slowest rank's (host timers: CPU
+     * ranks only; GPU calls return before the device is done) */
+    double wait = tm.calls > 0 ? tm.wait / (double)tm.calls : NAN;
+    MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+
+    double sums[4] = {in.halo_send_bytes,
+                      bsrmv_matrix_spmv_bytes(r.local) + bsrmv_matrix_spmv_bytes(r.offrank) -
+                          (double)rows * vs,
+                      (double)(in.nnzb_local + in.nnzb_offrank), (double)in.ghosts};
+    double mx[2] = {in.halo_send_bytes, (double)in.recv_neighbors};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0) {
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "bench", "mpi_spmv");
+        json_str(&j, "matrix", name);
+        json_str(&j, "device", device);
+        json_int(&j, "ranks", size);
+        json_int(&j, "threads", bsrmv_num_threads());
+        json_int(&j, "bs", bs);
+        json_str(&j, "type", type_names[o->type]);
+        json_str(&j, "order", o->order == BSRMV_COL_MAJOR ? "col" : "row");
+        json_str(&j, "op", o->op == BSRMV_OP_N ? "n" : o->op == BSRMV_OP_T ? "t" : "c");
+        json_str(&j, "storage", sym ? "sym" : "full");
+        json_int(&j, "mb", in.mb_global);
+        json_int(&j, "nnzb", (int64_t)sums[2]);
+        json_int(&j, "ghosts", (int64_t)sums[3]);
+        json_num(&j, "halo_bytes", sums[0]);
+        json_num(&j, "halo_bytes_max_rank", mx[0]);
+        json_int(&j, "max_neighbors", (int64_t)mx[1]);
+        json_int(&j, "reps", o->reps);
+        json_num(&j, "ms", t * 1e3);
+        json_num(&j, "ms_best", best * 1e3);
+        json_num(&j, "gbps", sums[1] / t * 1e-9);
+        /* a complex multiply-add is 8 real flops */
+        const double flops = o->type >= BSRMV_COMPLEX_FLOAT ? 8.0 : 2.0;
+        json_num(&j, "gflops", flops * sums[2] * bs * bs / t * 1e-9);
+        json_num(&j, "products_ms", tp * 1e3);
+        json_num(&j, "exchange_ms", tx * 1e3);
+        json_num(&j, "exposed_wait_ms", wait * 1e3);
+        /* hidden: from the exposed wait (CPU); hidden_overlap: from
+         * the times alone, (products + exchange - spmv) / exchange */
+        json_num(&j, "hidden", tx > 0 && !isnan(wait) ? 1.0 - fmin(wait / tx, 1.0) : NAN);
+        json_num(&j, "hidden_overlap",
+                 tx > 0 ? fmax(0.0, fmin(1.0, (tp + tx - t) / tx)) : NAN);
+        json_num(&j, "ratio_to_products", t / tp);
+        json_end(&j);
+        fflush(stdout);
+    }
+#ifdef BSRMV_HAVE_NCCL
+    if (r.dD) {
+        bsrmv_gpu_free(dx);
+        bsrmv_gpu_free(dy);
+        bsrmv_gpu_free(dg);
+        bsrmv_gpu_free(dob);
+        bsrmv_dist_gpu_matrix_destroy(r.dD);
+    }
+#endif
+    free(hx);
+    free(hg);
+    free(r.gsum);
+    free(hy);
+    free(ho);
+    bsrmv_dist_matrix_destroy(r.D);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -428,139 +619,19 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     args_init("bsrmv_mpi_bench", "mpiexec -n P bsrmv_mpi_bench MATRIX --bs LIST [options]");
     const opts o = parse(argc, argv);
-    const size_t vs = bsrmv_type_size(o.type);
 
     for (int b = 0; o.solve && b < o.nbs; b++)
         solve(&o, o.bs[b]);
     for (int b = 0; !o.solve && b < o.nbs; b++) {
-        const int bs = o.bs[b];
         char name[160];
-        bsrmv_matrix *G = build(&o, bs, name, sizeof name);
-        run r = {.op = o.op};
-        die(bsrmv_dist_matrix_scatter(&r.D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
+        bsrmv_matrix *G = build(&o, o.bs[b], name, sizeof name);
+        spmv_bench(&o, o.bs[b], G, name, 0);
+        if (o.sym) {
+            bsrmv_matrix *S = upper_of(G);
+            spmv_bench(&o, o.bs[b], S, name, 1);
+            bsrmv_matrix_destroy(S);
+        }
         bsrmv_matrix_destroy(G);
-        bsrmv_dist_info in;
-        die(bsrmv_dist_matrix_get_info(r.D, &in), "info");
-        const int64_t *orow;
-        die(bsrmv_dist_matrix_parts(r.D, &r.local, &r.offrank, &orow, NULL), "parts");
-        bsrmv_matrix_info oin;
-        die(bsrmv_matrix_get_info(r.offrank, &oin), "info");
-        r.orows = oin.rows;
-        r.compressed = orow != NULL;
-        const int64_t rows = in.mb * bs, cols = in.nb * bs;
-        r.nx = o.op == BSRMV_OP_N ? cols : rows;
-        r.ny = o.op == BSRMV_OP_N ? rows : cols;
-        r.ng = in.ghosts * bs;
-        r.rows = rows;
-        void *hx = malloc((size_t)(r.nx + 1) * vs), *hg = malloc((size_t)(r.ng + 1) * vs);
-        void *hy = malloc((size_t)(r.ny + rows + 1) * vs), *ho = malloc((size_t)(r.orows + 1) * vs);
-        r.y = hy;
-        r.obuf = ho;
-        if (!hx || !hg || !hy || !ho)
-            die(BSRMV_ERR_NOMEM, "vectors");
-        die(bsrmv_fill_random(hx, r.nx, o.type, 3 + (uint64_t)rank), "x");
-        die(bsrmv_fill_random(hg, r.ng, o.type, 5), "ghosts");
-        r.x = hx;
-        r.ghost = hg;
-        char device[128] = "cpu";
-#ifdef BSRMV_HAVE_NCCL
-        void *dx = NULL, *dy = NULL, *dg = NULL, *dob = NULL;
-        if (o.gpu) {
-            int ndev = 0;
-            die(bsrmv_gpu_device_count(&ndev), "GPU count");
-            const int dev = rank % ndev;
-            die(bsrmv_gpu_device_name(dev, device, sizeof device), "GPU name");
-            die(bsrmv_dist_gpu_matrix_upload(&r.dD, r.D, dev), "GPU upload");
-            die(bsrmv_dist_gpu_matrix_parts(r.dD, &r.dl, &r.doff, NULL), "GPU parts");
-            die(bsrmv_gpu_malloc(&dob, (size_t)(r.orows + 1) * vs), "GPU off-rank rows");
-            r.obuf = dob;
-            die(bsrmv_gpu_malloc(&dx, (size_t)(r.nx + 1) * vs), "GPU x");
-            die(bsrmv_gpu_malloc(&dy, (size_t)(r.ny + rows + 1) * vs), "GPU y");
-            die(bsrmv_gpu_malloc(&dg, (size_t)(r.ng + 1) * vs), "GPU ghosts");
-            die(bsrmv_gpu_to_device(dx, hx, (size_t)r.nx * vs), "GPU x");
-            die(bsrmv_gpu_to_device(dg, hg, (size_t)r.ng * vs), "GPU ghosts");
-            r.x = dx;
-            r.y = dy;
-            r.ghost = dg;
-        }
-#else
-        if (o.gpu) {
-            if (rank == 0)
-                fprintf(stderr, "bsrmv_mpi_bench: built without CUDA and NCCL: no --gpu\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-#endif
-        double best, best_x, best_p;
-        bsrmv_dist_timers tm;
-        die(bsrmv_dist_matrix_timers(r.D, NULL, 1), "timers");
-        const double t = time_max(do_spmv, &r, o.reps, &best);
-        die(bsrmv_dist_matrix_timers(r.D, &tm, 0), "timers");
-        /* the forward exchange and the products alone: OP_N only */
-        const double tx = o.op == BSRMV_OP_N ? time_max(do_exchange, &r, o.reps, &best_x) : NAN;
-        const double tp = o.op == BSRMV_OP_N ? time_max(do_products, &r, o.reps, &best_p) : NAN;
-        /* the exposed wait per call, the slowest rank's (host timers: CPU
-         * ranks only; GPU calls return before the device is done) */
-        double wait = tm.calls > 0 ? tm.wait / (double)tm.calls : NAN;
-        MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-
-        double sums[4] = {in.halo_send_bytes,
-                          bsrmv_matrix_spmv_bytes(r.local) + bsrmv_matrix_spmv_bytes(r.offrank) -
-                              (double)rows * vs,
-                          (double)(in.nnzb_local + in.nnzb_offrank), (double)in.ghosts};
-        double mx[2] = {in.halo_send_bytes, (double)in.recv_neighbors};
-        MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (rank == 0) {
-            struct json_line j;
-            json_begin(&j, stdout);
-            json_str(&j, "bench", "mpi_spmv");
-            json_str(&j, "matrix", name);
-            json_str(&j, "device", device);
-            json_int(&j, "ranks", size);
-            json_int(&j, "threads", bsrmv_num_threads());
-            json_int(&j, "bs", bs);
-            json_str(&j, "type", type_names[o.type]);
-            json_str(&j, "order", o.order == BSRMV_COL_MAJOR ? "col" : "row");
-            json_str(&j, "op", o.op == BSRMV_OP_N ? "n" : o.op == BSRMV_OP_T ? "t" : "c");
-            json_int(&j, "mb", in.mb_global);
-            json_int(&j, "nnzb", (int64_t)sums[2]);
-            json_int(&j, "ghosts", (int64_t)sums[3]);
-            json_num(&j, "halo_bytes", sums[0]);
-            json_num(&j, "halo_bytes_max_rank", mx[0]);
-            json_int(&j, "max_neighbors", (int64_t)mx[1]);
-            json_int(&j, "reps", o.reps);
-            json_num(&j, "ms", t * 1e3);
-            json_num(&j, "ms_best", best * 1e3);
-            json_num(&j, "gbps", sums[1] / t * 1e-9);
-            /* a complex multiply-add is 8 real flops */
-            const double flops = o.type >= BSRMV_COMPLEX_FLOAT ? 8.0 : 2.0;
-            json_num(&j, "gflops", flops * sums[2] * bs * bs / t * 1e-9);
-            json_num(&j, "products_ms", tp * 1e3);
-            json_num(&j, "exchange_ms", tx * 1e3);
-            json_num(&j, "exposed_wait_ms", wait * 1e3);
-            /* hidden: from the exposed wait (CPU); hidden_overlap: from
-             * the times alone, (products + exchange - spmv) / exchange */
-            json_num(&j, "hidden", tx > 0 && !isnan(wait) ? 1.0 - fmin(wait / tx, 1.0) : NAN);
-            json_num(&j, "hidden_overlap",
-                     tx > 0 ? fmax(0.0, fmin(1.0, (tp + tx - t) / tx)) : NAN);
-            json_num(&j, "ratio_to_products", t / tp);
-            json_end(&j);
-            fflush(stdout);
-        }
-#ifdef BSRMV_HAVE_NCCL
-        if (r.dD) {
-            bsrmv_gpu_free(dx);
-            bsrmv_gpu_free(dy);
-            bsrmv_gpu_free(dg);
-            bsrmv_gpu_free(dob);
-            bsrmv_dist_gpu_matrix_destroy(r.dD);
-        }
-#endif
-        free(hx);
-        free(hg);
-        free(hy);
-        free(ho);
-        bsrmv_dist_matrix_destroy(r.D);
     }
     MPI_Finalize();
     return 0;

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_N = 0x6270, TAG_T = 0x6271 }; /* + 2: the status beside the data */
+/* The data tags of the three exchanges; + TAG_STATUS: the status beside. */
+enum { TAG_N = 0x6270, TAG_T = 0x6271, TAG_S = 0x6272, TAG_STATUS = 4 };
 
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st)
 {
@@ -58,9 +59,16 @@ void bsrmv_dist_matrix_destroy(bsrmv_dist_matrix *A)
     if (A->req_t)
         for (int i = 0; i < 2 * (A->nrecv + A->nsend); i++)
             MPI_Request_free(&A->req_t[i]);
+    if (A->req_s)
+        for (int i = 0; i < 2 * (A->nrecv + A->nsend); i++)
+            MPI_Request_free(&A->req_s[i]);
     free(A->req_n);
     free(A->req_t);
+    free(A->req_s);
     free(A->peer_status);
+    free(A->peer_status2);
+    bsrmv_big_free(A->ghost_buf2);
+    bsrmv_big_free(A->send_buf2);
     bsrmv_matrix_destroy(A->local);
     bsrmv_matrix_destroy(A->offrank);
     free(A->ghost_cols);
@@ -82,7 +90,7 @@ void bsrmv_dist_matrix_destroy(bsrmv_dist_matrix *A)
 static bsrmv_status check_own(bsrmv_dist_matrix **A, int64_t mb_global, int64_t nb_global, int bs,
                               int64_t row_begin, int64_t mb, int64_t col_begin, int64_t nb,
                               int64_t nnzb, const int64_t *row_ptr, const int64_t *col_idx,
-                              const void *val, bsrmv_type type, bsrmv_order order)
+                              const void *val, bsrmv_type type, bsrmv_order order, int sym)
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "the handle pointer is NULL");
@@ -120,6 +128,11 @@ static bsrmv_status check_own(bsrmv_dist_matrix **A, int64_t mb_global, int64_t 
                                   "block row %lld: global column %lld out of range [0, %lld)",
                                   (long long)(row_begin + i), (long long)c,
                                   (long long)nb_global);
+            if (sym && c < row_begin + i)
+                return bsrmv_fail(BSRMV_ERR_STRUCTURE,
+                                  "block row %lld: column %lld is below the diagonal; symmetric "
+                                  "storage holds the diagonal and upper blocks",
+                                  (long long)(row_begin + i), (long long)c);
             if (k > a && c <= col_idx[k - 1])
                 return bsrmv_fail(BSRMV_ERR_STRUCTURE,
                                   "block row %lld: columns not strictly increasing (%lld "
@@ -268,6 +281,10 @@ static bsrmv_status split(bsrmv_dist_matrix *D, int64_t nnzb, const int64_t *row
         }
     }
     free(ro_at);
+    /* the diagonal and upper blocks of the rank's own columns (check_own
+     * saw no block below the diagonal) */
+    D->local->sym = D->sym != 0;
+    D->local->herm = D->sym == 2;
     return BSRMV_SUCCESS;
 }
 
@@ -321,16 +338,24 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
         D->req_t = malloc((size_t)(2 * (D->nrecv + D->nsend) + 1) * sizeof *D->req_t);
         D->peer_status = malloc((size_t)(D->nrecv + D->nsend + 1) * sizeof *D->peer_status);
         req = malloc((size_t)(total + 1) * sizeof *req);
+        if (D->sym) {
+            D->ghost_buf2 = bsrmv_big_alloc((size_t)D->ghosts * bsv);
+            D->send_buf2 = bsrmv_big_alloc((size_t)total * bsv);
+            D->req_s = malloc((size_t)(2 * (D->nrecv + D->nsend) + 1) * sizeof *D->req_s);
+            D->peer_status2 = malloc((size_t)(D->nsend + 1) * sizeof *D->peer_status2);
+        }
         if (!D->recv_rank || !D->send_rank || !D->recv_start || !D->send_start ||
             !D->send_idx || !D->ghost_buf || !D->send_buf || !D->req_n || !D->req_t ||
-            !D->peer_status || !req)
+            !D->peer_status || !req ||
+            (D->sym && (!D->ghost_buf2 || !D->send_buf2 || !D->req_s || !D->peer_status2)))
             st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the halo buffers");
     }
     if ((st = bsrmv_dist_agree(D->comm, st))) {
         free(req);
         free(D->req_n);
         free(D->req_t);
-        D->req_n = D->req_t = NULL;
+        free(D->req_s);
+        D->req_n = D->req_t = D->req_s = NULL;
         goto done;
     }
     int64_t soff = 0, roff = 0;
@@ -358,7 +383,7 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
         D->send_idx[k] = (int32_t)(req[k] - D->col_begin);
     free(req);
 
-    char *gb = D->ghost_buf, *sb = D->send_buf;
+    char *gb = D->ghost_buf, *sb = D->send_buf, *g2 = D->ghost_buf2, *s2 = D->send_buf2;
     const int nr = D->nrecv, ns = D->nsend;
     MPI_Request *rn = D->req_n, *rt = D->req_t;
     for (int i = 0; i < nr; i++) {
@@ -366,20 +391,41 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
         const int peer = D->recv_rank[i];
         MPI_Recv_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
                       &rn[i]);
-        MPI_Recv_init(&D->peer_status[i], 1, MPI_INT, peer, TAG_N + 2, D->comm, &rn[nr + i]);
+        MPI_Recv_init(&D->peer_status[i], 1, MPI_INT, peer, TAG_N + TAG_STATUS, D->comm,
+                      &rn[nr + i]);
         MPI_Send_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
                       &rt[2 * ns + i]);
-        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_T + 2, D->comm, &rt[2 * ns + nr + i]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_T + TAG_STATUS, D->comm,
+                      &rt[2 * ns + nr + i]);
     }
     for (int j = 0; j < ns; j++) {
         const int64_t a = D->send_start[j], n = D->send_start[j + 1] - a;
         const int peer = D->send_rank[j];
         MPI_Send_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
                       &rn[2 * nr + j]);
-        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_N + 2, D->comm, &rn[2 * nr + ns + j]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_N + TAG_STATUS, D->comm,
+                      &rn[2 * nr + ns + j]);
         MPI_Recv_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
                       &rt[j]);
-        MPI_Recv_init(&D->peer_status[j], 1, MPI_INT, peer, TAG_T + 2, D->comm, &rt[ns + j]);
+        MPI_Recv_init(&D->peer_status[j], 1, MPI_INT, peer, TAG_T + TAG_STATUS, D->comm,
+                      &rt[ns + j]);
+    }
+    /* symmetric storage: OP_T's layout again, on its own buffers */
+    for (int i = 0; D->sym && i < nr; i++) {
+        const int64_t a = D->recv_start[i], n = D->recv_start[i + 1] - a;
+        const int peer = D->recv_rank[i];
+        MPI_Send_init(g2 + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_S, D->comm,
+                      &D->req_s[2 * ns + i]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_S + TAG_STATUS, D->comm,
+                      &D->req_s[2 * ns + nr + i]);
+    }
+    for (int j = 0; D->sym && j < ns; j++) {
+        const int64_t a = D->send_start[j], n = D->send_start[j + 1] - a;
+        const int peer = D->send_rank[j];
+        MPI_Recv_init(s2 + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_S, D->comm,
+                      &D->req_s[j]);
+        MPI_Recv_init(&D->peer_status2[j], 1, MPI_INT, peer, TAG_S + TAG_STATUS, D->comm,
+                      &D->req_s[ns + j]);
     }
 done:
     free(want);
@@ -391,11 +437,13 @@ done:
     return st;
 }
 
-bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int64_t mb_global,
-                                      int64_t nb_global, int bs, int64_t row_begin, int64_t mb,
-                                      int64_t col_begin, int64_t nb, int64_t nnzb,
-                                      const int64_t *row_ptr, const int64_t *col_idx,
-                                      const void *val, bsrmv_type type, bsrmv_order order)
+/* bsrmv_dist_matrix_create; sym 1 or 2: _create_sym's symmetric or
+ * Hermitian storage (the column ranges those of the rows). */
+static bsrmv_status create(bsrmv_dist_matrix **A, MPI_Comm comm, int64_t mb_global,
+                           int64_t nb_global, int bs, int64_t row_begin, int64_t mb,
+                           int64_t col_begin, int64_t nb, int64_t nnzb, const int64_t *row_ptr,
+                           const int64_t *col_idx, const void *val, bsrmv_type type,
+                           bsrmv_order order, int sym)
 {
     if (A)
         *A = NULL;
@@ -406,9 +454,9 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
     MPI_Comm_size(comm, &size);
 
     /* Everything the ranks must agree on, compared through min and max. */
-    int64_t p[5] = {mb_global, nb_global, bs, (int64_t)type, (int64_t)order}, lo[5], hi[5];
-    MPI_Allreduce(p, lo, 5, MPI_INT64_T, MPI_MIN, comm);
-    MPI_Allreduce(p, hi, 5, MPI_INT64_T, MPI_MAX, comm);
+    int64_t p[6] = {mb_global, nb_global, bs, (int64_t)type, (int64_t)order, sym}, lo[6], hi[6];
+    MPI_Allreduce(p, lo, 6, MPI_INT64_T, MPI_MIN, comm);
+    MPI_Allreduce(p, hi, 6, MPI_INT64_T, MPI_MAX, comm);
     int64_t mine[4] = {row_begin, mb, col_begin, nb};
     int64_t *all = malloc((size_t)size * sizeof mine);
     int64_t *rows = malloc((size_t)size * 2 * sizeof *rows);
@@ -429,15 +477,16 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
     }
     free(all);
 
-    static const char *const names[5] = {"mb_global", "nb_global", "bs", "type", "order"};
+    static const char *const names[6] = {"mb_global", "nb_global", "bs", "type", "order",
+                                         "the storage (full, symmetric, Hermitian)"};
     bsrmv_status st = BSRMV_SUCCESS;
-    for (int i = 0; i < 5 && !st; i++)
+    for (int i = 0; i < 6 && !st; i++)
         if (lo[i] != hi[i])
             st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "the ranks disagree on %s (from %lld to %lld)",
                             names[i], (long long)lo[i], (long long)hi[i]);
     if (!st)
         st = check_own(A, mb_global, nb_global, bs, row_begin, mb, col_begin, nb, nnzb,
-                       row_ptr, col_idx, val, type, order);
+                       row_ptr, col_idx, val, type, order, sym);
     if (!st)
         st = check_tiling(rows, size, mb_global, "block rows");
     if (!st)
@@ -458,6 +507,7 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
         D->bs = bs;
         D->type = type;
         D->order = order;
+        D->sym = sym;
         D->mpi_type = type == BSRMV_DOUBLE           ? MPI_DOUBLE
                       : type == BSRMV_FLOAT          ? MPI_FLOAT
                       : type == BSRMV_COMPLEX_DOUBLE ? MPI_C_DOUBLE_COMPLEX
@@ -488,6 +538,37 @@ bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int6
     return BSRMV_SUCCESS;
 }
 
+bsrmv_status bsrmv_dist_matrix_create(bsrmv_dist_matrix **A, MPI_Comm comm, int64_t mb_global,
+                                      int64_t nb_global, int bs, int64_t row_begin, int64_t mb,
+                                      int64_t col_begin, int64_t nb, int64_t nnzb,
+                                      const int64_t *row_ptr, const int64_t *col_idx,
+                                      const void *val, bsrmv_type type, bsrmv_order order)
+{
+    return create(A, comm, mb_global, nb_global, bs, row_begin, mb, col_begin, nb, nnzb, row_ptr,
+                  col_idx, val, type, order, 0);
+}
+
+bsrmv_status bsrmv_dist_matrix_create_sym(bsrmv_dist_matrix **A, MPI_Comm comm,
+                                          int64_t nb_global, int bs, int64_t row_begin,
+                                          int64_t mb, int64_t nnzb, const int64_t *row_ptr,
+                                          const int64_t *col_idx, const void *val,
+                                          bsrmv_type type, bsrmv_order order,
+                                          bsrmv_symmetry kind)
+{
+    if (kind != BSRMV_SYM_SYMMETRIC && kind != BSRMV_SYM_HERMITIAN) {
+        if (A)
+            *A = NULL;
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                          "bsrmv_dist_matrix_create_sym: kind %d is neither symmetric (1) nor "
+                          "Hermitian (2)",
+                          (int)kind);
+    }
+    /* of real values the Hermitian storage is the symmetric one */
+    const int sym = kind == BSRMV_SYM_HERMITIAN && bsrmv_type_is_complex(type) ? 2 : 1;
+    return create(A, comm, nb_global, nb_global, bs, row_begin, mb, row_begin, mb, nnzb, row_ptr,
+                  col_idx, val, type, order, sym);
+}
+
 bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_info *info)
 {
     if (!A || !info)
@@ -511,8 +592,10 @@ bsrmv_status bsrmv_dist_matrix_get_info(const bsrmv_dist_matrix *A, bsrmv_dist_i
         .recv_neighbors = A->nrecv,
         .send_neighbors = A->nsend,
         .send_blocks = A->send_start[A->nsend],
-        .halo_send_bytes = (double)A->send_start[A->nsend] * bsv,
-        .halo_recv_bytes = (double)A->ghosts * bsv,
+        /* symmetric storage runs both exchanges in every product */
+        .halo_send_bytes = (double)(A->send_start[A->nsend] + (A->sym ? A->ghosts : 0)) * bsv,
+        .halo_recv_bytes = (double)(A->ghosts + (A->sym ? A->send_start[A->nsend] : 0)) * bsv,
+        .symmetric = A->sym == 2 ? BSRMV_SYM_HERMITIAN : A->sym ? BSRMV_SYM_SYMMETRIC : 0,
     };
     return BSRMV_SUCCESS;
 }

@@ -53,6 +53,17 @@ struct bsrmv_dist_matrix {
     MPI_Request *req_n, *req_t;
     int my_status;         /* sent with every data message                  */
     int *peer_status;      /* received, one per source                      */
+    /* Symmetric storage (sym 1; Hermitian 2): each rank holds the diagonal
+     * and upper blocks of its rows, local in symmetric storage, and the
+     * off-rank part's blocks lie right of the rank's columns.  A product
+     * runs OP_N's exchange (req_n) and, at the same time, the transposed
+     * partial sums' (req_s: OP_T's layout on buffers of its own: nsend data
+     * and status receives into send_buf2 and peer_status2, then nrecv data
+     * and status sends from ghost_buf2). */
+    int sym;
+    void *ghost_buf2, *send_buf2;
+    MPI_Request *req_s;
+    int *peer_status2;
     bsrmv_dist_timers tm;
 };
 

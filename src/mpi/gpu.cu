@@ -211,8 +211,12 @@ extern "C" bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA,
     bsrmv_dist_gpu_matrix *d = NULL;
     if (!dA)
         st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_gpu_matrix_upload: NULL handle");
-    if (!st) /* every rank has the same type: all refuse, after agreeing below */
+    /* every rank has the same type and storage: all refuse, after agreeing below */
+    if (!st)
         st = bsrmv_refuse_complex(A->type, "bsrmv_dist_gpu_matrix_upload (GPU ranks)");
+    if (!st && A->sym)
+        st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_dist_gpu_matrix_upload: GPU ranks take "
+                        "full storage; this matrix is in symmetric storage (host ranks only)");
     if (!st && !(d = (bsrmv_dist_gpu_matrix *)calloc(1, sizeof *d)))
         st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the handle");
     const size_t bsv = (size_t)A->bs * bsrmv_type_size(A->type);

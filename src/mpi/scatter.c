@@ -37,9 +37,6 @@ static bsrmv_status check_root(const bsrmv_matrix *G, const int64_t *row_starts,
 {
     if (!G)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "the matrix to distribute is NULL on the root");
-    bsrmv_status refused = bsrmv_refuse_sym(G, "bsrmv_dist_matrix_scatter");
-    if (refused)
-        return refused;
     if (!G->row_ptr)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_dist_matrix_scatter: the matrix has a "
                           "32-bit row_ptr; scatter takes a 64-bit one (bsrmv_matrix_create)");
@@ -84,7 +81,7 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
     int64_t *bstart = malloc((size_t)(size + 1) * sizeof *bstart);
     bsrmv_status st = rs && bstart ? BSRMV_SUCCESS
                                    : bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for %d ranks", size);
-    int64_t shape[5] = {0};
+    int64_t shape[6] = {0};
     if (!st && rank == root && !(st = check_root(G, row_starts, size))) {
         if (row_starts)
             memcpy(rs, row_starts, (size_t)(size + 1) * sizeof *rs);
@@ -97,13 +94,14 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
         shape[2] = G->bs;
         shape[3] = G->type;
         shape[4] = G->order;
+        shape[5] = G->sym ? (G->herm ? BSRMV_SYM_HERMITIAN : BSRMV_SYM_SYMMETRIC) : 0;
     }
     if ((st = bsrmv_dist_agree(comm, st))) {
         free(rs);
         free(bstart);
         return st;
     }
-    MPI_Bcast(shape, 5, MPI_INT64_T, root, comm);
+    MPI_Bcast(shape, 6, MPI_INT64_T, root, comm);
     MPI_Bcast(rs, size + 1, MPI_INT64_T, root, comm);
     MPI_Bcast(bstart, size + 1, MPI_INT64_T, root, comm);
     const int64_t mbg = shape[0], nbg = shape[1];
@@ -150,8 +148,11 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
         const int square = mbg == nbg;
         const int64_t c0 = square ? rs[rank] : nbg * rank / size;
         const int64_t c1 = square ? rs[rank + 1] : nbg * (rank + 1) / size;
-        st = bsrmv_dist_matrix_create(A, comm, mbg, nbg, bs, rs[rank], mb, c0, c1 - c0, nnzb, rp,
-                                      ci, val, type, order);
+        st = shape[5] ? bsrmv_dist_matrix_create_sym(A, comm, nbg, bs, rs[rank], mb, nnzb, rp,
+                                                     ci, val, type, order,
+                                                     (bsrmv_symmetry)shape[5])
+                      : bsrmv_dist_matrix_create(A, comm, mbg, nbg, bs, rs[rank], mb, c0,
+                                                 c1 - c0, nnzb, rp, ci, val, type, order);
     }
     if (rank != root)
         bsrmv_big_free(val);

@@ -30,11 +30,12 @@
         for (int64_t k = 0; k < n; k++)                                                  \
             memcpy(buf + k * bs, x + (int64_t)A->send_idx[k] * bs, (size_t)bs * sizeof(T)); \
     }                                                                                    \
-    static void unpack_add_##SUF(const bsrmv_dist_matrix *A, void *yv)                   \
+    /* y at the entries sent += buf (the partial sums they came back with) */          \
+    static void unpack_add_##SUF(const bsrmv_dist_matrix *A, const void *bufv, void *yv) \
     {                                                                                    \
         const int64_t n = A->send_start[A->nsend];                                       \
         const int bs = A->bs;                                                            \
-        const T *buf = A->send_buf;                                                      \
+        const T *buf = bufv;                                                             \
         for (int64_t k = 0; k < n; k++) {                                                \
             T *yk = (T *)yv + (int64_t)A->send_idx[k] * bs;                              \
             for (int c = 0; c < bs; c++)                                                 \
@@ -72,7 +73,7 @@ DEFINE_HALO_OPS(double _Complex, z)
 /* The halo's operations for each value type (indexed by bsrmv_type). */
 typedef struct halo_ops {
     void (*pack)(const bsrmv_dist_matrix *A, const void *x);
-    void (*unpack_add)(const bsrmv_dist_matrix *A, void *y);
+    void (*unpack_add)(const bsrmv_dist_matrix *A, const void *buf, void *y);
     void (*rows_add)(const bsrmv_dist_matrix *A, void *y);
     void (*rows_gather)(const bsrmv_dist_matrix *A, const void *x);
 } halo_ops;
@@ -128,28 +129,74 @@ static bsrmv_status offrank_n(bsrmv_dist_matrix *A, const void *alpha, void *y)
     return st;
 }
 
-/* ghosts = alpha * op(off-rank part) * x, op T or C */
+/* sums (one per ghost) = alpha * op(off-rank part) * x, op T or C */
 static bsrmv_status offrank_t(bsrmv_op op, bsrmv_dist_matrix *A, const void *alpha,
-                              const void *x)
+                              const void *x, void *sums)
 {
     const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
     const dist_scalar zero = scalar(A->type, 0);
     if (!A->offrank_rows)
-        return bsrmv_spmv_scalars(op, alpha, A->offrank, x, n, &zero, A->ghost_buf, gh);
+        return bsrmv_spmv_scalars(op, alpha, A->offrank, x, n, &zero, sums, gh);
     halo[A->type].rows_gather(A, x);
-    return bsrmv_spmv_scalars(op, alpha, A->offrank, A->row_buf, n, &zero, A->ghost_buf, gh);
+    return bsrmv_spmv_scalars(op, alpha, A->offrank, A->row_buf, n, &zero, sums, gh);
 }
 
 /* After the receives: the first failed source this rank depends on. */
-static bsrmv_status peers_ok(const bsrmv_dist_matrix *A, int n, const int *rank_of)
+static bsrmv_status peers_ok(int n, const int *status, const int *rank_of)
 {
     for (int i = 0; i < n; i++)
-        if (A->peer_status[i] != BSRMV_SUCCESS)
-            return bsrmv_fail((bsrmv_status)A->peer_status[i],
+        if (status[i] != BSRMV_SUCCESS)
+            return bsrmv_fail((bsrmv_status)status[i],
                               "rank %d, whose data this rank's product needs, failed (%s); "
                               "this rank's result is not valid",
-                              rank_of[i], bsrmv_status_string((bsrmv_status)A->peer_status[i]));
+                              rank_of[i], bsrmv_status_string((bsrmv_status)status[i]));
     return BSRMV_SUCCESS;
+}
+
+/* Symmetric storage, y = alpha*A*x + beta*y: the off-rank blocks' partial
+ * sums for the owners of their columns first, then both exchanges (x's
+ * ghosts in, the partial sums out) behind the local product; then the
+ * off-rank product with the ghosts, and the sums the other ranks sent
+ * for this rank's columns. */
+static bsrmv_status sym_spmv(const void *alpha, bsrmv_dist_matrix *A, const void *x,
+                             const void *beta, void *y, bsrmv_status st)
+{
+    const int64_t rows = A->mb * A->bs;
+    const int nr = A->nrecv, ns = A->nsend;
+    const double t0 = MPI_Wtime();
+    if (!st && A->ghosts > 0)
+        st = offrank_t(A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T, A, alpha, x, A->ghost_buf2);
+    if (!st)
+        halo[A->type].pack(A, x);
+    const double tp = MPI_Wtime();
+    A->my_status = (int)st;
+    MPI_Startall(2 * (nr + ns), A->req_n);
+    MPI_Startall(2 * (nr + ns), A->req_s);
+    const double t1 = MPI_Wtime();
+    if (!st)
+        st = bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->local, x, rows, beta, y, rows);
+    const double t2 = MPI_Wtime();
+    MPI_Waitall(2 * nr, A->req_n, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2 * ns, A->req_s, MPI_STATUSES_IGNORE);
+    const double t3 = MPI_Wtime();
+    if (!st)
+        st = peers_ok(nr, A->peer_status, A->recv_rank);
+    if (!st)
+        st = peers_ok(ns, A->peer_status2, A->send_rank);
+    if (!st && A->offrank->nnzb > 0)
+        st = offrank_n(A, alpha, y);
+    if (!st)
+        halo[A->type].unpack_add(A, A->send_buf2, y);
+    MPI_Waitall(2 * ns, A->req_n + 2 * nr, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2 * nr, A->req_s + 2 * ns, MPI_STATUSES_IGNORE);
+    const double t4 = MPI_Wtime();
+    A->tm.calls++;
+    A->tm.post += t1 - tp;
+    A->tm.local += t2 - t1;
+    A->tm.wait += t3 - t2;
+    A->tm.offrank += (tp - t0) + (t4 - t3);
+    A->tm.total += t4 - t0;
+    return st;
 }
 
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_dist_matrix *A, const void *x, void *y)
@@ -168,6 +215,8 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_
                   : op == BSRMV_OP_N
                         ? bsrmv_spmv_scalars(op, alpha, A->local, x, cols, beta, y, rows)
                         : bsrmv_spmv_scalars(op, alpha, A->local, x, rows, beta, y, cols);
+    if (A->sym)
+        return sym_spmv(alpha, A, x, beta, y, st);
     const double t0 = MPI_Wtime();
     double t1, t2, t3;
     if (op == BSRMV_OP_N) {
@@ -182,13 +231,13 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_
         MPI_Waitall(2 * nr, A->req_n, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
         if (!st)
-            st = peers_ok(A, nr, A->recv_rank);
+            st = peers_ok(nr, A->peer_status, A->recv_rank);
         if (!st && A->offrank->nnzb > 0)
             st = offrank_n(A, alpha, y);
         MPI_Waitall(2 * ns, A->req_n + 2 * nr, MPI_STATUSES_IGNORE);
     } else {
         if (!st && gh > 0)
-            st = offrank_t(op, A, alpha, x);
+            st = offrank_t(op, A, alpha, x, A->ghost_buf);
         const double tp = MPI_Wtime();
         A->my_status = (int)st; /* the partial sums sent are valid or not */
         MPI_Startall(2 * (nr + ns), A->req_t);
@@ -199,9 +248,9 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_
         MPI_Waitall(2 * ns, A->req_t, MPI_STATUSES_IGNORE);
         t3 = MPI_Wtime();
         if (!st)
-            st = peers_ok(A, ns, A->send_rank);
+            st = peers_ok(ns, A->peer_status, A->send_rank);
         if (!st)
-            halo[A->type].unpack_add(A, y);
+            halo[A->type].unpack_add(A, A->send_buf, y);
         MPI_Waitall(2 * nr, A->req_t + 2 * ns, MPI_STATUSES_IGNORE);
         /* the off-rank product ran before the exchange started */
         A->tm.offrank += tp - t0;
@@ -251,7 +300,18 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
     /* a rank with bad arguments still takes part in the exchange (an
      * unknown op runs as OP_N's exchange, a missing alpha as a non-zero
      * one) and its status travels with it */
-    const bsrmv_status st = check_args(op, A, x, nx, alpha, beta, y, ny);
+    bsrmv_status st = check_args(op, A, x, nx, alpha, beta, y, ny);
+    if (A->sym) { /* A^T = A (symmetric), A^H = A (Hermitian) */
+        const bsrmv_op same = A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T;
+        if (!st && op != BSRMV_OP_N && op != same)
+            st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                            "bsrmv_dist_spmv: %s of a complex matrix in %s storage is not built "
+                            "(OP_N and %s are)",
+                            op == BSRMV_OP_T ? "OP_T" : "OP_C",
+                            A->sym == 2 ? "Hermitian" : "symmetric",
+                            same == BSRMV_OP_T ? "OP_T" : "OP_C");
+        op = BSRMV_OP_N;
+    }
     const dist_scalar one = scalar(A->type, 1);
     return bsrmv_dist_spmv_checked(op == BSRMV_OP_T || op == BSRMV_OP_C ? op : BSRMV_OP_N,
                                    alpha ? alpha : &one, A, x, beta ? beta : &one, y, st);
@@ -281,5 +341,5 @@ bsrmv_status bsrmv_dist_halo_exchange(bsrmv_dist_matrix *A, const void *x, int64
     const int n = 2 * (A->nrecv + A->nsend);
     MPI_Startall(n, A->req_n);
     MPI_Waitall(n, A->req_n, MPI_STATUSES_IGNORE);
-    return st ? st : peers_ok(A, A->nrecv, A->recv_rank);
+    return st ? st : peers_ok(A->nrecv, A->peer_status, A->recv_rank);
 }

@@ -5,7 +5,8 @@
  * error, none may hang), a bad SpMV argument on one rank (it and the ranks
  * that need its data fail, the others do not), the Matrix Market helper on
  * shared matrices, and the distributed solvers against the single-process
- * ones; then the same products and solvers with complex values. */
+ * ones; then the same products and solvers with complex values, and in
+ * symmetric and Hermitian storage. */
 #include "bsrmv_bench.h"
 #include "bsrmv_gen.h"
 #include "bsrmv_mpi.h"
@@ -684,6 +685,190 @@ static void solver_cases(void)
     bsrmv_dist_matrix_destroy(D);
 }
 
+/* ---- symmetric storage ---------------------------------------------- */
+
+/* S (symmetric or Hermitian storage) scattered by the row starts rs; its
+ * products (OP_N and the op that equals it) against the full matrix's. */
+static void check_spmv_sym(const char *what, const bsrmv_matrix *S, const int64_t *rs,
+                           uint64_t seed)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(S, &in));
+    bsrmv_matrix *F;
+    TU_OK(bsrmv_matrix_from_sym(&F, S));
+    bsrmv_dist_matrix *D;
+    TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, S, rs));
+    bsrmv_dist_info di;
+    TU_OK(bsrmv_dist_matrix_get_info(D, &di));
+    TU_CHECK(di.symmetric == in.symmetric, "%s: distributed storage %d, the matrix's %d", what,
+             di.symmetric, in.symmetric);
+    const int bs = in.bs;
+    const bsrmv_type t = in.type;
+    const int cplx = t >= BSRMV_COMPLEX_FLOAT, herm = in.symmetric == BSRMV_SYM_HERMITIAN;
+    const int64_t n = in.rows, mine = (rs[rank + 1] - rs[rank]) * bs;
+    void *x = tu_random_vector(n > 0 ? n : 1, t, seed + 1);
+    void *y0 = tu_random_vector(n > 0 ? n : 1, t, seed + 2);
+    void *yw = tu_nan_vector(n > 0 ? n : 1, t);
+    const bsrmv_op same = herm ? BSRMV_OP_C : BSRMV_OP_T;
+    for (size_t c = 0; c < sizeof cab / sizeof cab[0]; c++) {
+        tu_scalar sa, sb;
+        const double _Complex a = cplx ? cab[c][0] : creal(cab[c][0]);
+        const double _Complex b = cplx ? cab[c][1] : creal(cab[c][1]);
+        const tu_ldc alpha = tu_put_scalar(&sa, t, a), beta = tu_put_scalar(&sb, t, b);
+        void *y = tu_nan_vector(mine + 1, t);
+        if (beta != 0)
+            memcpy(y, at(y0, rs[rank], bs, t), (size_t)mine * bsrmv_type_size(t));
+        const bsrmv_op op = c % 2 ? same : BSRMV_OP_N;
+        TU_OK(bsrmv_dist_spmv_scalars(op, &sa, D, at(x, rs[rank], bs, t), mine, &sb, y, mine));
+        gather(y, yw, rs, bs, t);
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s %s %s, %d ranks", what, herm ? "hermitian" : "symmetric",
+                 in.order == BSRMV_COL_MAJOR ? "col" : "row", size);
+        tu_check_complex(msg, F, BSRMV_OP_N, alpha, x, beta, y0, yw);
+        checks++;
+        free(y);
+    }
+    if (cplx) { /* the other conjugate op: refused on every rank, nothing hangs */
+        const bsrmv_op other = herm ? BSRMV_OP_T : BSRMV_OP_C;
+        tu_scalar one;
+        tu_put_scalar(&one, t, 1);
+        void *y = tu_nan_vector(mine + 1, t);
+        TU_CHECK(bsrmv_dist_spmv_scalars(other, &one, D, at(x, rs[rank], bs, t), mine, &one, y,
+                                         mine) == BSRMV_ERR_UNSUPPORTED,
+                 "%s: the unbuilt op was not refused", what);
+        free(y);
+        checks++;
+    }
+    bsrmv_dist_matrix_destroy(D);
+    bsrmv_matrix_destroy(F);
+    free(x);
+    free(y0);
+    free(yw);
+}
+
+static void sym_cases(void)
+{
+    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
+    TU_CHECK(rs != NULL, "out of memory");
+    static const int bss[] = {1, 2, 3, 5, 8};
+    for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++)
+        for (int t = 0; t < 4; t++)
+            for (int kind = BSRMV_SYM_SYMMETRIC; kind <= BSRMV_SYM_HERMITIAN; kind++) {
+                if (kind == BSRMV_SYM_HERMITIAN && t < BSRMV_COMPLEX_FLOAT)
+                    continue;
+                const tu_shape sh = {.mb = 29, .nb = 29, .bs = bss[b], .mean_len = 5,
+                                     .empty_frac = 0.1, .long_row = 4, .long_len = 25};
+                bsrmv_matrix *S = tu_random_sym(&sh, (bsrmv_type)t, (bsrmv_order)(b % 2), kind,
+                                                800 + b, false);
+                const part_kind k = (part_kind)((b + t) % NPART);
+                partition(k, sh.mb, row_ptr_of(S), rs);
+                check_spmv_sym(part_name[k], S, rs, 810 + b);
+                bsrmv_matrix_destroy(S);
+            }
+    /* a grid's SPD matrix: few rows have off-rank blocks */
+    bsrmv_matrix *G, *S;
+    TU_OK(bsrmv_generate_block_laplacian(&G, 4, 4, 24, 3, 5, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+    TU_OK(bsrmv_matrix_to_sym(&S, G, 1e-12));
+    partition(BALANCED, 384, row_ptr_of(S), rs);
+    check_spmv_sym("laplacian 4x4x24", S, rs, 820);
+    bsrmv_matrix_destroy(G);
+    bsrmv_matrix_destroy(S);
+
+    /* a block below the diagonal on the last rank: refused everywhere */
+    const int64_t m = 2, n = 2 * size;
+    int64_t rp[3] = {0, 1, 2}, ci[2] = {2 * rank, 2 * rank + 1};
+    if (rank == size - 1 && size > 1)
+        ci[0] = 2 * rank - 1;
+    double val[8] = {1, 0, 0, 1, 1, 0, 0, 1};
+    bsrmv_dist_matrix *D = NULL;
+    bsrmv_status st = bsrmv_dist_matrix_create_sym(&D, MPI_COMM_WORLD, n, 2, 2 * rank, m, 2, rp,
+                                                   ci, val, BSRMV_DOUBLE, BSRMV_COL_MAJOR,
+                                                   BSRMV_SYM_SYMMETRIC);
+    if (size > 1)
+        expect_everywhere(st, BSRMV_ERR_STRUCTURE, "a block below the diagonal",
+                          "below the diagonal");
+    else {
+        TU_OK(st);
+        bsrmv_dist_matrix_destroy(D);
+    }
+
+    /* CG in symmetric storage against the single-process CG on the full matrix */
+    static const struct {
+        bsrmv_type t;
+        int precond;
+    } solves[] = {
+        {BSRMV_DOUBLE, 1}, {BSRMV_DOUBLE, 0}, {BSRMV_FLOAT, 1}, {BSRMV_COMPLEX_DOUBLE, 1}};
+    for (size_t c = 0; c < sizeof solves / sizeof solves[0]; c++) {
+        const bsrmv_type t = solves[c].t;
+        bsrmv_matrix *A = NULL, *H = NULL;
+        tu_csys Z = {0};
+        if (t >= BSRMV_COMPLEX_FLOAT) {
+            Z = tu_csys_make(30, 3, t, BSRMV_ROW_MAJOR, TU_HPD, 830);
+            A = Z.A;
+            TU_OK(bsrmv_matrix_to_herm(&H, A, 1e-12));
+        } else {
+            TU_OK(bsrmv_generate_block_laplacian(&A, 6, 5, 4, 3, 5, t, BSRMV_COL_MAJOR));
+            TU_OK(bsrmv_matrix_to_sym(&H, A, 1e-6));
+        }
+        bsrmv_matrix_info in;
+        TU_OK(bsrmv_matrix_get_info(A, &in));
+        const double rtol = t == BSRMV_FLOAT ? 1e-5 : 1e-8;
+        void *b = tu_random_vector(in.rows, t, 840 + c);
+        void *x1 = tu_nan_vector(in.rows, t);
+        bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .x0_zero = 1};
+        bsrmv_solve_report r1, r2;
+        bsrmv_precond *P1 = NULL, *P2 = NULL;
+        if (solves[c].precond)
+            TU_OK(bsrmv_precond_block_jacobi(&P1, A));
+        TU_OK(bsrmv_solve(BSRMV_SOLVER_CG, A, P1, b, x1, in.rows, &o, &r1));
+        partition(size == 3 ? ODD_EMPTY : BALANCED, in.mb, row_ptr_of(H), rs);
+        TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, H, rs));
+        if (solves[c].precond)
+            TU_OK(bsrmv_dist_precond_block_jacobi(&P2, D));
+        const int64_t mine = (rs[rank + 1] - rs[rank]) * in.bs;
+        void *x2 = tu_nan_vector(mine + 1, t), *xw = tu_nan_vector(in.rows, t);
+        TU_OK(bsrmv_dist_solve(BSRMV_SOLVER_CG, D, P2, at(b, rs[rank], in.bs, t), x2, mine, &o,
+                               &r2));
+        gather(x2, xw, rs, in.bs, t);
+        double dx = 0, nx = 0;
+        for (int64_t i = 0; i < in.rows; i++) {
+            const tu_ldc d = tu_cget(x1, t, i) - tu_cget(xw, t, i);
+            dx += (double)cabsl(d) * (double)cabsl(d);
+            nx += (double)cabsl(tu_cget(x1, t, i)) * (double)cabsl(tu_cget(x1, t, i));
+        }
+        if (rank == 0)
+            printf("  cg       %-10s %-14s %s, %d ranks: %d iterations (one process, full "
+                   "storage, %d), true residual %.2e, solutions differ by %.2e\n",
+                   t >= BSRMV_COMPLEX_FLOAT ? "hermitian" : "symmetric",
+                   t == BSRMV_FLOAT    ? "float"
+                   : t == BSRMV_DOUBLE ? "double"
+                                       : "complex double",
+                   solves[c].precond ? "jacobi" : "none", size, r2.iterations, r1.iterations,
+                   r2.true_rel_residual, sqrt(dx / nx));
+        TU_CHECK(r2.converged && r2.true_rel_residual <= rtol, "symmetric CG %zu: %g", c,
+                 r2.true_rel_residual);
+        TU_CHECK(abs(r2.iterations - r1.iterations) <= 2 + r1.iterations / 20,
+                 "symmetric CG %zu: %d iterations distributed, %d in one process", c,
+                 r2.iterations, r1.iterations);
+        TU_CHECK(sqrt(dx / nx) <= (t == BSRMV_FLOAT ? 1e-2 : 1e-5),
+                 "symmetric CG %zu: solutions differ by %g", c, sqrt(dx / nx));
+        checks++;
+        bsrmv_precond_destroy(P1);
+        bsrmv_precond_destroy(P2);
+        bsrmv_dist_matrix_destroy(D);
+        bsrmv_matrix_destroy(H);
+        if (t >= BSRMV_COMPLEX_FLOAT)
+            tu_csys_drop(&Z);
+        else
+            bsrmv_matrix_destroy(A);
+        free(b);
+        free(x1);
+        free(x2);
+        free(xw);
+    }
+    free(rs);
+}
+
 /* Complex systems: CG on Hermitian positive definite ones, BiCGSTAB and
  * GMRES on non-Hermitian ones, distributed against one process. */
 static void complex_solver_cases(void)
@@ -765,6 +950,7 @@ int main(int argc, char **argv)
     mm_cases();
     solver_cases();
     complex_solver_cases();
+    sym_cases();
     long total = 0;
     MPI_Reduce(&checks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
