@@ -511,6 +511,22 @@ static void error_cases(void)
                      "but got %s (%s)", op, rank, bsrmv_status_string(st), msg);
         checks++;
     }
+    /* a NULL scalar on the last rank: the same outcome as a bad length */
+    const double one = 1.0, zero = 0.0;
+    for (int op = 0; op < 2; op++) {
+        st = bsrmv_dist_spmv_scalars((bsrmv_op)op, &one, D, x, 8, rank == last ? NULL : &zero,
+                                     y, 8);
+        const char *msg = bsrmv_last_error();
+        if (rank == last || rank == last - 1)
+            TU_CHECK(st == BSRMV_ERR_ARGUMENT &&
+                         strstr(msg, rank == last ? "NULL beta" : "failed"),
+                     "op %d: rank %d got %s (%s) for a NULL beta on the last rank", op, rank,
+                     bsrmv_status_string(st), msg);
+        else
+            TU_CHECK(st == BSRMV_SUCCESS, "op %d: rank %d does not need the last rank's data "
+                     "but got %s (%s)", op, rank, bsrmv_status_string(st), msg);
+        checks++;
+    }
     /* the handle still works after a refused call */
     TU_OK(bsrmv_dist_spmv(BSRMV_OP_N, 1.0, D, x, 8, 0.0, y, 8));
     TU_OK(bsrmv_dist_spmv(BSRMV_OP_T, 1.0, D, x, 8, 0.0, y, 8));
