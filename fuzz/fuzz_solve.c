@@ -10,40 +10,11 @@
  * report's residual that one. */
 #include "fuzz_common.h"
 
-#include <bsrmv.h>
-#include <complex.h>
+#include "fuzz_values.h"
 #include <omp.h>
 #include <stdio.h>
 
 #define MAXB 8
-
-typedef long double _Complex lc;
-
-static lc getv(bsrmv_type t, const void *v, int64_t i)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return ((const float *)v)[i];
-    case BSRMV_DOUBLE: return ((const double *)v)[i];
-    case BSRMV_COMPLEX_FLOAT:
-        return ((const float *)v)[2 * i] + I * (long double)((const float *)v)[2 * i + 1];
-    default: return ((const double *)v)[2 * i] + I * (long double)((const double *)v)[2 * i + 1];
-    }
-}
-
-static void setv(bsrmv_type t, void *v, int64_t i, lc x)
-{
-    switch (t) {
-    case BSRMV_FLOAT: ((float *)v)[i] = (float)creall(x); break;
-    case BSRMV_DOUBLE: ((double *)v)[i] = (double)creall(x); break;
-    case BSRMV_COMPLEX_FLOAT:
-        ((float *)v)[2 * i] = (float)creall(x);
-        ((float *)v)[2 * i + 1] = (float)cimagl(x);
-        break;
-    default:
-        ((double *)v)[2 * i] = (double)creall(x);
-        ((double *)v)[2 * i + 1] = (double)cimagl(x);
-    }
-}
 
 static void fail(const char *what, bsrmv_status s)
 {

@@ -12,16 +12,13 @@
  * layouts, padded leading dimensions left untouched) where the storage
  * takes them. */
 #include "fuzz_common.h"
+#include "fuzz_values.h"
 
-#include <bsrmv.h>
-#include <complex.h>
 #include <omp.h>
 #include <stdio.h>
 
 #define MAXB 12 /* block rows and columns */
 #define MAXNNZB 64
-
-typedef long double _Complex lc;
 
 typedef struct arrays {
     int64_t mb, nb, nnzb;
@@ -35,32 +32,6 @@ typedef struct ctx {
     bsrmv_type type;
     bsrmv_order order;
 } ctx;
-
-static lc getv(const ctx *c, const void *v, int64_t i)
-{
-    switch (c->type) {
-    case BSRMV_FLOAT: return ((const float *)v)[i];
-    case BSRMV_DOUBLE: return ((const double *)v)[i];
-    case BSRMV_COMPLEX_FLOAT:
-        return ((const float *)v)[2 * i] + I * (long double)((const float *)v)[2 * i + 1];
-    default: return ((const double *)v)[2 * i] + I * (long double)((const double *)v)[2 * i + 1];
-    }
-}
-
-static void setv(const ctx *c, void *v, int64_t i, lc x)
-{
-    switch (c->type) {
-    case BSRMV_FLOAT: ((float *)v)[i] = (float)creall(x); break;
-    case BSRMV_DOUBLE: ((double *)v)[i] = (double)creall(x); break;
-    case BSRMV_COMPLEX_FLOAT:
-        ((float *)v)[2 * i] = (float)creall(x);
-        ((float *)v)[2 * i + 1] = (float)cimagl(x);
-        break;
-    default:
-        ((double *)v)[2 * i] = (double)creall(x);
-        ((double *)v)[2 * i + 1] = (double)cimagl(x);
-    }
-}
 
 static lc fz_value(fz *f, const ctx *c)
 {
@@ -100,7 +71,7 @@ static lc *dense(const ctx *c, const arrays *a, int sym)
         for (int64_t k = a->rp[i]; k < a->rp[i + 1]; k++)
             for (int r = 0; r < c->bs; r++)
                 for (int s = 0; s < c->bs; s++) {
-                    lc v = getv(c, a->val, at(c, k, r, s));
+                    lc v = getv(c->type, a->val, at(c, k, r, s));
                     int64_t row = i * c->bs + r, col = (int64_t)a->ci[k] * c->bs + s;
                     D[row * n + col] = v;
                     if (sym && a->ci[k] != i)
@@ -137,8 +108,8 @@ static void expand(const ctx *c, const arrays *u, int herm, arrays *f)
                 if (u->ci[k] == i) {
                     for (int r = 0; r < c->bs; r++)
                         for (int s = 0; s < c->bs; s++) {
-                            lc v = getv(c, u->val, at(c, k, s, r));
-                            setv(c, f->val, at(c, f->nnzb, r, s), herm ? conjl(v) : v);
+                            lc v = getv(c->type, u->val, at(c, k, s, r));
+                            setv(c->type, f->val, at(c, f->nnzb, r, s), herm ? conjl(v) : v);
                         }
                     f->ci[f->nnzb++] = (int32_t)j;
                 }
@@ -165,6 +136,21 @@ static void check_fails(bsrmv_status s, const bsrmv_matrix *M)
 {
     if (s == BSRMV_SUCCESS || M || !*bsrmv_last_error())
         abort();
+}
+
+/* The create and the wrap of the same arrays: both made when they are
+ * valid (1), both refused with a message when not (0). */
+static int made(int valid, bsrmv_status sc, const bsrmv_matrix *A, bsrmv_status sw,
+                const bsrmv_matrix *W)
+{
+    if (!valid) {
+        check_fails(sc, A);
+        check_fails(sw, W);
+        return 0;
+    }
+    must(sc);
+    must(sw);
+    return 1;
 }
 
 /* y = alpha*op(M)*x + beta*y, and Y = alpha*op(M)*X + beta*Y for k
@@ -228,9 +214,9 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
         /* SpMV on the first vector. */
         void *x = malloc((size_t)nx * vs + 1), *y = malloc((size_t)ny * vs + 1);
         for (int64_t i = 0; i < nx; i++)
-            setv(&vc, x, i, X[i]);
+            setv(vc.type, x, i, X[i]);
         for (int64_t i = 0; i < ny; i++)
-            setv(&vc, y, i, Y0[i]);
+            setv(vc.type, y, i, Y0[i]);
         bsrmv_status s;
         if (real_scalars) {
             s = bsrmv_spmv((bsrmv_op)op, (double)creall(alpha), M, x, nx, (double)creall(beta), y,
@@ -244,7 +230,7 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
         }
         must(s);
         for (int64_t i = 0; i < ny; i++) {
-            lc got = getv(&vc, y, i);
+            lc got = getv(vc.type, y, i);
             fz_close((double)creall(got), creall(W[i]), mag[i], terms, vfloat);
             fz_close((double)cimagl(got), cimagl(W[i]), mag[i], terms, vfloat);
         }
@@ -260,15 +246,15 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
             const int64_t leny = lay == BSRMV_LAYOUT_COL ? ldy * k : ny * ldy;
             void *X2 = malloc((size_t)lenx * vs + 1), *Y2 = malloc((size_t)leny * vs + 1);
             for (int64_t i = 0; i < lenx; i++)
-                setv(&vc, X2, i, NAN); /* padding: never read */
+                setv(vc.type, X2, i, NAN); /* padding: never read */
             for (int64_t i = 0; i < leny; i++)
-                setv(&vc, Y2, i, 3.25); /* padding: never written */
+                setv(vc.type, Y2, i, 3.25); /* padding: never written */
             for (int j = 0; j < k; j++) {
                 for (int64_t i = 0; i < nx; i++)
-                    setv(&vc, X2, lay == BSRMV_LAYOUT_COL ? i + j * ldx : i * ldx + j,
+                    setv(vc.type, X2, lay == BSRMV_LAYOUT_COL ? i + j * ldx : i * ldx + j,
                          X[j * nx + i]);
                 for (int64_t i = 0; i < ny; i++)
-                    setv(&vc, Y2, lay == BSRMV_LAYOUT_COL ? i + j * ldy : i * ldy + j,
+                    setv(vc.type, Y2, lay == BSRMV_LAYOUT_COL ? i + j * ldy : i * ldy + j,
                          Y0[j * ny + i]);
             }
             must(bsrmv_spmm((bsrmv_op)op, (double)creall(alpha), M, k, X2, ldx,
@@ -276,7 +262,7 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
             for (int64_t i = 0; i < leny; i++) {
                 int64_t row = lay == BSRMV_LAYOUT_COL ? i % ldy : i / ldy;
                 int64_t col = lay == BSRMV_LAYOUT_COL ? i / ldy : i % ldy;
-                double got = (double)creall(getv(&vc, Y2, i));
+                double got = (double)creall(getv(vc.type, Y2, i));
                 if (row >= ny || col >= k) {
                     if (got != 3.25)
                         abort();
@@ -399,7 +385,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int64_t nval = a.nnzb * bs2;
     a.val = malloc((size_t)(2 * nval) * ts + 1); /* room for the mirrors of kind 3 */
     for (int64_t k = 0; k < nval; k++)
-        setv(&c, a.val, k, fz_value(&f, &c));
+        setv(c.type, a.val, k, fz_value(&f, &c));
     const int valid = valid_bsr(&a, upper);
     bsrmv_matrix *A = NULL, *W = NULL;
 
@@ -419,12 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sw = bsrmv_matrix_wrap(&W, a.mb, a.nb, c.bs, a.nnzb, a.rp, a.ci, a.val, c.type,
                                    c.order);
         }
-        if (!valid) {
-            check_fails(sc, A);
-            check_fails(sw, W);
-        } else {
-            must(sc);
-            must(sw);
+        if (made(valid, sc, A, sw, W)) {
             lc *D = dense(&c, &a, 0);
             vector_type(&f, &c, W);
             check_products(&f, &c, A, D, a.mb * c.bs, a.nb * c.bs, 0, !c.cplx,
@@ -444,12 +425,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                          c.order);
             sw = bsrmv_matrix_wrap_sym(&W, a.nb, c.bs, a.nnzb, a.rp, a.ci, a.val, c.type, c.order);
         }
-        if (!valid) {
-            check_fails(sc, A);
-            check_fails(sw, W);
-        } else {
-            must(sc);
-            must(sw);
+        if (made(valid, sc, A, sw, W)) {
             check_sym(&f, &c, A, herm, c.bs * (2 * a.nnzb + 1));
             check_sym(&f, &c, W, herm, c.bs * (2 * a.nnzb + 1));
         }
@@ -463,18 +439,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         if (a.ci[k] == i)
                             for (int r = 0; r < c.bs; r++)
                                 for (int s = r; s < c.bs; s++) {
-                                    lc v = getv(&c, a.val, at(&c, k, r, s));
+                                    lc v = getv(c.type, a.val, at(&c, k, r, s));
                                     if (r == s && hc)
                                         v = creall(v);
-                                    setv(&c, a.val, at(&c, k, r, s), v);
-                                    setv(&c, a.val, at(&c, k, s, r), hc ? conjl(v) : v);
+                                    setv(c.type, a.val, at(&c, k, r, s), v);
+                                    setv(c.type, a.val, at(&c, k, s, r), hc ? conjl(v) : v);
                                 }
             full.val = malloc((size_t)(2 * nval) * ts + 1);
             expand(&c, &a, hc, &full);
             if ((mode & 128) && full.nnzb > 0) { /* one entry off */
                 int64_t e = (int64_t)(fz_u8(&f) << 8 | fz_u8(&f)) % (full.nnzb * bs2);
-                lc v = getv(&c, full.val, e);
-                setv(&c, full.val, e, v + ((mode & 4) && c.cplx ? I / 16.0L : 1 / 16.0L));
+                lc v = getv(c.type, full.val, e);
+                setv(c.type, full.val, e, v + ((mode & 4) && c.cplx ? I / 16.0L : 1 / 16.0L));
             }
         }
         must(bsrmv_matrix_create(&A, full.mb, full.nb, c.bs, full.nnzb, full.rp, full.ci,

@@ -19,7 +19,8 @@
 static int rank, size;
 static long checks;
 
-static const char *const type_name[2] = {"float", "double"};
+static const char *const type_name[4] = {"float", "double", "complex float",
+                                          "complex double"};
 
 /* ---- partitions --------------------------------------------------- */
 
@@ -115,6 +116,10 @@ static const void *at(const void *v, int64_t blocks, int bs, bsrmv_type t)
 /* ---- SpMV and transpose against the reference ----------------------- */
 
 static const double ab[][2] = {{1.0, 0.0}, {-0.75, 1.5}, {0.0, -2.0}, {2.0, 1.0}};
+/* For complex matrices: complex scalars of every kind (the first, real,
+ * through bsrmv_dist_spmv, the others through _scalars) and OP_C too. */
+static const double _Complex cab[][2] = {
+    {1.0, 0.0}, {0.5 - 1.25 * I, 0.0}, {-0.75, 1.5 + 0.5 * I}, {2.0 * I, -1.0 * I}};
 
 static void check_spmv(const char *what, const bsrmv_matrix *G, const int64_t *rs,
                        const int64_t *cs, uint64_t seed)
@@ -125,8 +130,9 @@ static void check_spmv(const char *what, const bsrmv_matrix *G, const int64_t *r
     TU_OK(make_dist(&D, G, rs, cs));
     const int bs = in.bs;
     const bsrmv_type t = in.type;
-    for (int op = 0; op < 2; op++) {
-        /* OP_N: x by columns, y by rows; OP_T the other way round */
+    const int cplx = t >= BSRMV_COMPLEX_FLOAT;
+    for (int op = 0; op < (cplx ? 3 : 2); op++) {
+        /* OP_N: x by columns, y by rows; OP_T and OP_C the other way round */
         const int64_t *xs = op == BSRMV_OP_N ? cs : rs, *ys = op == BSRMV_OP_N ? rs : cs;
         const int64_t nx = (op == BSRMV_OP_N ? in.nb : in.mb) * bs;
         const int64_t ny = (op == BSRMV_OP_N ? in.mb : in.nb) * bs;
@@ -135,20 +141,25 @@ static void check_spmv(const char *what, const bsrmv_matrix *G, const int64_t *r
         void *yw = tu_nan_vector(ny > 0 ? ny : 1, t);
         const int64_t myx = (xs[rank + 1] - xs[rank]) * bs, myy = (ys[rank + 1] - ys[rank]) * bs;
         for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
-            const double alpha = ab[c][0], beta = ab[c][1];
+            tu_scalar sa, sb;
+            const tu_ldc alpha = tu_put_scalar(&sa, t, cplx ? cab[c][0] : ab[c][0]);
+            const tu_ldc beta = tu_put_scalar(&sb, t, cplx ? cab[c][1] : ab[c][1]);
             /* beta == 0: y starts as NaN and must not leak into the result */
             void *y = tu_nan_vector(myy + 1, t);
             if (beta != 0)
                 memcpy(y, at(y0, ys[rank], bs, t), (size_t)myy * bsrmv_type_size(t));
-            TU_OK(bsrmv_dist_spmv((bsrmv_op)op, alpha, D, at(x, xs[rank], bs, t), myx, beta, y,
-                                  myy));
+            const void *xr = at(x, xs[rank], bs, t);
+            if (cplx && c > 0)
+                TU_OK(bsrmv_dist_spmv_scalars((bsrmv_op)op, &sa, D, xr, myx, &sb, y, myy));
+            else
+                TU_OK(bsrmv_dist_spmv((bsrmv_op)op, (double)creall(alpha), D, xr, myx,
+                                      (double)creall(beta), y, myy));
             gather(y, yw, ys, bs, t);
             char msg[200];
-            snprintf(msg, sizeof msg, "%s %s %s %s op %c alpha %g beta %g, %d ranks", what,
-                     type_name[t], in.order == BSRMV_COL_MAJOR ? "col" : "row",
-                     bsrmv_cpu_has_kernel(bs) ? "compiled" : "runtime-bs", op ? 'T' : 'N',
-                     alpha, beta, size);
-            tu_check_result(msg, G, (bsrmv_op)op, alpha, x, beta, y0, yw);
+            snprintf(msg, sizeof msg, "%s %s %s %s, %d ranks", what, type_name[t],
+                     in.order == BSRMV_COL_MAJOR ? "col" : "row",
+                     bsrmv_cpu_has_kernel(bs) ? "compiled" : "runtime-bs", size);
+            tu_check_complex(msg, G, (bsrmv_op)op, alpha, x, beta, y0, yw);
             checks++;
             free(y);
         }
@@ -259,55 +270,6 @@ static void spmv_cases(void)
 
 /* ---- complex values ------------------------------------------------- */
 
-/* Complex scalars of every kind, real ones through bsrmv_dist_spmv. */
-static const double _Complex cab[][2] = {
-    {1.0, 0.0}, {0.5 - 1.25 * I, 0.0}, {-0.75, 1.5 + 0.5 * I}, {2.0 * I, -1.0 * I}};
-
-static void check_spmv_complex(const char *what, const bsrmv_matrix *G, const int64_t *rs,
-                               const int64_t *cs, uint64_t seed)
-{
-    bsrmv_matrix_info in;
-    TU_OK(bsrmv_matrix_get_info(G, &in));
-    bsrmv_dist_matrix *D;
-    TU_OK(make_dist(&D, G, rs, cs));
-    const int bs = in.bs;
-    const bsrmv_type t = in.type;
-    for (int op = 0; op < 3; op++) {
-        const int64_t *xs = op == BSRMV_OP_N ? cs : rs, *ys = op == BSRMV_OP_N ? rs : cs;
-        const int64_t nx = (op == BSRMV_OP_N ? in.nb : in.mb) * bs;
-        const int64_t ny = (op == BSRMV_OP_N ? in.mb : in.nb) * bs;
-        void *x = tu_random_vector(nx > 0 ? nx : 1, t, seed + 1);
-        void *y0 = tu_random_vector(ny > 0 ? ny : 1, t, seed + 2);
-        void *yw = tu_nan_vector(ny > 0 ? ny : 1, t);
-        const int64_t myx = (xs[rank + 1] - xs[rank]) * bs, myy = (ys[rank + 1] - ys[rank]) * bs;
-        for (size_t c = 0; c < sizeof cab / sizeof cab[0]; c++) {
-            tu_scalar sa, sb;
-            const tu_ldc alpha = tu_put_scalar(&sa, t, cab[c][0]);
-            const tu_ldc beta = tu_put_scalar(&sb, t, cab[c][1]);
-            void *y = tu_nan_vector(myy + 1, t);
-            if (beta != 0)
-                memcpy(y, at(y0, ys[rank], bs, t), (size_t)myy * bsrmv_type_size(t));
-            const void *xr = at(x, xs[rank], bs, t);
-            if (c == 0) /* real scalars: the real entry point */
-                TU_OK(bsrmv_dist_spmv((bsrmv_op)op, 1.0, D, xr, myx, 0.0, y, myy));
-            else
-                TU_OK(bsrmv_dist_spmv_scalars((bsrmv_op)op, &sa, D, xr, myx, &sb, y, myy));
-            gather(y, yw, ys, bs, t);
-            char msg[200];
-            snprintf(msg, sizeof msg, "%s %s %s, %d ranks", what,
-                     in.order == BSRMV_COL_MAJOR ? "col" : "row",
-                     bsrmv_cpu_has_kernel(bs) ? "compiled" : "runtime-bs", size);
-            tu_check_complex(msg, G, (bsrmv_op)op, alpha, x, beta, y0, yw);
-            checks++;
-            free(y);
-        }
-        free(x);
-        free(y0);
-        free(yw);
-    }
-    bsrmv_dist_matrix_destroy(D);
-}
-
 static void complex_spmv_cases(void)
 {
     int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
@@ -321,7 +283,7 @@ static void complex_spmv_cases(void)
             bsrmv_matrix *G = tu_random_bsr(&sh, (bsrmv_type)t, (bsrmv_order)(b % 2), 600 + b);
             partition((part_kind)(b % NPART), sh.mb, row_ptr_of(G), rs);
             memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
-            check_spmv_complex(part_name[b % NPART], G, rs, cs, 610 + b);
+            check_spmv(part_name[b % NPART], G, rs, cs, 610 + b);
             bsrmv_matrix_destroy(G);
         }
     /* rectangular, the columns split another way than the rows */
@@ -330,7 +292,7 @@ static void complex_spmv_cases(void)
         bsrmv_matrix *G = tu_random_bsr(&wide, (bsrmv_type)t, BSRMV_ROW_MAJOR, 620 + t);
         partition(UNEVEN, wide.mb, row_ptr_of(G), rs);
         partition(BALANCED, wide.nb, NULL, cs);
-        check_spmv_complex("wide", G, rs, cs, 630 + t);
+        check_spmv("wide", G, rs, cs, 630 + t);
         bsrmv_matrix_destroy(G);
     }
     /* a grid, whose off-rank part holds only the boundary rows */
@@ -339,7 +301,7 @@ static void complex_spmv_cases(void)
     TU_OK(bsrmv_matrix_convert(&Gz, Gr, BSRMV_COMPLEX_DOUBLE));
     partition(BALANCED, 384, row_ptr_of(Gz), rs);
     memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
-    check_spmv_complex("grid27 4x4x24", Gz, rs, cs, 640);
+    check_spmv("grid27 4x4x24", Gz, rs, cs, 640);
     bsrmv_matrix_destroy(Gr);
     bsrmv_matrix_destroy(Gz);
     free(rs);
