@@ -113,6 +113,15 @@ bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int
                                        const char *path, int bs, bsrmv_blocking how,
                                        bsrmv_type type, bsrmv_order order,
                                        const int64_t *row_starts);
+/* The same, but a "symmetric" or "hermitian" file keeps its one triangle:
+ * read with bsrmv_mm_read_sym, built in symmetric (Hermitian) storage
+ * without expanding it (root holds half the entries) and distributed in
+ * that storage; other files as bsrmv_dist_matrix_read_mm reads them
+ * (bsrmv_dist_matrix_get_info's `symmetric` says which). */
+bsrmv_status bsrmv_dist_matrix_read_mm_sym(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
+                                           const char *path, int bs, bsrmv_blocking how,
+                                           bsrmv_type type, bsrmv_order order,
+                                           const int64_t *row_starts);
 
 /* Row partition of a BSR row_ptr into nparts contiguous ranges balanced by
  * stored blocks plus rows (so empty rows count too): starts[0..nparts],

@@ -163,10 +163,11 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
     return st;
 }
 
-bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
-                                       const char *path, int bs, bsrmv_blocking how,
-                                       bsrmv_type type, bsrmv_order order,
-                                       const int64_t *row_starts)
+/* bsrmv_dist_matrix_read_mm; keep_sym: a symmetric or hermitian file in
+ * that storage (bsrmv_mm_read_sym, then bsrmv_matrix_from_coo_sym/_herm). */
+static bsrmv_status read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root, const char *path,
+                            int bs, bsrmv_blocking how, bsrmv_type type, bsrmv_order order,
+                            const int64_t *row_starts, int keep_sym)
 {
     if (A)
         *A = NULL;
@@ -181,14 +182,36 @@ bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int
     bsrmv_status st = BSRMV_SUCCESS;
     if (rank == root) {
         bsrmv_coo *coo = NULL;
+        int kind = 0;
         if (!path)
             st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "NULL path");
-        else if (!(st = bsrmv_mm_read(path, &coo)))
-            st = bsrmv_matrix_from_coo(&G, coo, bs, how, type, order);
+        else if (!(st = keep_sym ? bsrmv_mm_read_sym(path, &coo, &kind)
+                                 : bsrmv_mm_read(path, &coo)))
+            st = kind == BSRMV_SYM_HERMITIAN
+                     ? bsrmv_matrix_from_coo_herm(&G, coo, bs, how, type, order)
+                 : kind == BSRMV_SYM_SYMMETRIC
+                     ? bsrmv_matrix_from_coo_sym(&G, coo, bs, how, type, order)
+                     : bsrmv_matrix_from_coo(&G, coo, bs, how, type, order);
         bsrmv_coo_destroy(coo);
     }
     if (!(st = bsrmv_dist_agree(comm, st)))
         st = bsrmv_dist_matrix_scatter(A, comm, root, G, row_starts);
     bsrmv_matrix_destroy(G);
     return st;
+}
+
+bsrmv_status bsrmv_dist_matrix_read_mm(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
+                                       const char *path, int bs, bsrmv_blocking how,
+                                       bsrmv_type type, bsrmv_order order,
+                                       const int64_t *row_starts)
+{
+    return read_mm(A, comm, root, path, bs, how, type, order, row_starts, 0);
+}
+
+bsrmv_status bsrmv_dist_matrix_read_mm_sym(bsrmv_dist_matrix **A, MPI_Comm comm, int root,
+                                           const char *path, int bs, bsrmv_blocking how,
+                                           bsrmv_type type, bsrmv_order order,
+                                           const int64_t *row_starts)
+{
+    return read_mm(A, comm, root, path, bs, how, type, order, row_starts, 1);
 }

@@ -559,6 +559,38 @@ static void mm_cases(void)
         char what[64];
         snprintf(what, sizeof what, "%s bs %d", files[f].file, files[f].bs);
         check_spmv(what, G, rs, cs, 500 + f);
+        /* the file's one triangle in symmetric storage (a general file: full) */
+        TU_OK(bsrmv_dist_matrix_read_mm_sym(&D, MPI_COMM_WORLD, 0, path, files[f].bs,
+                                            BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, NULL));
+        TU_OK(bsrmv_dist_matrix_get_info(D, &di));
+        const int want_sym = strstr(files[f].file, "bcsstk") ? BSRMV_SYM_SYMMETRIC : 0;
+        TU_CHECK(di.symmetric == want_sym, "%s: read_mm_sym made storage %d, wanted %d",
+                 files[f].file, di.symmetric, want_sym);
+        if (want_sym) {
+            int64_t nb_local = di.nnzb_local + di.nnzb_offrank, nb_all = 0;
+            MPI_Allreduce(&nb_local, &nb_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+            TU_CHECK(2 * nb_all < in.nnzb + in.mb + 1 && nb_all >= in.nnzb / 2,
+                     "%s: %lld stored blocks in symmetric storage of %lld", files[f].file,
+                     (long long)nb_all, (long long)in.nnzb);
+            const int64_t own = di.mb * files[f].bs;
+            void *x = tu_random_vector(in.rows, BSRMV_DOUBLE, 520 + f);
+            void *y = tu_nan_vector(own + 1, BSRMV_DOUBLE), *yw = tu_nan_vector(in.rows,
+                                                                                 BSRMV_DOUBLE);
+            int64_t *ps = malloc((size_t)(size + 1) * sizeof *ps), b0 = di.row_begin;
+            TU_CHECK(ps != NULL, "out of memory");
+            MPI_Allgather(&b0, 1, MPI_INT64_T, ps, 1, MPI_INT64_T, MPI_COMM_WORLD);
+            ps[size] = in.mb;
+            TU_OK(bsrmv_dist_spmv(BSRMV_OP_N, 1.0, D, at(x, ps[rank], files[f].bs, BSRMV_DOUBLE),
+                                  own, 0.0, y, own));
+            gather(y, yw, ps, files[f].bs, BSRMV_DOUBLE);
+            tu_check_result(what, G, BSRMV_OP_N, 1.0, x, 0.0, NULL, yw);
+            checks++;
+            free(ps);
+            free(x);
+            free(y);
+            free(yw);
+        }
+        bsrmv_dist_matrix_destroy(D);
         free(rs);
         free(cs);
         bsrmv_matrix_destroy(G);
