@@ -42,8 +42,9 @@ static void usage(FILE *f)
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
             "  --sym              also the matrix in symmetric storage (its diagonal and\n"
             "                     upper blocks, values as stored), timed after the full\n"
-            "                     one (\"storage\" in the records; square, CPU ranks)\n"
-            "  --solve cg|bicgstab|gmres --reservoir NX,NY,NZ: a distributed solve with\n"
+            "                     one (\"storage\" in the records; square, CPU ranks;\n"
+            "                     with --solve: cg only)\n"
+            "  --solve cg|bicgstab|gmres --reservoir N|NX,NY,NZ: a distributed solve with\n"
             "                     block Jacobi on the reservoir matrix (cg: its SPD\n"
             "                     sibling), bs = components; time per iteration (with\n"
             "                     --gpu: and its efficiency against the bandwidth bound)\n"
@@ -78,7 +79,7 @@ static void parse_list(const char *opt, const char *s, int64_t *v, int n, int64_
             v[k++] = args_integer(opt, tok, lo, hi);
         else
             args_fail("%s: at most %d values", opt, n);
-    if (n == 3 && k == 1 && !strcmp(opt, "--grid"))
+    if (n == 3 && k == 1 && (!strcmp(opt, "--grid") || !strcmp(opt, "--reservoir")))
         v[1] = v[2] = v[0], k = 3;
     if (k != n)
         args_fail("%s: expected %d values, got '%s'", opt, n, s);
@@ -159,8 +160,8 @@ static opts parse(int argc, char **argv)
     }
     if (o.solve && !o.reservoir[0])
         args_fail("--solve needs --reservoir");
-    if (o.sym && (o.gpu || o.solve))
-        args_fail("--sym times the SpMV of CPU ranks: not with --gpu or --solve");
+    if (o.sym && (o.gpu || (o.solve && o.solve != 1 + BSRMV_SOLVER_CG)))
+        args_fail("--sym: CPU ranks (no --gpu), and of the solvers CG (the SPD matrix)");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
         args_fail("give a matrix: --grid, --powerlaw or --mtx");
     return o;
@@ -366,7 +367,7 @@ static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
  * bytes all ranks move over the sum of their bandwidths (the partition is
  * balanced by blocks, so the ranks move about the same), and the
  * efficiency is that bound over the measured time. */
-static void solve(const opts *o, int bs)
+static void solve(const opts *o, int bs, int sym)
 {
     const bsrmv_solver m = (bsrmv_solver)(o->solve - 1);
     bsrmv_matrix *G = NULL;
@@ -377,6 +378,12 @@ static void solve(const opts *o, int bs)
                 : bsrmv_generate_reservoir(&G, o->reservoir[0], o->reservoir[1],
                                            o->reservoir[2], bs, 1, o->type, o->order),
             "building the matrix");
+    if (rank == 0 && sym) { /* the SPD sibling in symmetric storage */
+        bsrmv_matrix *S;
+        die(bsrmv_matrix_to_sym(&S, G, 1e-6), "the symmetric storage");
+        bsrmv_matrix_destroy(G);
+        G = S;
+    }
     bsrmv_dist_matrix *D;
     die(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, G, NULL), "distributing");
     bsrmv_matrix_destroy(G);
@@ -445,6 +452,7 @@ static void solve(const opts *o, int bs)
         json_str(&j, "matrix", name);
         json_str(&j, "method", names[m]);
         json_str(&j, "backend", o->gpu ? "gpu" : "cpu");
+        json_str(&j, "storage", sym ? "sym" : "full");
         json_str(&j, "device", device);
         json_int(&j, "ranks", size);
         json_int(&j, "threads", o->gpu ? 0 : bsrmv_num_threads());
@@ -620,8 +628,11 @@ int main(int argc, char **argv)
     args_init("bsrmv_mpi_bench", "mpiexec -n P bsrmv_mpi_bench MATRIX --bs LIST [options]");
     const opts o = parse(argc, argv);
 
-    for (int b = 0; o.solve && b < o.nbs; b++)
-        solve(&o, o.bs[b]);
+    for (int b = 0; o.solve && b < o.nbs; b++) {
+        solve(&o, o.bs[b], 0);
+        if (o.sym)
+            solve(&o, o.bs[b], 1);
+    }
     for (int b = 0; !o.solve && b < o.nbs; b++) {
         char name[160];
         bsrmv_matrix *G = build(&o, o.bs[b], name, sizeof name);
