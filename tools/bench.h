@@ -57,6 +57,7 @@ struct bench_options {
     bsrmv_type types[5];            /* value types                        */
     bsrmv_type vtypes[5];           /* their vector types (mixed: double) */
     int n_types;
+    int types_given;                /* --type: else a complex file benchmarks as z */
     bsrmv_order order;
     int reps;                       /* timed calls per measurement        */
     int threads[BENCH_MAX_LIST];

@@ -44,7 +44,7 @@ void bench_help(FILE *f)
         "  --bs LIST           block sizes (default 1,2,3,4,6,8,16)\n"
         "  --type LIST         double, float, mixed (float values, double vectors),\n"
         "                      z or c (complex double, complex float; no --k\n"
-        "                      on the GPU; default double)\n"
+        "                      on the GPU; default double, z for a complex file)\n"
         "  --order col|row     entry order inside a block (default col)\n"
         "  --reps R            timed calls per measurement (default 50)\n"
         "  --threads LIST      OpenMP thread counts (default: OMP max threads)\n"
@@ -417,6 +417,10 @@ int bench_command(int argc, char **argv)
         return cli_lib_failed("reading %s", o.mtx);
     if (o.source == BENCH_MTX && o.verbose)
         fprintf(stderr, "bsrmv: phases: read %s in %.0f ms\n", o.mtx, bench_now_ms() - t0);
+    if (coo && coo->imag && !o.types_given) { /* a complex file: complex double */
+        o.n_types = 1;
+        o.types[0] = o.vtypes[0] = BSRMV_COMPLEX_DOUBLE;
+    }
 
     /* The stream bandwidths belong to the CPU records. */
     double stream_gbps[BENCH_MAX_LIST] = {0};

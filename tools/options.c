@@ -242,6 +242,7 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
             blocking_given = 1;
         } else if ((v = args_value(argc, argv, &i, "--type"))) {
             o->n_types = parse_types(v, o->types, o->vtypes);
+            o->types_given = 1;
         } else if ((v = args_value(argc, argv, &i, "--order"))) {
             o->order = parse_order(v);
         } else if ((v = args_value(argc, argv, &i, "--reps"))) {
