@@ -188,6 +188,18 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
                                      const void *x, int64_t nx, const void *beta, void *y,
                                      int64_t ny);
 
+/* Collective.  Y = alpha*A*X + beta*Y for k vectors with this rank's
+ * rows of X (its columns' part) and Y, in bsrmv_spmm's layouts and leading
+ * dimensions: the local part is read once per 16 vectors while the ghosts
+ * of all k vectors arrive in one message per neighbour.  k must be the
+ * same on every rank.  The argument checks are agreed on by every rank (a
+ * small collective per call), so a bad argument on one rank fails all with
+ * its message.  OP_N, real types, full storage (else
+ * BSRMV_ERR_UNSUPPORTED).  Errors as for bsrmv_spmm. */
+bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, int k,
+                             const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                             bsrmv_layout layout);
+
 /* Time spent inside bsrmv_dist_spmv by this rank, summed over calls since
  * the handle was made or reset.  post: pack the send buffer and start the
  * exchange; local: the local product; wait: waiting for the exchange after

@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  --order col|row, --op n|t|c\n"
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
+            "  --k K              also bsrmv_dist_spmm of K vectors (column layout), its\n"
+            "                     time per vector against the SpMV's (\"mpi_spmm\")\n"
             "  --sym              also the matrix in symmetric storage (its diagonal and\n"
             "                     upper blocks, values as stored), timed after the full\n"
             "                     one (\"storage\" in the records; square, CPU ranks;\n"
@@ -64,6 +66,7 @@ typedef struct opts {
     bsrmv_order order;
     bsrmv_op op;
     int reps, gpu, sym;
+    int k; /* --k: also bsrmv_dist_spmm of k vectors */
     int64_t reservoir[3];
     int solve; /* 0: SpMV; else 1 + bsrmv_solver */
     int repeat, max_iter;
@@ -138,6 +141,8 @@ static opts parse(int argc, char **argv)
             o.gpu = 1;
         else if (!strcmp(argv[i], "--sym"))
             o.sym = 1;
+        else if ((v = args_value(argc, argv, &i, "--k")))
+            o.k = (int)args_integer("--k", v, 1, 256);
         else if ((v = args_value(argc, argv, &i, "--reservoir")))
             parse_list("--reservoir", v, o.reservoir, 3, 1, 1 << 20);
         else if ((v = args_value(argc, argv, &i, "--solve"))) {
@@ -160,6 +165,8 @@ static opts parse(int argc, char **argv)
     }
     if (o.solve && !o.reservoir[0])
         args_fail("--solve needs --reservoir");
+    if (o.k && (o.gpu || o.solve || o.op != BSRMV_OP_N || o.type >= BSRMV_COMPLEX_FLOAT))
+        args_fail("--k: OP_N of real matrices on CPU ranks, no --solve");
     if (o.sym && (o.gpu || (o.solve && o.solve != 1 + BSRMV_SOLVER_CG)))
         args_fail("--sym: CPU ranks (no --gpu), and of the solvers CG (the SPD matrix)");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
@@ -209,6 +216,23 @@ static double time_max(timed_fn fn, void *ctx, int reps, double *best)
     *best = t[0];
     free(t);
     return m;
+}
+
+/* bsrmv_dist_spmm's arguments (--k). */
+typedef struct spmm_run {
+    bsrmv_dist_matrix *D;
+    int k;
+    const void *X;
+    void *Y;
+    int64_t ldx, ldy;
+} spmm_run;
+
+static void do_spmm(void *c)
+{
+    spmm_run *m = c;
+    die(bsrmv_dist_spmm(BSRMV_OP_N, 1.0, m->D, m->k, m->X, m->ldx, 0.0, m->Y, m->ldy,
+                        BSRMV_LAYOUT_COL),
+        "SpMM");
 }
 
 typedef struct run {
@@ -601,6 +625,36 @@ static void spmv_bench(const opts *o, int bs, const bsrmv_matrix *G, const char 
         json_num(&j, "ratio_to_products", t / tp);
         json_end(&j);
         fflush(stdout);
+    }
+    if (o->k && !sym) {
+        spmm_run m = {.D = r.D, .k = o->k, .ldx = r.nx > 0 ? r.nx : 1, .ldy = r.ny > 0 ? r.ny : 1};
+        void *X = malloc((size_t)(m.ldx * o->k) * vs), *Yk = malloc((size_t)(m.ldy * o->k) * vs);
+        if (!X || !Yk)
+            die(BSRMV_ERR_NOMEM, "the SpMM's vectors");
+        die(bsrmv_fill_random(X, m.ldx * o->k, o->type, 7 + (uint64_t)rank), "X");
+        m.X = X;
+        m.Y = Yk;
+        double best_k;
+        const double tk = time_max(do_spmm, &m, o->reps, &best_k);
+        if (rank == 0) {
+            struct json_line j;
+            json_begin(&j, stdout);
+            json_str(&j, "bench", "mpi_spmm");
+            json_str(&j, "matrix", name);
+            json_int(&j, "ranks", size);
+            json_int(&j, "threads", bsrmv_num_threads());
+            json_int(&j, "bs", bs);
+            json_str(&j, "type", type_names[o->type]);
+            json_int(&j, "k", o->k);
+            json_num(&j, "ms", tk * 1e3);
+            json_num(&j, "ms_per_vector", tk * 1e3 / o->k);
+            json_num(&j, "spmv_ms", t * 1e3);
+            json_num(&j, "speedup_per_vector", t * o->k / tk);
+            json_end(&j);
+            fflush(stdout);
+        }
+        free(X);
+        free(Yk);
     }
 #ifdef BSRMV_HAVE_NCCL
     if (r.dD) {

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The data tags of the three exchanges; + TAG_STATUS: the status beside. */
-enum { TAG_N = 0x6270, TAG_T = 0x6271, TAG_S = 0x6272, TAG_STATUS = 4 };
 
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st)
 {
@@ -386,46 +384,44 @@ static bsrmv_status plan(bsrmv_dist_matrix *D, const int64_t *cols)
     char *gb = D->ghost_buf, *sb = D->send_buf, *g2 = D->ghost_buf2, *s2 = D->send_buf2;
     const int nr = D->nrecv, ns = D->nsend;
     MPI_Request *rn = D->req_n, *rt = D->req_t;
+    /* counts in values of the type; the status beside each data message */
+    const int ts = DIST_TAG_STATUS;
     for (int i = 0; i < nr; i++) {
-        const int64_t a = D->recv_start[i], n = D->recv_start[i + 1] - a;
-        const int peer = D->recv_rank[i];
-        MPI_Recv_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
-                      &rn[i]);
-        MPI_Recv_init(&D->peer_status[i], 1, MPI_INT, peer, TAG_N + TAG_STATUS, D->comm,
-                      &rn[nr + i]);
-        MPI_Send_init(gb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
-                      &rt[2 * ns + i]);
-        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_T + TAG_STATUS, D->comm,
+        const int64_t a = D->recv_start[i];
+        const int cnt = (int)((D->recv_start[i + 1] - a) * D->bs), peer = D->recv_rank[i];
+        char *g = gb + (size_t)a * bsv;
+        MPI_Recv_init(g, cnt, D->mpi_type, peer, DIST_TAG_N, D->comm, &rn[i]);
+        MPI_Recv_init(&D->peer_status[i], 1, MPI_INT, peer, DIST_TAG_N + ts, D->comm, &rn[nr + i]);
+        MPI_Send_init(g, cnt, D->mpi_type, peer, DIST_TAG_T, D->comm, &rt[2 * ns + i]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, DIST_TAG_T + ts, D->comm,
                       &rt[2 * ns + nr + i]);
     }
     for (int j = 0; j < ns; j++) {
-        const int64_t a = D->send_start[j], n = D->send_start[j + 1] - a;
-        const int peer = D->send_rank[j];
-        MPI_Send_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_N, D->comm,
-                      &rn[2 * nr + j]);
-        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_N + TAG_STATUS, D->comm,
+        const int64_t a = D->send_start[j];
+        const int cnt = (int)((D->send_start[j + 1] - a) * D->bs), peer = D->send_rank[j];
+        char *s = sb + (size_t)a * bsv;
+        MPI_Send_init(s, cnt, D->mpi_type, peer, DIST_TAG_N, D->comm, &rn[2 * nr + j]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, DIST_TAG_N + ts, D->comm,
                       &rn[2 * nr + ns + j]);
-        MPI_Recv_init(sb + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_T, D->comm,
-                      &rt[j]);
-        MPI_Recv_init(&D->peer_status[j], 1, MPI_INT, peer, TAG_T + TAG_STATUS, D->comm,
-                      &rt[ns + j]);
+        MPI_Recv_init(s, cnt, D->mpi_type, peer, DIST_TAG_T, D->comm, &rt[j]);
+        MPI_Recv_init(&D->peer_status[j], 1, MPI_INT, peer, DIST_TAG_T + ts, D->comm, &rt[ns + j]);
     }
     /* symmetric storage: OP_T's layout again, on its own buffers */
+    MPI_Request *rs = D->req_s;
     for (int i = 0; D->sym && i < nr; i++) {
-        const int64_t a = D->recv_start[i], n = D->recv_start[i + 1] - a;
-        const int peer = D->recv_rank[i];
-        MPI_Send_init(g2 + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_S, D->comm,
-                      &D->req_s[2 * ns + i]);
-        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, TAG_S + TAG_STATUS, D->comm,
-                      &D->req_s[2 * ns + nr + i]);
+        const int64_t a = D->recv_start[i];
+        const int cnt = (int)((D->recv_start[i + 1] - a) * D->bs), peer = D->recv_rank[i];
+        MPI_Send_init(g2 + (size_t)a * bsv, cnt, D->mpi_type, peer, DIST_TAG_S, D->comm,
+                      &rs[2 * ns + i]);
+        MPI_Send_init(&D->my_status, 1, MPI_INT, peer, DIST_TAG_S + ts, D->comm,
+                      &rs[2 * ns + nr + i]);
     }
     for (int j = 0; D->sym && j < ns; j++) {
-        const int64_t a = D->send_start[j], n = D->send_start[j + 1] - a;
-        const int peer = D->send_rank[j];
-        MPI_Recv_init(s2 + (size_t)a * bsv, (int)(n * D->bs), D->mpi_type, peer, TAG_S, D->comm,
-                      &D->req_s[j]);
-        MPI_Recv_init(&D->peer_status2[j], 1, MPI_INT, peer, TAG_S + TAG_STATUS, D->comm,
-                      &D->req_s[ns + j]);
+        const int64_t a = D->send_start[j];
+        const int cnt = (int)((D->send_start[j + 1] - a) * D->bs), peer = D->send_rank[j];
+        MPI_Recv_init(s2 + (size_t)a * bsv, cnt, D->mpi_type, peer, DIST_TAG_S, D->comm, &rs[j]);
+        MPI_Recv_init(&D->peer_status2[j], 1, MPI_INT, peer, DIST_TAG_S + ts, D->comm,
+                      &rs[ns + j]);
     }
 done:
     free(want);

@@ -67,6 +67,18 @@ struct bsrmv_dist_matrix {
     bsrmv_dist_timers tm;
 };
 
+/* The message tags on a matrix's communicator: the data of the three
+ * exchanges of a product (+ DIST_TAG_STATUS: the status beside them), the
+ * scatter's pieces and SpMM's halo. */
+enum {
+    DIST_TAG_N = 0x6270,
+    DIST_TAG_T = 0x6271,
+    DIST_TAG_S = 0x6272,
+    DIST_TAG_STATUS = 4,
+    DIST_TAG_SCATTER = 0x6278,
+    DIST_TAG_SPMM = 0x6279
+};
+
 /* Collective: every rank learns the status of the lowest rank whose st is
  * not BSRMV_SUCCESS, and its message prefixed by "rank r: " (the same
  * status and message everywhere); BSRMV_SUCCESS when all succeeded. */

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_SCATTER = 0x6275 };
-
 bsrmv_status bsrmv_dist_partition(const int64_t *row_ptr, int64_t mb, int nparts,
                                   int64_t *starts)
 {
@@ -133,17 +131,17 @@ bsrmv_status bsrmv_dist_matrix_scatter(bsrmv_dist_matrix **A, MPI_Comm comm, int
                 const int64_t n = bstart[r + 1] - bstart[r];
                 slice(G, rs[r], rs[r + 1], rp, ci);
                 bsrmv_dist_send_bytes(rp, (size_t)(rs[r + 1] - rs[r] + 1) * sizeof *rp, r,
-                                      TAG_SCATTER, comm);
-                bsrmv_dist_send_bytes(ci, (size_t)n * sizeof *ci, r, TAG_SCATTER, comm);
+                                      DIST_TAG_SCATTER, comm);
+                bsrmv_dist_send_bytes(ci, (size_t)n * sizeof *ci, r, DIST_TAG_SCATTER, comm);
                 bsrmv_dist_send_bytes((const char *)G->val + (size_t)bstart[r] * blk,
-                                      (size_t)n * blk, r, TAG_SCATTER, comm);
+                                      (size_t)n * blk, r, DIST_TAG_SCATTER, comm);
             }
             slice(G, rs[rank], rs[rank + 1], rp, ci);
             val = (char *)G->val + (size_t)bstart[rank] * blk;
         } else {
-            bsrmv_dist_recv_bytes(rp, (size_t)(mb + 1) * sizeof *rp, root, TAG_SCATTER, comm);
-            bsrmv_dist_recv_bytes(ci, (size_t)nnzb * sizeof *ci, root, TAG_SCATTER, comm);
-            bsrmv_dist_recv_bytes(val, (size_t)nnzb * blk, root, TAG_SCATTER, comm);
+            bsrmv_dist_recv_bytes(rp, (size_t)(mb + 1) * sizeof *rp, root, DIST_TAG_SCATTER, comm);
+            bsrmv_dist_recv_bytes(ci, (size_t)nnzb * sizeof *ci, root, DIST_TAG_SCATTER, comm);
+            bsrmv_dist_recv_bytes(val, (size_t)nnzb * blk, root, DIST_TAG_SCATTER, comm);
         }
         const int square = mbg == nbg;
         const int64_t c0 = square ? rs[rank] : nbg * rank / size;

@@ -695,6 +695,116 @@ static void solver_cases(void)
     bsrmv_dist_matrix_destroy(D);
 }
 
+/* ---- several vectors ------------------------------------------------ */
+
+/* Y = alpha*A*X + beta*Y for k vectors in `layout`, leading dimensions
+ * padded by one, each column against the reference of its SpMV. */
+static void check_spmm(const char *what, const bsrmv_matrix *G, const int64_t *rs,
+                       const int64_t *cs, int k, bsrmv_layout layout, uint64_t seed)
+{
+    bsrmv_matrix_info in;
+    TU_OK(bsrmv_matrix_get_info(G, &in));
+    bsrmv_dist_matrix *D;
+    TU_OK(make_dist(&D, G, rs, cs));
+    const int bs = in.bs;
+    const bsrmv_type t = in.type;
+    const size_t vs = bsrmv_type_size(t);
+    const int64_t myx = (cs[rank + 1] - cs[rank]) * bs, myy = (rs[rank + 1] - rs[rank]) * bs;
+    const int col = layout == BSRMV_LAYOUT_COL;
+    const int64_t ldx = (col ? myx : k) + 1, ldy = (col ? myy : k) + 1;
+    const int64_t lenx = col ? ldx * k : myx * ldx, leny = col ? ldy * k : myy * ldy;
+    void *X = tu_nan_vector(lenx + 1, t), *Y = tu_nan_vector(leny + 1, t);
+    void **xs = malloc((size_t)k * sizeof *xs), **y0 = malloc((size_t)k * sizeof *y0);
+    void *yw = tu_nan_vector(in.rows + 1, t), *part = tu_nan_vector(myy + 1, t);
+    TU_CHECK(xs && y0, "out of memory");
+    const double alpha = -0.75, beta = seed % 2 ? 0.0 : 1.5;
+    for (int j = 0; j < k; j++) {
+        xs[j] = tu_random_vector(in.cols + 1, t, seed + 10 * (uint64_t)j);
+        y0[j] = tu_random_vector(in.rows + 1, t, seed + 10 * (uint64_t)j + 5);
+        for (int64_t i = 0; i < myx; i++)
+            memcpy((char *)X + (col ? i + j * ldx : i * ldx + j) * vs,
+                   at(xs[j], cs[rank] * bs + i, 1, t), vs);
+        for (int64_t i = 0; i < myy && beta != 0; i++)
+            memcpy((char *)Y + (col ? i + j * ldy : i * ldy + j) * vs,
+                   at(y0[j], rs[rank] * bs + i, 1, t), vs);
+    }
+    TU_OK(bsrmv_dist_spmm(BSRMV_OP_N, alpha, D, k, X, ldx, beta, Y, ldy, layout));
+    for (int j = 0; j < k; j++) {
+        for (int64_t i = 0; i < myy; i++)
+            memcpy((char *)part + i * vs, (char *)Y + (col ? i + j * ldy : i * ldy + j) * vs, vs);
+        gather(part, yw, rs, bs, t);
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s spmm %s k %d column %d %s, %d ranks", what,
+                 col ? "col" : "row", k, j, type_name[t], size);
+        tu_check_result(msg, G, BSRMV_OP_N, alpha, xs[j], beta, y0[j], yw);
+        free(xs[j]);
+        free(y0[j]);
+        checks++;
+    }
+    /* the padding of Y is not written */
+    for (int64_t i = 0; i < leny; i++) {
+        const int64_t r = col ? i % ldy : i / ldy, c = col ? i / ldy : i % ldy;
+        if (r >= myy || c >= k)
+            TU_CHECK(isnan(tu_get(Y, t, i)), "%s: the padding of Y at %lld was written", what,
+                     (long long)i);
+    }
+    free(xs);
+    free(y0);
+    free(X);
+    free(Y);
+    free(yw);
+    free(part);
+    bsrmv_dist_matrix_destroy(D);
+}
+
+static void spmm_cases(void)
+{
+    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
+    int64_t *cs = malloc((size_t)(size + 1) * sizeof *cs);
+    TU_CHECK(rs && cs, "out of memory");
+    static const int ks[] = {1, 3, 17};
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 2; t++) {
+            const tu_shape sh = {.mb = 31, .nb = s == 1 ? 45 : 31, .bs = s == 2 ? 10 : 3,
+                                 .mean_len = 4, .empty_frac = 0.1, .long_row = 6,
+                                 .long_len = 25};
+            bsrmv_matrix *G = tu_random_bsr(&sh, (bsrmv_type)t, (bsrmv_order)s % 2, 900 + s);
+            const part_kind k = (part_kind)((s + t) % NPART);
+            partition(k, sh.mb, row_ptr_of(G), rs);
+            if (sh.mb == sh.nb)
+                memcpy(cs, rs, (size_t)(size + 1) * sizeof *cs);
+            else
+                partition(BALANCED, sh.nb, NULL, cs);
+            for (int l = 0; l < 2; l++)
+                check_spmm(part_name[k], G, rs, cs, ks[(s + l) % 3], (bsrmv_layout)l,
+                           910 + 2 * s + t);
+            bsrmv_matrix_destroy(G);
+        }
+    /* refusals: on every rank, none hangs */
+    const tu_shape sh = {.mb = 8, .nb = 8, .bs = 2, .mean_len = 2, .long_row = -1};
+    bsrmv_matrix *G = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 930);
+    partition(BALANCED, sh.mb, row_ptr_of(G), rs);
+    bsrmv_dist_matrix *D;
+    TU_OK(make_dist(&D, G, rs, rs));
+    const int64_t my = (rs[rank + 1] - rs[rank]) * 2;
+    double X[64] = {0}, Y[64] = {0};
+    if (size > 1)
+        expect_everywhere(bsrmv_dist_spmm(BSRMV_OP_N, 1.0, D, rank == 0 ? 2 : 3, X, my + 1, 0.0,
+                                          Y, my + 1, BSRMV_LAYOUT_COL),
+                          BSRMV_ERR_ARGUMENT, "spmm k", "disagree on k");
+    expect_everywhere(bsrmv_dist_spmm(BSRMV_OP_N, 1.0, D, 2, X, rank == size - 1 ? 0 : my + 1,
+                                      0.0, Y, my + 1, BSRMV_LAYOUT_COL),
+                      BSRMV_ERR_ARGUMENT, "spmm ld", "bsrmv_dist_spmm");
+    TU_CHECK(bsrmv_dist_spmm(BSRMV_OP_T, 1.0, D, 2, X, my + 1, 0.0, Y, my + 1,
+                             BSRMV_LAYOUT_COL) == BSRMV_ERR_UNSUPPORTED,
+             "spmm OP_T not refused");
+    checks++;
+    bsrmv_dist_matrix_destroy(D);
+    bsrmv_matrix_destroy(G);
+    free(rs);
+    free(cs);
+}
+
 /* ---- symmetric storage ---------------------------------------------- */
 
 /* S (symmetric or Hermitian storage) scattered by the row starts rs; its
@@ -955,6 +1065,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     spmv_cases();
     complex_spmv_cases();
+    spmm_cases();
     halo_plan_case();
     error_cases();
     mm_cases();
