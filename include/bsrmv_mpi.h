@@ -239,6 +239,18 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
                               const void *b, void *x, int64_t n, const bsrmv_solve_options *opt,
                               bsrmv_solve_report *report);
 
+/* Collective.  bsrmv_solve_multi across ranks: the k columns of B
+ * (this rank's n = mb*bs rows, leading dimension ldb) into X, each column
+ * its own recurrence; the products of the unfinished columns are batched
+ * into bsrmv_dist_spmm (real full storage; column by column otherwise).
+ * k must be the same on every rank.  Every rank gets the same k reports
+ * (reports may be NULL).  Errors as for bsrmv_solve_multi and
+ * bsrmv_dist_solve. */
+bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
+                                    const bsrmv_precond *P, int64_t n, int k, const void *B,
+                                    int64_t ldb, void *X, int64_t ldx,
+                                    const bsrmv_solve_options *opt, bsrmv_solve_report *reports);
+
 /* ------------------------------------------------------------------ */
 /* GPU ranks: one device per rank, the halo between devices through    */
 /* NCCL (grouped ncclSend/ncclRecv), the communicator bootstrapped     */

@@ -93,6 +93,11 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_
                                      const void *x, const void *beta, void *y, bsrmv_status st);
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_dist_matrix *A, const void *x, void *y);
 
+/* Y = A X for k column-major vectors whose spans may interleave (the
+ * solvers' pooled vectors), k the same on every rank; collective. */
+bsrmv_status bsrmv_dist_spmm_cols(bsrmv_dist_matrix *A, int k, const void *X, int64_t ldx,
+                                  void *Y, int64_t ldy);
+
 /* GPU ranks (gpu.cu): y = A x on the device, on `stream`, for the
  * solvers' own vectors (the arguments are valid, dA's device current). */
 bsrmv_status bsrmv_dist_gpu_spmv_run(bsrmv_dist_gpu_matrix *dA, const void *d_x, void *d_y,

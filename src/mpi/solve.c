@@ -15,9 +15,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct dist_backend {
-    sv_backend be;    /* first: the methods see this; its ctx is inner's    */
+    sv_backend be;    /* the methods see this (or a copy); ctx is inner's,  */
+                      /* layer this struct                                 */
     sv_backend inner; /* this rank's rows: the host or the device backend   */
     bsrmv_dist_matrix *A;
     bsrmv_dist_gpu_matrix *dA; /* GPU ranks: the SpMV on the device      */
@@ -27,7 +29,7 @@ typedef struct dist_backend {
 
 static dist_backend *D(sv_backend *be)
 {
-    return (dist_backend *)be;
+    return (dist_backend *)be->layer;
 }
 
 /* out[0..k) summed over the ranks (k <= the scratch's room); a failed st
@@ -168,26 +170,43 @@ bsrmv_status bsrmv_dist_sv_check(bsrmv_dist_matrix *A, int has_p)
     return st;
 }
 
-bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
-                               bsrmv_dist_gpu_matrix *dA, void *stream, bsrmv_status st,
-                               const sv_backend *inner, void (*inner_free)(sv_backend *),
-                               const void *b, void *x, const bsrmv_solve_options *opt,
-                               bsrmv_solve_report *report)
+static bsrmv_status d_spmm(sv_backend *be, int k, const void *X, int64_t ldx, void *Y,
+                           int64_t ldy)
+{
+    return bsrmv_dist_spmm_cols(D(be)->A, k, X, ldx, Y, ldy);
+}
+
+/* bsrmv_dist_sv_run for k right-hand sides (bsrmv_sv_solve_multi, the
+ * products of host ranks batched into distributed SpMMs where the local
+ * part has SpMM), or k == 0 for one (b = B, x = X); reports: max(k, 1). */
+static bsrmv_status run(bsrmv_solver method, bsrmv_dist_matrix *A, bsrmv_dist_gpu_matrix *dA,
+                        void *stream, bsrmv_status st, const sv_backend *inner,
+                        void (*inner_free)(sv_backend *), int k, const void *B, int64_t ldb,
+                        void *X, int64_t ldx, const bsrmv_solve_options *opt,
+                        bsrmv_solve_report *reports)
 {
     dist_backend d = {.A = A, .dA = dA, .stream = stream};
     if (!st)
         d.inner = *inner;
+    const int nrep = k > 0 ? k : 1;
     /* GMRES sums up to restart + 1 products in one call, two parts each */
     const int most = 2 * (bsrmv_sv_restart(opt) + SV_MAX_DOTS) + 3;
-    if (!st && !(d.sum = malloc((size_t)most * sizeof *d.sum)))
-        st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the reduction buffer");
+    bsrmv_solve_report *rep = NULL;
+    double *agg = NULL; /* the reports' bytes and seconds, to sum and to max */
+    if (!st && (!(d.sum = malloc((size_t)most * sizeof *d.sum)) ||
+                !(rep = calloc((size_t)nrep, sizeof *rep)) ||
+                !(agg = malloc((size_t)(2 * nrep) * sizeof *agg))))
+        st = bsrmv_fail(BSRMV_ERR_NOMEM, "out of memory for the reduction buffers");
     if ((st = bsrmv_dist_agree(A->comm, st))) {
         if (d.inner.ctx)
             inner_free(&d.inner);
         free(d.sum);
+        free(rep);
+        free(agg);
         return st;
     }
     d.be = d.inner;
+    d.be.layer = &d;
     d.be.collective = 1;
     /* the off-rank product: none without ghosts; over all rows it adds
      * into y, whose pass the local product's count already has; over a
@@ -205,18 +224,36 @@ bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
     d.be.cg_step = d_cg_step;
     d.be.bicg_x = d_bicg_x;
     d.be.lincomb = d_lincomb;
-    bsrmv_solve_report rep = {0};
-    st = bsrmv_sv_solve(method, &d.be, b, x, opt, &rep);
+    /* the inner backend's SpMM is of the local part alone */
+    d.be.spmm = k > 0 && !dA && d.inner.spmm && !A->sym ? d_spmm : NULL;
+    st = k > 0 ? bsrmv_sv_solve_multi(method, &d.be, k, B, ldb, X, ldx, opt, rep)
+               : bsrmv_sv_solve(method, &d.be, B, X, opt, rep);
     inner_free(&d.inner);
     free(d.sum);
-    double sum[1] = {rep.bytes}, mx[1] = {rep.seconds};
-    MPI_Allreduce(MPI_IN_PLACE, sum, 1, MPI_DOUBLE, MPI_SUM, A->comm);
-    MPI_Allreduce(MPI_IN_PLACE, mx, 1, MPI_DOUBLE, MPI_MAX, A->comm);
-    rep.bytes = sum[0];
-    rep.seconds = mx[0];
-    if (report)
-        *report = rep;
+    for (int j = 0; j < nrep; j++) {
+        agg[j] = rep[j].bytes;
+        agg[nrep + j] = rep[j].seconds;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, agg, nrep, MPI_DOUBLE, MPI_SUM, A->comm);
+    MPI_Allreduce(MPI_IN_PLACE, agg + nrep, nrep, MPI_DOUBLE, MPI_MAX, A->comm);
+    for (int j = 0; j < nrep; j++) {
+        rep[j].bytes = agg[j];
+        rep[j].seconds = agg[nrep + j];
+    }
+    if (reports)
+        memcpy(reports, rep, (size_t)nrep * sizeof *rep);
+    free(rep);
+    free(agg);
     return st;
+}
+
+bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
+                               bsrmv_dist_gpu_matrix *dA, void *stream, bsrmv_status st,
+                               const sv_backend *inner, void (*inner_free)(sv_backend *),
+                               const void *b, void *x, const bsrmv_solve_options *opt,
+                               bsrmv_solve_report *report)
+{
+    return run(method, A, dA, stream, st, inner, inner_free, 0, b, 0, x, 0, opt, report);
 }
 
 bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const bsrmv_precond *P,
@@ -235,4 +272,39 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
         st = bsrmv_sv_cpu_init(&cpu, A->local, P);
     return bsrmv_dist_sv_run(method, A, NULL, NULL, st, &cpu, bsrmv_sv_cpu_free, b, x, opt,
                              report);
+}
+
+bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
+                                    const bsrmv_precond *P, int64_t n, int k, const void *B,
+                                    int64_t ldb, void *X, int64_t ldx,
+                                    const bsrmv_solve_options *opt, bsrmv_solve_report *reports)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve_multi: NULL matrix");
+    bsrmv_status st = bsrmv_dist_sv_check(A, P != NULL);
+    /* k decides how the products are batched: the same on every rank.  The
+     * columns' workspace is told apart by its addresses (multi.c), which a
+     * rank without rows (vectors of no length) cannot do. */
+    int64_t kk[2] = {k, -(int64_t)k}, lo[2];
+    MPI_Allreduce(kk, lo, 2, MPI_INT64_T, MPI_MIN, A->comm);
+    if (!st && lo[0] != -lo[1])
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                        "bsrmv_dist_solve_multi: the ranks disagree on k (from %lld to %lld)",
+                        (long long)lo[0], (long long)-lo[1]);
+    if (!st && A->mb == 0)
+        st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                        "bsrmv_dist_solve_multi: this rank owns no rows; several right-hand "
+                        "sides need rows on every rank (bsrmv_dist_solve takes any partition)");
+    if (!st)
+        st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, B, X, opt);
+    if (!st)
+        st = bsrmv_sv_check_multi("bsrmv_dist_solve_multi", n, k, B, ldb, X, ldx,
+                                  bsrmv_type_size(A->type));
+    if (!st && P)
+        st = bsrmv_sv_check_precond(P->mb, P->bs, P->type, A->mb, A->bs, A->type);
+    sv_backend cpu = {0};
+    if (!st)
+        st = bsrmv_sv_cpu_init(&cpu, A->local, P);
+    return run(method, A, NULL, NULL, st, &cpu, bsrmv_sv_cpu_free, k, B, ldb, X, ldx, opt,
+               reports);
 }

@@ -95,6 +95,9 @@ static inline int sv_sc_isfinite(sv_scalar a)
 typedef struct sv_backend sv_backend;
 struct sv_backend {
     void *ctx;
+    /* a backend layered on another (src/mpi/solve.c's on this rank's): its
+     * own state, which copies of the backend (multi.c's columns) keep */
+    void *layer;
     int64_t n, mb;
     int bs;
     bsrmv_type type;

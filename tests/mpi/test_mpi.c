@@ -989,6 +989,127 @@ static void sym_cases(void)
     free(rs);
 }
 
+/* Several right-hand sides: bsrmv_dist_solve_multi against bsrmv_solve of
+ * each column in one process. */
+static void solve_multi_cases(void)
+{
+    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
+    TU_CHECK(rs != NULL, "out of memory");
+    static const struct {
+        bsrmv_solver m;
+        bsrmv_type t;
+        int k, precond, sym;
+    } cases[] = {{BSRMV_SOLVER_CG, BSRMV_DOUBLE, 5, 1, 0},
+                 {BSRMV_SOLVER_BICGSTAB, BSRMV_DOUBLE, 3, 1, 0},
+                 {BSRMV_SOLVER_GMRES, BSRMV_FLOAT, 4, 0, 0},
+                 {BSRMV_SOLVER_CG, BSRMV_DOUBLE, 3, 1, 1},
+                 {BSRMV_SOLVER_BICGSTAB, BSRMV_COMPLEX_DOUBLE, 2, 1, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const bsrmv_type t = cases[c].t;
+        bsrmv_matrix *A = NULL, *S = NULL;
+        tu_csys Z = {0};
+        if (t >= BSRMV_COMPLEX_FLOAT) {
+            Z = tu_csys_make(30, 3, t, BSRMV_COL_MAJOR, TU_NONHERM, 950 + c);
+            A = Z.A;
+        } else if (cases[c].m == BSRMV_SOLVER_CG) {
+            TU_OK(bsrmv_generate_block_laplacian(&A, 6, 5, 4, 3, 5, t, BSRMV_COL_MAJOR));
+        } else {
+            TU_OK(bsrmv_generate_reservoir(&A, 6, 5, 4, 3, 5, t, BSRMV_ROW_MAJOR));
+        }
+        if (cases[c].sym)
+            TU_OK(bsrmv_matrix_to_sym(&S, A, 1e-6));
+        bsrmv_matrix_info in;
+        TU_OK(bsrmv_matrix_get_info(A, &in));
+        const int k = cases[c].k;
+        const double rtol = t == BSRMV_FLOAT ? 1e-5 : 1e-8;
+        const size_t vs = bsrmv_type_size(t);
+        bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .restart = 20, .x0_zero = 1};
+        partition(size == 4 ? UNEVEN : BALANCED, in.mb, row_ptr_of(A), rs);
+        bsrmv_dist_matrix *D;
+        TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, S ? S : A, rs));
+        bsrmv_precond *P1 = NULL, *P2 = NULL;
+        if (cases[c].precond) {
+            TU_OK(bsrmv_precond_block_jacobi(&P1, A));
+            TU_OK(bsrmv_dist_precond_block_jacobi(&P2, D));
+        }
+        const int64_t n = (rs[rank + 1] - rs[rank]) * in.bs, ld = n + 2;
+        char *B = malloc((size_t)(ld * k) * vs + 1), *X = malloc((size_t)(ld * k) * vs + 1);
+        void *bw[5], *x1[5];
+        bsrmv_solve_report r1[5], r2[5];
+        TU_CHECK(B && X, "out of memory");
+        for (int j = 0; j < k; j++) {
+            /* column 1 is zero: it converges at once with x = 0 */
+            bw[j] = j == 1 ? calloc((size_t)in.rows + 1, vs)
+                           : tu_random_vector(in.rows, t, 960 + 10 * c + (size_t)j);
+            x1[j] = tu_nan_vector(in.rows, t);
+            TU_OK(bsrmv_solve(cases[c].m, A, P1, bw[j], x1[j], in.rows, &o, &r1[j]));
+            memcpy(B + (size_t)(j * ld) * vs, at(bw[j], rs[rank], in.bs, t), (size_t)n * vs);
+        }
+        TU_OK(bsrmv_dist_solve_multi(cases[c].m, D, P2, n, k, B, ld, X, ld, &o, r2));
+        void *xw = tu_nan_vector(in.rows, t);
+        for (int j = 0; j < k; j++) {
+            gather(X + (size_t)(j * ld) * vs, xw, rs, in.bs, t);
+            double dx = 0, nx = 0;
+            for (int64_t i = 0; i < in.rows; i++) {
+                const tu_ldc d = tu_cget(x1[j], t, i) - tu_cget(xw, t, i);
+                dx += (double)(cabsl(d) * cabsl(d));
+                nx += (double)(cabsl(tu_cget(x1[j], t, i)) * cabsl(tu_cget(x1[j], t, i)));
+            }
+            const double rel = nx > 0 ? sqrt(dx / nx) : sqrt(dx);
+            TU_CHECK(r2[j].converged && r2[j].true_rel_residual <= rtol,
+                     "multi case %zu column %d: not converged (%g)", c, j,
+                     r2[j].true_rel_residual);
+            TU_CHECK(abs(r2[j].iterations - r1[j].iterations) <= 2 + r1[j].iterations / 20,
+                     "multi case %zu column %d: %d iterations, %d in one process", c, j,
+                     r2[j].iterations, r1[j].iterations);
+            TU_CHECK(rel <= (t == BSRMV_FLOAT ? 1e-2 : 1e-5),
+                     "multi case %zu column %d: solutions differ by %g", c, j, rel);
+            if (rank == 0 && j == 0)
+                printf("  multi    %-8s %-14s k %d%s, %d ranks: column 0 %d iterations (one "
+                       "process %d), solutions differ by %.2e\n",
+                       cases[c].m == BSRMV_SOLVER_CG         ? "cg"
+                       : cases[c].m == BSRMV_SOLVER_BICGSTAB ? "bicgstab"
+                                                             : "gmres",
+                       type_name[t], k, cases[c].sym ? " symmetric" : "", size,
+                       r2[j].iterations, r1[j].iterations, rel);
+            free(bw[j]);
+            free(x1[j]);
+            checks++;
+        }
+        free(xw);
+        free(B);
+        free(X);
+        bsrmv_precond_destroy(P1);
+        bsrmv_precond_destroy(P2);
+        bsrmv_dist_matrix_destroy(D);
+        bsrmv_matrix_destroy(S);
+        if (t >= BSRMV_COMPLEX_FLOAT)
+            tu_csys_drop(&Z);
+        else
+            bsrmv_matrix_destroy(A);
+    }
+    /* a rank without rows: refused on every rank */
+    if (size > 1) {
+        bsrmv_matrix *A;
+        TU_OK(bsrmv_generate_block_laplacian(&A, 4, 4, 4, 2, 5, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+        partition(ALL_LAST, 64, row_ptr_of(A), rs);
+        bsrmv_dist_matrix *D;
+        TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, A, rs));
+        const int64_t n = (rs[rank + 1] - rs[rank]) * 2;
+        double *B = calloc((size_t)(2 * n) + 1, sizeof *B), *X = calloc((size_t)(2 * n) + 1,
+                                                                           sizeof *X);
+        TU_CHECK(B && X, "out of memory");
+        expect_everywhere(bsrmv_dist_solve_multi(BSRMV_SOLVER_CG, D, NULL, n, 2, B,
+                                                 n > 0 ? n : 1, X, n > 0 ? n : 1, NULL, NULL),
+                          BSRMV_ERR_UNSUPPORTED, "multi with an empty rank", "owns no rows");
+        free(B);
+        free(X);
+        bsrmv_dist_matrix_destroy(D);
+        bsrmv_matrix_destroy(A);
+    }
+    free(rs);
+}
+
 /* Complex systems: CG on Hermitian positive definite ones, BiCGSTAB and
  * GMRES on non-Hermitian ones, distributed against one process. */
 static void complex_solver_cases(void)
@@ -1070,6 +1191,7 @@ int main(int argc, char **argv)
     error_cases();
     mm_cases();
     solver_cases();
+    solve_multi_cases();
     complex_solver_cases();
     sym_cases();
     long total = 0;
