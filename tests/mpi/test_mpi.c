@@ -55,6 +55,14 @@ static void partition(part_kind k, int64_t n, const int64_t *row_ptr, int64_t *s
         TU_OK(bsrmv_dist_partition(row_ptr, n, size, s));
 }
 
+/* An array of size + 1 range starts. */
+static int64_t *new_starts(void)
+{
+    int64_t *s = malloc((size_t)(size + 1) * sizeof *s);
+    TU_CHECK(s != NULL, "out of memory");
+    return s;
+}
+
 static const int64_t *row_ptr_of(const bsrmv_matrix *G)
 {
     const int64_t *rp;
@@ -172,9 +180,7 @@ static void check_spmv(const char *what, const bsrmv_matrix *G, const int64_t *r
 
 static void spmv_cases(void)
 {
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    int64_t *cs = malloc((size_t)(size + 1) * sizeof *cs);
-    TU_CHECK(rs && cs, "out of memory");
+    int64_t *rs = new_starts(), *cs = new_starts();
     /* every compiled block size and a runtime one, both types and orders */
     static const int bss[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 24, 32};
     for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++)
@@ -272,9 +278,7 @@ static void spmv_cases(void)
 
 static void complex_spmv_cases(void)
 {
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    int64_t *cs = malloc((size_t)(size + 1) * sizeof *cs);
-    TU_CHECK(rs && cs, "out of memory");
+    int64_t *rs = new_starts(), *cs = new_starts();
     static const int bss[] = {1, 2, 3, 4, 6, 7, 10};
     for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++)
         for (int t = BSRMV_COMPLEX_FLOAT; t <= BSRMV_COMPLEX_DOUBLE; t++) {
@@ -312,8 +316,7 @@ static void complex_spmv_cases(void)
 static void halo_plan_case(void)
 {
     const int64_t n = 12 * size, bs = 2;
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    TU_CHECK(rs != NULL, "out of memory");
+    int64_t *rs = new_starts();
     partition(BALANCED, n, NULL, rs);
     /* tridiagonal block pattern */
     const int64_t r0 = rs[rank], m = rs[rank + 1] - r0;
@@ -536,8 +539,7 @@ static void mm_cases(void)
                                         BSRMV_SPLIT, BSRMV_DOUBLE, BSRMV_ROW_MAJOR, NULL));
         bsrmv_dist_info di;
         TU_OK(bsrmv_dist_matrix_get_info(D, &di));
-        int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs), *cs = malloc((size_t)(size + 1) * sizeof *cs);
-        TU_CHECK(rs && cs, "out of memory");
+        int64_t *rs = new_starts(), *cs = new_starts();
         int64_t mine[2] = {di.row_begin, di.col_begin}, *all2 = malloc((size_t)size * 2 * sizeof *all2);
         MPI_Allgather(mine, 2, MPI_INT64_T, all2, 2, MPI_INT64_T, MPI_COMM_WORLD);
         for (int r = 0; r < size; r++) {
@@ -614,8 +616,7 @@ static void solve_case(bsrmv_solver m, const bsrmv_matrix *G, int precond, const
         TU_OK(bsrmv_precond_block_jacobi(&P1, G));
     TU_OK(bsrmv_solve(m, G, P1, b, x1, in.rows, &o, &r1));
 
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    TU_CHECK(rs != NULL, "out of memory");
+    int64_t *rs = new_starts();
     const int64_t *rp = row_ptr_of(G);
     partition(size == 3 ? ODD_EMPTY : size == 4 ? UNEVEN : BALANCED, in.mb, rp, rs);
     bsrmv_dist_matrix *D;
@@ -759,9 +760,7 @@ static void check_spmm(const char *what, const bsrmv_matrix *G, const int64_t *r
 
 static void spmm_cases(void)
 {
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    int64_t *cs = malloc((size_t)(size + 1) * sizeof *cs);
-    TU_CHECK(rs && cs, "out of memory");
+    int64_t *rs = new_starts(), *cs = new_starts();
     static const int ks[] = {1, 3, 17};
     for (int s = 0; s < 3; s++)
         for (int t = 0; t < 2; t++) {
@@ -803,6 +802,50 @@ static void spmm_cases(void)
     bsrmv_matrix_destroy(G);
     free(rs);
     free(cs);
+}
+
+/* ---- test systems ---------------------------------------------------- */
+
+/* A system to solve: complex ones from tu_csys_make (of `kind`), real
+ * ones generated (the SPD Laplacian for spd, else the reservoir matrix). */
+typedef struct test_system {
+    bsrmv_matrix *A;
+    tu_csys Z; /* complex: Z.A is A */
+} test_system;
+
+static test_system system_make(bsrmv_type t, int spd, enum tu_ckind kind, bsrmv_order order,
+                               uint64_t seed)
+{
+    test_system S = {0};
+    if (t >= BSRMV_COMPLEX_FLOAT) {
+        S.Z = tu_csys_make(30, 3, t, order, kind, seed);
+        S.A = S.Z.A;
+    } else if (spd) {
+        TU_OK(bsrmv_generate_block_laplacian(&S.A, 6, 5, 4, 3, 5, t, order));
+    } else {
+        TU_OK(bsrmv_generate_reservoir(&S.A, 6, 5, 4, 3, 5, t, order));
+    }
+    return S;
+}
+
+static void system_drop(test_system *S)
+{
+    if (S->Z.A)
+        tu_csys_drop(&S->Z);
+    else
+        bsrmv_matrix_destroy(S->A);
+}
+
+/* ||x - y|| / ||x|| (||x - y|| for x = 0) of two whole vectors. */
+static double rel_diff(const void *x, const void *y, int64_t n, bsrmv_type t)
+{
+    long double dx = 0, nx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const tu_ldc a = tu_cget(x, t, i), d = a - tu_cget(y, t, i);
+        dx += cabsl(d) * cabsl(d);
+        nx += cabsl(a) * cabsl(a);
+    }
+    return (double)(nx > 0 ? sqrtl(dx / nx) : sqrtl(dx));
 }
 
 /* ---- symmetric storage ---------------------------------------------- */
@@ -868,8 +911,7 @@ static void check_spmv_sym(const char *what, const bsrmv_matrix *S, const int64_
 
 static void sym_cases(void)
 {
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    TU_CHECK(rs != NULL, "out of memory");
+    int64_t *rs = new_starts();
     static const int bss[] = {1, 2, 3, 5, 8};
     for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++)
         for (int t = 0; t < 4; t++)
@@ -920,16 +962,10 @@ static void sym_cases(void)
         {BSRMV_DOUBLE, 1}, {BSRMV_DOUBLE, 0}, {BSRMV_FLOAT, 1}, {BSRMV_COMPLEX_DOUBLE, 1}};
     for (size_t c = 0; c < sizeof solves / sizeof solves[0]; c++) {
         const bsrmv_type t = solves[c].t;
-        bsrmv_matrix *A = NULL, *H = NULL;
-        tu_csys Z = {0};
-        if (t >= BSRMV_COMPLEX_FLOAT) {
-            Z = tu_csys_make(30, 3, t, BSRMV_ROW_MAJOR, TU_HPD, 830);
-            A = Z.A;
-            TU_OK(bsrmv_matrix_to_herm(&H, A, 1e-12));
-        } else {
-            TU_OK(bsrmv_generate_block_laplacian(&A, 6, 5, 4, 3, 5, t, BSRMV_COL_MAJOR));
-            TU_OK(bsrmv_matrix_to_sym(&H, A, 1e-6));
-        }
+        test_system sys = system_make(t, 1, TU_HPD, BSRMV_ROW_MAJOR, 830);
+        bsrmv_matrix *A = sys.A, *H = NULL;
+        TU_OK(t >= BSRMV_COMPLEX_FLOAT ? bsrmv_matrix_to_herm(&H, A, 1e-12)
+                                       : bsrmv_matrix_to_sym(&H, A, 1e-6));
         bsrmv_matrix_info in;
         TU_OK(bsrmv_matrix_get_info(A, &in));
         const double rtol = t == BSRMV_FLOAT ? 1e-5 : 1e-8;
@@ -950,12 +986,7 @@ static void sym_cases(void)
         TU_OK(bsrmv_dist_solve(BSRMV_SOLVER_CG, D, P2, at(b, rs[rank], in.bs, t), x2, mine, &o,
                                &r2));
         gather(x2, xw, rs, in.bs, t);
-        double dx = 0, nx = 0;
-        for (int64_t i = 0; i < in.rows; i++) {
-            const tu_ldc d = tu_cget(x1, t, i) - tu_cget(xw, t, i);
-            dx += (double)cabsl(d) * (double)cabsl(d);
-            nx += (double)cabsl(tu_cget(x1, t, i)) * (double)cabsl(tu_cget(x1, t, i));
-        }
+        const double rel = rel_diff(x1, xw, in.rows, t);
         if (rank == 0)
             printf("  cg       %-10s %-14s %s, %d ranks: %d iterations (one process, full "
                    "storage, %d), true residual %.2e, solutions differ by %.2e\n",
@@ -964,23 +995,20 @@ static void sym_cases(void)
                    : t == BSRMV_DOUBLE ? "double"
                                        : "complex double",
                    solves[c].precond ? "jacobi" : "none", size, r2.iterations, r1.iterations,
-                   r2.true_rel_residual, sqrt(dx / nx));
+                   r2.true_rel_residual, rel);
         TU_CHECK(r2.converged && r2.true_rel_residual <= rtol, "symmetric CG %zu: %g", c,
                  r2.true_rel_residual);
         TU_CHECK(abs(r2.iterations - r1.iterations) <= 2 + r1.iterations / 20,
                  "symmetric CG %zu: %d iterations distributed, %d in one process", c,
                  r2.iterations, r1.iterations);
-        TU_CHECK(sqrt(dx / nx) <= (t == BSRMV_FLOAT ? 1e-2 : 1e-5),
-                 "symmetric CG %zu: solutions differ by %g", c, sqrt(dx / nx));
+        TU_CHECK(rel <= (t == BSRMV_FLOAT ? 1e-2 : 1e-5),
+                 "symmetric CG %zu: solutions differ by %g", c, rel);
         checks++;
         bsrmv_precond_destroy(P1);
         bsrmv_precond_destroy(P2);
         bsrmv_dist_matrix_destroy(D);
         bsrmv_matrix_destroy(H);
-        if (t >= BSRMV_COMPLEX_FLOAT)
-            tu_csys_drop(&Z);
-        else
-            bsrmv_matrix_destroy(A);
+        system_drop(&sys);
         free(b);
         free(x1);
         free(x2);
@@ -993,8 +1021,7 @@ static void sym_cases(void)
  * each column in one process. */
 static void solve_multi_cases(void)
 {
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    TU_CHECK(rs != NULL, "out of memory");
+    int64_t *rs = new_starts();
     static const struct {
         bsrmv_solver m;
         bsrmv_type t;
@@ -1006,16 +1033,9 @@ static void solve_multi_cases(void)
                  {BSRMV_SOLVER_BICGSTAB, BSRMV_COMPLEX_DOUBLE, 2, 1, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const bsrmv_type t = cases[c].t;
-        bsrmv_matrix *A = NULL, *S = NULL;
-        tu_csys Z = {0};
-        if (t >= BSRMV_COMPLEX_FLOAT) {
-            Z = tu_csys_make(30, 3, t, BSRMV_COL_MAJOR, TU_NONHERM, 950 + c);
-            A = Z.A;
-        } else if (cases[c].m == BSRMV_SOLVER_CG) {
-            TU_OK(bsrmv_generate_block_laplacian(&A, 6, 5, 4, 3, 5, t, BSRMV_COL_MAJOR));
-        } else {
-            TU_OK(bsrmv_generate_reservoir(&A, 6, 5, 4, 3, 5, t, BSRMV_ROW_MAJOR));
-        }
+        test_system sys = system_make(t, cases[c].m == BSRMV_SOLVER_CG, TU_NONHERM,
+                                      (bsrmv_order)(c % 2), 950 + c);
+        bsrmv_matrix *A = sys.A, *S = NULL;
         if (cases[c].sym)
             TU_OK(bsrmv_matrix_to_sym(&S, A, 1e-6));
         bsrmv_matrix_info in;
@@ -1049,13 +1069,7 @@ static void solve_multi_cases(void)
         void *xw = tu_nan_vector(in.rows, t);
         for (int j = 0; j < k; j++) {
             gather(X + (size_t)(j * ld) * vs, xw, rs, in.bs, t);
-            double dx = 0, nx = 0;
-            for (int64_t i = 0; i < in.rows; i++) {
-                const tu_ldc d = tu_cget(x1[j], t, i) - tu_cget(xw, t, i);
-                dx += (double)(cabsl(d) * cabsl(d));
-                nx += (double)(cabsl(tu_cget(x1[j], t, i)) * cabsl(tu_cget(x1[j], t, i)));
-            }
-            const double rel = nx > 0 ? sqrt(dx / nx) : sqrt(dx);
+            const double rel = rel_diff(x1[j], xw, in.rows, t);
             TU_CHECK(r2[j].converged && r2[j].true_rel_residual <= rtol,
                      "multi case %zu column %d: not converged (%g)", c, j,
                      r2[j].true_rel_residual);
@@ -1083,10 +1097,7 @@ static void solve_multi_cases(void)
         bsrmv_precond_destroy(P2);
         bsrmv_dist_matrix_destroy(D);
         bsrmv_matrix_destroy(S);
-        if (t >= BSRMV_COMPLEX_FLOAT)
-            tu_csys_drop(&Z);
-        else
-            bsrmv_matrix_destroy(A);
+        system_drop(&sys);
     }
     /* a rank without rows: refused on every rank */
     if (size > 1) {
@@ -1123,8 +1134,7 @@ static void complex_solver_cases(void)
                  {BSRMV_SOLVER_BICGSTAB, TU_NONHERM, 1},
                  {BSRMV_SOLVER_GMRES, TU_NONHERM, 1},
                  {BSRMV_SOLVER_GMRES, TU_HPD, 0}};
-    int64_t *rs = malloc((size_t)(size + 1) * sizeof *rs);
-    TU_CHECK(rs != NULL, "out of memory");
+    int64_t *rs = new_starts();
     for (int t = BSRMV_COMPLEX_FLOAT; t <= BSRMV_COMPLEX_DOUBLE; t++)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             tu_csys S = tu_csys_make(30, 3, (bsrmv_type)t, (bsrmv_order)(c % 2), cases[c].kind,
