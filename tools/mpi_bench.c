@@ -51,6 +51,9 @@ static void usage(FILE *f)
             "                     sibling), bs = components; time per iteration (with\n"
             "                     --gpu: and its efficiency against the bandwidth bound)\n"
             "  --repeat R         solves timed after one warm-up, median (default 3)\n"
+            "  --nrhs K           with --solve: also K right-hand sides by\n"
+            "                     bsrmv_dist_solve_multi against K solves one by one\n"
+            "                     (\"mpi_solve_multi\")\n"
             "  --max-iter N       iteration limit of a solve (default: the library's)\n");
 }
 
@@ -66,7 +69,8 @@ typedef struct opts {
     bsrmv_order order;
     bsrmv_op op;
     int reps, gpu, sym;
-    int k; /* --k: also bsrmv_dist_spmm of k vectors */
+    int k;    /* --k: also bsrmv_dist_spmm of k vectors */
+    int nrhs; /* --nrhs: also bsrmv_dist_solve_multi of nrhs columns */
     int64_t reservoir[3];
     int solve; /* 0: SpMV; else 1 + bsrmv_solver */
     int repeat, max_iter;
@@ -143,6 +147,8 @@ static opts parse(int argc, char **argv)
             o.sym = 1;
         else if ((v = args_value(argc, argv, &i, "--k")))
             o.k = (int)args_integer("--k", v, 1, 256);
+        else if ((v = args_value(argc, argv, &i, "--nrhs")))
+            o.nrhs = (int)args_integer("--nrhs", v, 2, 256);
         else if ((v = args_value(argc, argv, &i, "--reservoir")))
             parse_list("--reservoir", v, o.reservoir, 3, 1, 1 << 20);
         else if ((v = args_value(argc, argv, &i, "--solve"))) {
@@ -165,6 +171,8 @@ static opts parse(int argc, char **argv)
     }
     if (o.solve && !o.reservoir[0])
         args_fail("--solve needs --reservoir");
+    if (o.nrhs && (!o.solve || o.gpu))
+        args_fail("--nrhs goes with --solve on CPU ranks");
     if (o.k && (o.gpu || o.solve || o.op != BSRMV_OP_N || o.type >= BSRMV_COMPLEX_FLOAT))
         args_fail("--k: OP_N of real matrices on CPU ranks, no --solve");
     if (o.sym && (o.gpu || (o.solve && o.solve != 1 + BSRMV_SOLVER_CG)))
@@ -391,6 +399,90 @@ static bsrmv_matrix *build(const opts *o, int bs, char *name, size_t len)
  * bytes all ranks move over the sum of their bandwidths (the partition is
  * balanced by blocks, so the ranks move about the same), and the
  * efficiency is that bound over the measured time. */
+/* The solve's matrix, as the records name it. */
+static const char *name_of(const opts *o, bsrmv_solver m)
+{
+    static char name[96];
+    snprintf(name, sizeof name, "%s_%lldx%lldx%lld", m == BSRMV_SOLVER_CG ? "laplacian"
+                                                                         : "reservoir",
+             (long long)o->reservoir[0], (long long)o->reservoir[1],
+             (long long)o->reservoir[2]);
+    return name;
+}
+
+/* --nrhs: the columns of a random B by bsrmv_dist_solve_multi and one by
+ * one with bsrmv_dist_solve, each timed after a warm-up (median of
+ * o->repeat); one JSON line. */
+static void solve_multi(const opts *o, bsrmv_solver m, bsrmv_dist_matrix *D,
+                        const bsrmv_precond *P, int64_t n, const bsrmv_solve_options *so,
+                        const char *name, int bs, int sym)
+{
+    const int k = o->nrhs;
+    const size_t vs = bsrmv_type_size(o->type), col = (size_t)n * vs;
+    char *B = malloc((size_t)k * col + 1), *X = malloc((size_t)k * col + 1);
+    bsrmv_solve_report *rep = malloc((size_t)k * sizeof *rep);
+    double *tm = malloc((size_t)o->repeat * sizeof *tm), *t1 = malloc((size_t)o->repeat * sizeof *t1);
+    if (!B || !X || !rep || !tm || !t1)
+        die(BSRMV_ERR_NOMEM, "the right-hand sides");
+    for (int j = 0; j < k; j++)
+        die(bsrmv_fill_random(B + (size_t)j * col, n, o->type, 100 + 7 * (uint64_t)j +
+                              (uint64_t)rank * 1000),
+            "B");
+    int most = 0;
+    for (int r = -1; r < o->repeat; r++) {
+        double t0 = MPI_Wtime();
+        bsrmv_status st = bsrmv_dist_solve_multi(m, D, P, n, k, B, n > 0 ? n : 1, X,
+                                                 n > 0 ? n : 1, so, rep);
+        if (st != BSRMV_ERR_NOT_CONVERGED)
+            die(st, "solving several right-hand sides");
+        double dt = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        for (int j = 0; j < k; j++)
+            most = rep[j].iterations > most ? rep[j].iterations : most;
+        t0 = MPI_Wtime();
+        for (int j = 0; j < k; j++) {
+            st = bsrmv_dist_solve(m, D, P, B + (size_t)j * col, X + (size_t)j * col, n, so,
+                                  &rep[j]);
+            if (st != BSRMV_ERR_NOT_CONVERGED)
+                die(st, "solving one right-hand side");
+        }
+        double d1 = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &d1, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r >= 0) {
+            tm[r] = dt;
+            t1[r] = d1;
+        }
+    }
+    const double sm = median(tm, o->repeat), s1 = median(t1, o->repeat);
+    if (rank == 0) {
+        struct json_line j;
+        json_begin(&j, stdout);
+        json_str(&j, "bench", "mpi_solve_multi");
+        json_str(&j, "matrix", name);
+        json_str(&j, "method", m == BSRMV_SOLVER_CG         ? "cg"
+                               : m == BSRMV_SOLVER_BICGSTAB ? "bicgstab"
+                                                            : "gmres");
+        json_str(&j, "storage", sym ? "sym" : "full");
+        json_int(&j, "ranks", size);
+        json_int(&j, "threads", bsrmv_num_threads());
+        json_int(&j, "bs", bs);
+        json_str(&j, "type", type_names[o->type]);
+        json_int(&j, "nrhs", k);
+        json_int(&j, "most_iterations", most);
+        json_int(&j, "repeat", o->repeat);
+        json_num(&j, "seconds_multi", sm);
+        json_num(&j, "seconds_one_by_one", s1);
+        json_num(&j, "speedup", s1 / sm);
+        json_end(&j);
+        fflush(stdout);
+    }
+    free(B);
+    free(X);
+    free(rep);
+    free(tm);
+    free(t1);
+}
+
 static void solve(const opts *o, int bs, int sym)
 {
     const bsrmv_solver m = (bsrmv_solver)(o->solve - 1);
@@ -462,11 +554,7 @@ static void solve(const opts *o, int bs, int sym)
     free(secs);
     if (rank == 0) {
         static const char *const names[] = {"cg", "bicgstab", "gmres"};
-        char name[96];
-        snprintf(name, sizeof name, "%s_%lldx%lldx%lld", m == BSRMV_SOLVER_CG ? "laplacian"
-                                                                             : "reservoir",
-                 (long long)o->reservoir[0], (long long)o->reservoir[1],
-                 (long long)o->reservoir[2]);
+        const char *name = name_of(o, m);
         const int it = rep.iterations > 0 ? rep.iterations : 1;
         const double ms_iter = seconds / it * 1e3, bytes_iter = rep.bytes / it;
         const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : NAN;
@@ -497,6 +585,8 @@ static void solve(const opts *o, int bs, int sym)
         json_end(&j);
         fflush(stdout);
     }
+    if (o->nrhs)
+        solve_multi(o, m, D, P, n, &so, name_of(o, m), bs, sym);
     bsrmv_gpu_free(db);
     bsrmv_gpu_free(dx);
     bsrmv_gpu_precond_destroy(dP);
