@@ -421,7 +421,8 @@ static void solve_multi(const opts *o, bsrmv_solver m, bsrmv_dist_matrix *D,
     const size_t vs = bsrmv_type_size(o->type), col = (size_t)n * vs;
     char *B = malloc((size_t)k * col + 1), *X = malloc((size_t)k * col + 1);
     bsrmv_solve_report *rep = malloc((size_t)k * sizeof *rep);
-    double *tm = malloc((size_t)o->repeat * sizeof *tm), *t1 = malloc((size_t)o->repeat * sizeof *t1);
+    double *tm = malloc((size_t)o->repeat * sizeof *tm);
+    double *t1 = malloc((size_t)o->repeat * sizeof *t1);
     if (!B || !X || !rep || !tm || !t1)
         die(BSRMV_ERR_NOMEM, "the right-hand sides");
     for (int j = 0; j < k; j++)
