@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st)
 {
     int rank, size, first;
