@@ -243,8 +243,9 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
  * (this rank's n = mb*bs rows, leading dimension ldb) into X, each column
  * its own recurrence; the products of the unfinished columns are batched
  * into bsrmv_dist_spmm (real full storage; column by column otherwise).
- * k must be the same on every rank.  Every rank gets the same k reports
- * (reports may be NULL).  Errors as for bsrmv_solve_multi and
+ * k must be the same on every rank, and every rank must own rows (a rank
+ * without: BSRMV_ERR_UNSUPPORTED on every rank).  Every rank gets the same
+ * k reports (reports may be NULL).  Errors as for bsrmv_solve_multi and
  * bsrmv_dist_solve. */
 bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
                                     const bsrmv_precond *P, int64_t n, int k, const void *B,
@@ -264,7 +265,8 @@ typedef struct bsrmv_dist_gpu_matrix bsrmv_dist_gpu_matrix;
  * list to `device` and makes the NCCL communicator (one per handle).  A
  * must outlive the handle (its halo plan is used).  Errors, agreed on by
  * every rank: the device ones of bsrmv_gpu_matrix_upload, BSRMV_ERR_DEVICE
- * for an NCCL failure, BSRMV_ERR_UNSUPPORTED for a complex A. */
+ * for an NCCL failure, BSRMV_ERR_UNSUPPORTED for a complex A or one in
+ * symmetric storage. */
 bsrmv_status bsrmv_dist_gpu_matrix_upload(bsrmv_dist_gpu_matrix **dA, bsrmv_dist_matrix *A,
                                           int device);
 void bsrmv_dist_gpu_matrix_destroy(bsrmv_dist_gpu_matrix *dA);
