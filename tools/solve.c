@@ -7,6 +7,7 @@
 #include "solve.h"
 
 #include "args.h"
+#include "bench.h"
 
 #include "bsrmv.h"
 #include "cli.h"
@@ -192,18 +193,12 @@ static void parse(int argc, char **argv, struct opts *o)
         o->method = o->spd ? BSRMV_SOLVER_CG : BSRMV_SOLVER_BICGSTAB;
 }
 
-/* Real components per value: 2 for the complex types. */
-static int parts(bsrmv_type t)
-{
-    return t >= BSRMV_COMPLEX_FLOAT ? 2 : 1;
-}
-
 static int is_double(bsrmv_type t)
 {
     return t == BSRMV_DOUBLE || t == BSRMV_COMPLEX_DOUBLE;
 }
 
-/* Real component k of a vector of type t (value k / parts(t)). */
+/* Real component k of a vector of type t (value k / bench_parts(t)). */
 static double part_get(const void *v, bsrmv_type t, int64_t k)
 {
     return is_double(t) ? ((const double *)v)[k] : (double)((const float *)v)[k];
@@ -220,8 +215,8 @@ static void part_set(void *v, bsrmv_type t, int64_t k, double x)
 /* Value i = re + i*im (im dropped for a real type). */
 static void set_value(void *v, int64_t i, bsrmv_type t, double re, double im)
 {
-    part_set(v, t, i * parts(t), re);
-    if (parts(t) == 2)
+    part_set(v, t, i * bench_parts(t), re);
+    if (bench_parts(t) == 2)
         part_set(v, t, 2 * i + 1, im);
 }
 
@@ -244,7 +239,7 @@ static double host_residual(const bsrmv_matrix *A, const void *b, const void *x,
     double rr = 0, bb = 0;
     if (bsrmv_spmv(BSRMV_OP_N, -1.0, A, x, n, 1.0, r, n) != BSRMV_SUCCESS)
         rr = NAN;
-    for (int64_t k = 0; k < n * parts(t); k++) {
+    for (int64_t k = 0; k < n * bench_parts(t); k++) {
         const double rk = part_get(r, t, k), bk = part_get(b, t, k);
         rr += rk * rk;
         bb += bk * bk;
@@ -454,7 +449,7 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
         return 1;
     }
     const int cplx = strstr(line, " complex") != NULL;
-    if (cplx && parts(t) == 1) {
+    if (cplx && bench_parts(t) == 1) {
         fprintf(stderr, "bsrmv solve: %s is complex, the matrix real (--type z or c solves "
                 "in complex)\n", path);
         gzclose(f);
@@ -472,7 +467,7 @@ static int read_rhs(const char *path, int64_t n, bsrmv_type t, void *b)
         for (int64_t i = 0; i < n && !rc; i++)
             set_value(b, i, t, 0, 0);
         for (int64_t k = 0; k < coo->nnz && !rc; k++) { /* duplicates add up */
-            const int64_t e = coo->row[k] * parts(t);
+            const int64_t e = coo->row[k] * bench_parts(t);
             part_set(b, t, e, part_get(b, t, e) + coo->val[k]);
             if (coo->imag)
                 part_set(b, t, e + 1, part_get(b, t, e + 1) + coo->imag[k]);
@@ -515,9 +510,9 @@ static int write_x(const char *path, const void *x, int64_t n, bsrmv_type t)
         return 1;
     }
     int ok = gzprintf(f, "%%%%MatrixMarket matrix array %s general\n%" PRId64 " 1\n",
-                      parts(t) == 2 ? "complex" : "real", n) > 0;
+                      bench_parts(t) == 2 ? "complex" : "real", n) > 0;
     for (int64_t i = 0; i < n && ok; i++)
-        ok = (parts(t) == 2 ? gzprintf(f, "%.17g %.17g\n", part_get(x, t, 2 * i),
+        ok = (bench_parts(t) == 2 ? gzprintf(f, "%.17g %.17g\n", part_get(x, t, 2 * i),
                                        part_get(x, t, 2 * i + 1))
                             : gzprintf(f, "%.17g\n", part_get(x, t, i))) > 0;
     if (gzclose(f) != Z_OK || !ok) {
@@ -636,8 +631,7 @@ int solve_command(int argc, char **argv)
     const double ms_iter = 1e3 * rep.seconds / it, bytes_iter = rep.bytes / it;
     const double bound_ms = gbps > 0 ? bytes_iter / gbps * 1e-6 : 0;
     const double eff = bound_ms > 0 && ms_iter > 0 ? bound_ms / ms_iter : 0;
-    static const char *const tnames[4] = {"float", "double", "complex-float", "complex-double"};
-    const char *tname = o.mixed ? "mixed" : tnames[o.type];
+    const char *tname = o.mixed ? "mixed" : bench_type_name(o.type, o.type);
     const char *mname = o.mtx ? o.mtx : o.spd ? "block_laplacian" : "reservoir";
     if (o.json) {
         struct json_line j;

@@ -28,6 +28,16 @@ bsrmv_status bsrmv_dist_agree(MPI_Comm comm, bsrmv_status st)
     return bsrmv_fail((bsrmv_status)m.status, "rank %d: %s", first, m.msg);
 }
 
+bsrmv_status bsrmv_dist_same_k(MPI_Comm comm, int k, const char *who, bsrmv_status st)
+{
+    int64_t kk[2] = {k, -(int64_t)k}, lo[2];
+    MPI_Allreduce(kk, lo, 2, MPI_INT64_T, MPI_MIN, comm);
+    if (!st && lo[0] != -lo[1])
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: the ranks disagree on k (from %lld to %lld)",
+                        who, (long long)lo[0], (long long)-lo[1]);
+    return st;
+}
+
 #define PIECE ((size_t)1 << 30)
 
 void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm)

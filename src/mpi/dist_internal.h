@@ -119,6 +119,11 @@ bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
                                void (*inner_free)(struct sv_backend *), const void *b, void *x,
                                const bsrmv_solve_options *opt, bsrmv_solve_report *report);
 
+/* Collective: st, or where it is BSRMV_SUCCESS, BSRMV_ERR_ARGUMENT when the
+ * ranks pass different k (which sizes the messages or batches the
+ * products); not agreed on. */
+bsrmv_status bsrmv_dist_same_k(MPI_Comm comm, int k, const char *who, bsrmv_status st);
+
 /* Point-to-point transfer of a large byte array in pieces that fit an int
  * count (setup and scatter only). */
 void bsrmv_dist_send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);

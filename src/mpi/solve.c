@@ -282,15 +282,9 @@ bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve_multi: NULL matrix");
     bsrmv_status st = bsrmv_dist_sv_check(A, P != NULL);
-    /* k decides how the products are batched: the same on every rank.  The
-     * columns' workspace is told apart by its addresses (multi.c), which a
-     * rank without rows (vectors of no length) cannot do. */
-    int64_t kk[2] = {k, -(int64_t)k}, lo[2];
-    MPI_Allreduce(kk, lo, 2, MPI_INT64_T, MPI_MIN, A->comm);
-    if (!st && lo[0] != -lo[1])
-        st = bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                        "bsrmv_dist_solve_multi: the ranks disagree on k (from %lld to %lld)",
-                        (long long)lo[0], (long long)-lo[1]);
+    st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_solve_multi", st);
+    /* the columns' workspace is told apart by its addresses (multi.c),
+     * which a rank without rows (vectors of no length) cannot do */
     if (!st && A->mb == 0)
         st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
                         "bsrmv_dist_solve_multi: this rank owns no rows; several right-hand "

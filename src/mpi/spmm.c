@@ -137,13 +137,7 @@ bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, in
     if (!st)
         st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type, alpha, k, X, ldx, Y,
                               ldy, layout, &nx, &ny);
-    /* k decides the message sizes: the same on every rank */
-    int64_t kk[2] = {k, -(int64_t)k}, lo[2];
-    MPI_Allreduce(kk, lo, 2, MPI_INT64_T, MPI_MIN, A->comm);
-    if (!st && lo[0] != -lo[1])
-        st = bsrmv_fail(BSRMV_ERR_ARGUMENT,
-                        "bsrmv_dist_spmm: the ranks disagree on k (from %lld to %lld)",
-                        (long long)lo[0], (long long)-lo[1]);
+    st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_spmm", st);
     return spmm_core(A, alpha, k, X, ldx, beta, Y, ldy, layout, st, 0);
 }
 
