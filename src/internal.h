@@ -82,9 +82,6 @@ static inline void bsrmv_value_set(void *v, bsrmv_type t, int64_t k, double re, 
  * points built for real values only. */
 bsrmv_status bsrmv_refuse_complex(bsrmv_type t, const char *who);
 
-/* BSRMV_ERR_UNSUPPORTED naming `who` for a matrix in symmetric storage,
- * for the entry points that read the arrays as a full matrix. */
-bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who);
 /* row_ptr[i] of whichever width is set (the other pointer NULL). */
 static inline int64_t bsrmv_rp_at(const int64_t *rp64, const int32_t *rp32, int64_t i)
 {

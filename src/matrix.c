@@ -207,16 +207,6 @@ bsrmv_status bsrmv_matrix_wrap_herm(bsrmv_matrix **A, int64_t nb, int bs, int64_
                   BSRMV_SYM_HERMITIAN);
 }
 
-bsrmv_status bsrmv_refuse_sym(const bsrmv_matrix *A, const char *who)
-{
-    if (A && A->sym)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "%s: the matrix is in symmetric storage (upper blocks only), which "
-                          "this function does not take; bsrmv_matrix_from_sym makes the full one",
-                          who);
-    return BSRMV_SUCCESS;
-}
-
 void bsrmv_matrix_destroy(bsrmv_matrix *A)
 {
     if (!A)

@@ -298,16 +298,6 @@ static bsrmv_status run(const char *id)
         bsrmv_matrix_destroy(A);
         return s;
     }
-    if (IS("sym-refused")) {
-        bsrmv_matrix *S;
-        bsrmv_status s = bsrmv_matrix_create_sym(&S, 2, 2, 2, rp, ci, val_ok, BSRMV_DOUBLE,
-                                                 BSRMV_COL_MAJOR);
-        double X[8] = {0}, Y[8];
-        if (s == BSRMV_SUCCESS)
-            s = bsrmv_spmm(BSRMV_OP_N, 1, S, 2, X, 4, 0, Y, 4, BSRMV_LAYOUT_COL);
-        bsrmv_matrix_destroy(S);
-        return s;
-    }
     if (IS("sym-coo-triangles")) {
         bsrmv_matrix *S = NULL;
         bsrmv_status s = bsrmv_coo_create(&coo, 3, 3, 2);
@@ -538,7 +528,6 @@ static const char *const case_ids[] = {
     "sym-lower-block",
     "sym-not-symmetric",
     "sym-not-square",
-    "sym-refused",
     "sym-coo-triangles",
     "mm-open",
     "mm-directory",

@@ -329,72 +329,103 @@ void bench_fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_
         }
 }
 
+/* k bsrmv_spmv calls on the columns of column-major X and Y. */
+static int spmv_columns(const struct bench_case *c, int k, const void *X, void *Y)
+{
+    const int64_t nx = c->info.cols, ny = c->info.rows;
+    const size_t vs = bsrmv_type_size(c->info.vector_type);
+    for (int j = 0; j < k; j++)
+        if (bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (const char *)X + (size_t)(j * nx) * vs, nx,
+                       c->beta, (char *)Y + (size_t)(j * ny) * vs, ny) != BSRMV_SUCCESS)
+            return 1;
+    return 0;
+}
+
 /* k vectors: bsrmv_spmm in `layout` against k bsrmv_spmv calls on
  * column-major copies, timed alternately (each rep one of each) so that a
  * shared machine's load falls on both.  Two records: "spmvxK", then
- * "spmm-row"/"spmm-col" with its speedup in vectors per second. */
+ * "spmm-row"/"spmm-col" with its speedup in vectors per second.  --sym:
+ * the SpMM of the symmetric storage (c->S, "sym-spmm-row"/"-col") against
+ * that of the full one (c->A, "full-spmm-row"/"-col"), same layout. */
 static int measure_spmm(const struct bench_options *o, struct bench_case *c, int ti, int k,
                         bsrmv_layout layout, double *times)
 {
     const bsrmv_type t = c->info.vector_type; /* of X and Y */
     const int64_t nx = c->info.cols, ny = c->info.rows;
-    const int row = layout == BSRMV_LAYOUT_ROW;
+    const int row = layout == BSRMV_LAYOUT_ROW, sym = c->S != NULL;
+    /* the peer's vectors: column-major (k SpMVs) or in `layout` (--sym) */
+    const int pcol = sym ? !row : 1;
+    const bsrmv_matrix *M = sym ? c->S : c->A;
     const size_t vs = bsrmv_type_size(t);
     void *xc = alloc_values(nx * k, t), *yc = alloc_values(ny * k, t);
-    /* X is only read, so the column-major run shares the peer's copy. */
-    void *xl = row ? alloc_values(nx * k, t) : xc, *yl = alloc_values(ny * k, t);
+    /* X is only read, so a run in the peer's layout shares its copy. */
+    void *xl = row == !pcol ? xc : alloc_values(nx * k, t), *yl = alloc_values(ny * k, t);
     void *y0 = alloc_values(ny * k, t);
     double *tm = malloc((size_t)o->reps * sizeof *tm);
     int rc = 1;
     if (!xc || !yc || !xl || !yl || !y0 || !tm)
         goto done;
-    bench_fill_scaled(xc, c->x, nx, k, 1, t);
-    bench_fill_scaled(y0, c->y0, ny, k, 1, t);
-    if (row)
+    bench_fill_scaled(xc, c->x, nx, k, pcol, t);
+    bench_fill_scaled(y0, c->y0, ny, k, pcol, t);
+    if (xl != xc)
         bench_fill_scaled(xl, c->x, nx, k, 0, t);
     const int64_t ldx = row ? k : nx, ldy = row ? k : ny;
     struct bench_record peer, mm;
     char peer_name[32];
-    snprintf(peer_name, sizeof peer_name, "spmvx%d", k);
+    if (sym)
+        snprintf(peer_name, sizeof peer_name, "full-spmm-%s", row ? "row" : "col");
+    else
+        snprintf(peer_name, sizeof peer_name, "spmvx%d", k);
     bench_record_init(&peer, c, "cpu", peer_name, o->threads[ti]);
-    bench_record_init(&mm, c, "cpu", row ? "spmm-row" : "spmm-col", o->threads[ti]);
+    bench_record_init(&mm, c, "cpu",
+                      sym ? (row ? "sym-spmm-row" : "sym-spmm-col")
+                          : (row ? "spmm-row" : "spmm-col"),
+                      o->threads[ti]);
     peer.k = mm.k = k;
     peer.layout = mm.layout = row ? "row" : "col";
     const double vec_bytes = (double)(nx + ny) * (double)vs;
-    peer.bytes = c->bytes * k;
-    mm.bytes = c->bytes + (k - 1) * vec_bytes;
+    peer.bytes = sym ? c->bytes + (k - 1) * vec_bytes : c->bytes * k;
+    mm.bytes = (sym ? (double)bsrmv_matrix_spmv_bytes(c->S) : c->bytes) + (k - 1) * vec_bytes;
+    if (sym) {
+        bsrmv_matrix_info si;
+        bsrmv_matrix_get_info(c->S, &si);
+        mm.nnzb = si.nnzb;
+    }
     peer.stream_gbps = mm.stream_gbps = c->stream_gbps ? c->stream_gbps[ti] : 0;
     memcpy(yc, y0, (size_t)(ny * k) * vs);
     bench_fill_scaled(yl, c->y0, ny, k, !row, t);
     for (int w = 0; w < WARMUP_CALLS; w++) {
-        for (int j = 0; j < k; j++)
-            if (bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
-                           c->beta, (char *)yc + (size_t)(j * ny) * vs, ny) != BSRMV_SUCCESS) {
-                rc = lib_failed("bsrmv_spmv");
-                goto done;
-            }
-        if (bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, layout) !=
+        if (sym ? bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xc, ldx, c->beta, yc, ldy, layout)
+                      != BSRMV_SUCCESS
+                : spmv_columns(c, k, xc, yc) != 0) {
+            rc = lib_failed(sym ? "bsrmv_spmm" : "bsrmv_spmv");
+            goto done;
+        }
+        if (bsrmv_spmm(BSRMV_OP_N, c->alpha, M, k, xl, ldx, c->beta, yl, ldy, layout) !=
             BSRMV_SUCCESS) {
             rc = lib_failed("bsrmv_spmm");
             goto done;
         }
         if (w == 0) {
-            peer.rel_err = bench_spmm_rel_err(c, yc, k, 1);
+            peer.rel_err = bench_spmm_rel_err(c, yc, k, pcol);
             mm.rel_err = bench_spmm_rel_err(c, yl, k, !row);
         }
     }
     for (int i = 0; i < o->reps; i++) {
         double t0 = bench_now_ms();
-        for (int j = 0; j < k; j++)
-            bsrmv_spmv(BSRMV_OP_N, c->alpha, c->A, (char *)xc + (size_t)(j * nx) * vs, nx,
-                       c->beta, (char *)yc + (size_t)(j * ny) * vs, ny);
+        if (sym)
+            bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xc, ldx, c->beta, yc, ldy, layout);
+        else
+            spmv_columns(c, k, xc, yc);
         double t1 = bench_now_ms();
-        bsrmv_spmm(BSRMV_OP_N, c->alpha, c->A, k, xl, ldx, c->beta, yl, ldy, layout);
+        bsrmv_spmm(BSRMV_OP_N, c->alpha, M, k, xl, ldx, c->beta, yl, ldy, layout);
         times[i] = t1 - t0;
         tm[i] = bench_now_ms() - t1;
     }
     bench_record_set_time(&peer, bench_median(times, o->reps));
     bench_record_set_time(&mm, bench_median(tm, o->reps));
+    if (sym) /* the same product: the rate counts the full matrix's flops */
+        mm.gflops = peer.gflops * peer.time_ms / mm.time_ms;
     mm.speedup = peer.time_ms / mm.time_ms;
     o->emit(o, &peer);
     o->emit(o, &mm);
@@ -402,7 +433,7 @@ static int measure_spmm(const struct bench_options *o, struct bench_case *c, int
 done:
     if (rc && !tm)
         fprintf(stderr, "bsrmv: cannot allocate the SpMM benchmark buffers\n");
-    if (row)
+    if (xl != xc)
         free(xl);
     free(yl);
     free(xc);
@@ -486,11 +517,9 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
     }
     for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
         omp_set_num_threads(o->threads[ti]);
-        if (c->S) {
+        if (c->S)
             rc = measure_sym(o, c, ti, y, times);
-            continue;
-        }
-        for (int ki = 0; ki < o->n_kernels && rc == 0; ki++)
+        for (int ki = 0; ki < o->n_kernels && rc == 0 && !c->S; ki++)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");

@@ -51,7 +51,7 @@ def test_products_match_scipy(rng, bs, dtype):
             bound = abs(alpha) * spmv_bound(S, x, dtype) \
                 + 2 * np.finfo(dtype).eps * abs(beta * y0) + np.finfo(dtype).tiny
             assert np.all(np.abs(y - ref) <= bound), (nb, bs, alpha, beta)
-        # k vectors: column by column, either layout, in place
+        # k vectors (one SpMM of the stored half), either layout, in place
         for order in ("C", "F"):
             X = np.asarray(rng.uniform(-1, 1, (S.shape[1], 3)), dtype=dtype, order=order)
             Y = np.full((S.shape[0], 3), np.nan, dtype=dtype, order=order)

@@ -53,6 +53,32 @@ static bool span(bsrmv_layout lay, int64_t n, int k, int64_t ld, int64_t *out)
     return bsrmv_mul64(n - 1, ld, &b) && bsrmv_add64(b, k, out);
 }
 
+/* Sets g to op N's chunk of the vectors from j0 (the widest width that
+ * fits k - j0, X and Y at its first column; *col: its column of the kernel
+ * table) and returns the chunk as the kernels read it: with several
+ * column-major vectors and pk given, X packed row-major into pk. */
+static spmm_chunk chunk_n(spmm_chunk *g, const char *X, char *Y, int64_t ldx, bsrmv_layout lay,
+                          int j0, int k, char *pk, size_t vs, int *col)
+{
+    *col = chunk_column(k - j0);
+    g->kc = mm_widths[*col];
+    const bool rowl = lay == BSRMV_LAYOUT_ROW;
+    g->X = X + (size_t)(rowl ? j0 : j0 * ldx) * vs;
+    g->Y = Y + (size_t)(rowl ? j0 : j0 * g->ldy) * vs;
+    g->ldx = ldx;
+    /* One column-major vector is a row-major one with ld 1. */
+    g->xlayout = g->kc == 1 ? BSRMV_LAYOUT_ROW : lay;
+    if (!rowl && g->kc == 1)
+        g->ldx = 1;
+    spmm_chunk packed = *g;
+    if (pk && g->kc > 1) {
+        packed.X = pk;
+        packed.ldx = packed.kc;
+        packed.xlayout = BSRMV_LAYOUT_ROW;
+    }
+    return packed;
+}
+
 /* The column-major layout with more than one vector: each chunk of X is
  * first copied row-major (nx*kc values, in parallel, next to the kernel),
  * so that the kernels read each block's rows of X as contiguous runs
@@ -87,23 +113,9 @@ static bsrmv_status spmm_n(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
     char *Y = g->Y;
     const int64_t ldx = g->ldx;
     for (int j0 = 0; j0 < k; j0 += g->kc) {
-        const int col = chunk_column(k - j0);
-        g->kc = mm_widths[col];
-        const bool rowl = lay == BSRMV_LAYOUT_ROW;
-        g->X = X + (size_t)(rowl ? j0 : j0 * ldx) * vs;
-        g->Y = Y + (size_t)(rowl ? j0 : j0 * g->ldy) * vs;
-        g->ldx = ldx;
-        /* One column-major vector is a row-major one with ld 1. */
-        g->xlayout = g->kc == 1 ? BSRMV_LAYOUT_ROW : lay;
-        if (!rowl && g->kc == 1)
-            g->ldx = 1;
+        int col;
+        const spmm_chunk packed = chunk_n(g, X, Y, ldx, lay, j0, k, pk, vs, &col);
         const bool pk_now = pack && g->kc > 1;
-        spmm_chunk packed = *g;
-        if (pk_now) {
-            packed.X = pk;
-            packed.ldx = packed.kc;
-            packed.xlayout = BSRMV_LAYOUT_ROW;
-        }
         const mm_kernel_n kern = ks[col].n[A->order];
         int team = 1;
 #pragma omp parallel num_threads(nt)
@@ -171,6 +183,99 @@ static bsrmv_status spmm_t(const mm_set *ks, const mm_vops *ops, const bsrmv_mat
             ops->reduce(g, ny * p / np, ny * (p + 1) / np, np, len, bufs);
         }
     }
+    return BSRMV_SUCCESS;
+}
+
+/* Symmetric storage: one pass over the stored blocks per chunk, the
+ * mirrored products of each part's rows in a buffer of its own that
+ * covers its rows and those below them that its blocks reach; after one
+ * barrier each part adds, in part order, the earlier parts' buffers that
+ * reach into its rows (the SpMV's scheme, src/cpu/spmv.c: no atomics, the
+ * result does not depend on timing).  The buffers take
+ * sum over parts of (reach - first row)*bs*min(k, 16) values. */
+static bsrmv_status spmm_sym(const mm_set *ks, const mm_vops *ops, const bsrmv_matrix *A,
+                             bsrmv_layout lay, spmm_chunk *g, int k)
+{
+    const int bs = A->bs;
+    const int w = k < SPMM_MAX_WIDTH ? k : SPMM_MAX_WIDTH;
+    const int nt = threads_for(2 * A->nnzb * bs * bs * w + A->mb);
+    const size_t vs = bsrmv_type_size(A->vtype);
+    const int64_t nx = A->nb * bs, *rp = A->row_ptr;
+    const bool pack = lay == BSRMV_LAYOUT_COL && k > 1;
+    /* Per part: first block row, reach (one past the last block row its
+     * blocks touch), buffer offset in block rows. */
+    int64_t *tab = malloc(3 * ((size_t)nt + 1) * sizeof *tab);
+    if (!tab)
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_spmm: out of memory for the split of %d "
+                          "threads", nt);
+    int64_t *first = tab, *reach = tab + nt + 1, *off = tab + 2 * (nt + 1);
+    for (int p = 0; p < nt; p++)
+        first[p] = bsrmv_partition_cut(rp, NULL, A->mb, bs, p, nt).row;
+    first[nt] = A->mb;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int p = 0; p < nt; p++) {
+        int64_t r = first[p + 1];
+        for (int64_t i = first[p]; i < first[p + 1]; i++)
+            if (rp[i + 1] > rp[i] && A->col_idx[rp[i + 1] - 1] >= r)
+                r = A->col_idx[rp[i + 1] - 1] + 1;
+        reach[p] = r;
+    }
+    int64_t rows = 0;
+    for (int p = 0; p < nt; p++) {
+        off[p] = rows;
+        rows += reach[p] - first[p];
+    }
+    /* the scratch: the buffers, packed X (column-major vectors), and three
+     * slots of bs*SPMM_MAX_WIDTH values per thread for the generic kernels */
+    const size_t slot = (size_t)bs * SPMM_MAX_WIDTH * vs;
+    int64_t bufn, pkn;
+    size_t buf_bytes = 0, pk_bytes = 0;
+    char *mem = NULL;
+    if (bsrmv_mul64(rows * bs, w, &bufn) && bsrmv_bytes(bufn, vs, &buf_bytes) &&
+        bsrmv_mul64(nx, pack ? w : 0, &pkn) && bsrmv_bytes(pkn, vs, &pk_bytes) &&
+        buf_bytes < SIZE_MAX / 2 && pk_bytes < SIZE_MAX / 4)
+        mem = bsrmv_scratch(buf_bytes + pk_bytes + 3 * (size_t)nt * slot + 128);
+    if (!mem) {
+        free(tab);
+        return bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_spmm: out of memory for the symmetric "
+                          "product's buffers (%d threads, %lld block rows, %d vectors)",
+                          nt, (long long)A->mb, w);
+    }
+    char *bufs = mem, *pk = bufs + (buf_bytes + 63) / 64 * 64;
+    char *scratch = pk + (pk_bytes + 63) / 64 * 64;
+    const char *X = g->X;
+    char *Y = g->Y;
+    const int64_t ldx = g->ldx;
+    for (int j0 = 0; j0 < k; j0 += g->kc) {
+        int col;
+        const spmm_chunk packed = chunk_n(g, X, Y, ldx, lay, j0, k, pack ? pk : NULL, vs, &col);
+        const bool pk_now = pack && g->kc > 1;
+        const mm_kernel_s kern = ks[col].s[A->order];
+        const int64_t bk = (int64_t)bs * g->kc;
+#pragma omp parallel num_threads(nt)
+        {
+            const int tid = omp_get_thread_num(), np = omp_get_num_threads();
+            if (pk_now) {
+                ops->pack(g, nx * tid / np, nx * (tid + 1) / np, pk);
+#pragma omp barrier
+            }
+            for (int p = tid; p < nt; p += np) {
+                char *mine = bufs + (size_t)(off[p] * bk) * vs;
+                memset(mine, 0, (size_t)((reach[p] - first[p]) * bk) * vs);
+                kern(&packed, first[p], first[p + 1], mine, scratch + 3 * (size_t)tid * slot);
+            }
+#pragma omp barrier
+            for (int p = tid; p < nt; p += np)
+                for (int q = 0; q < p; q++) {
+                    const int64_t lo = first[p], hi = reach[q] < first[p + 1] ? reach[q]
+                                                                               : first[p + 1];
+                    if (lo < hi)
+                        ops->add(g, lo * bs, hi * bs,
+                                 bufs + (size_t)((off[q] + lo - first[q]) * bk) * vs);
+                }
+        }
+    }
+    free(tab);
     return BSRMV_SUCCESS;
 }
 
@@ -251,6 +356,8 @@ static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, i
     const mm_set *ks = pair == 0   ? mm_table_d[table_row(A)]
                        : pair == 1 ? mm_table_s[table_row(A)]
                                    : mm_table_sd[table_row(A)];
+    if (A->sym) /* A^T = A */
+        return spmm_sym(ks, ops, A, layout, &g, k);
     if (op == BSRMV_OP_T)
         return spmm_t(ks, ops, A, layout, &g, k, ny);
     return spmm_n(ks, ops, A, layout, &g, k);
@@ -262,9 +369,7 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
-    bsrmv_status refused = bsrmv_refuse_sym(A, "bsrmv_spmm");
-    if (!refused)
-        refused = bsrmv_refuse_complex(A->type, "bsrmv_spmm");
+    const bsrmv_status refused = bsrmv_refuse_complex(A->type, "bsrmv_spmm");
     if (refused)
         return refused;
     /* Real values: the conjugate transpose is the transpose. */

@@ -42,11 +42,14 @@ typedef struct spmm_chunk {
 #define SPMM_ARGS_N                                                                     \
     const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *part, int64_t *prow, void *scratch
 #define SPMM_ARGS_T const spmm_chunk *g, bsrmv_cut c0, bsrmv_cut c1, void *yt, void *scratch
+#define SPMM_ARGS_S const spmm_chunk *g, int64_t r0, int64_t r1, void *buf, void *scratch
 typedef void (*mm_kernel_n)(SPMM_ARGS_N);
 typedef void (*mm_kernel_t)(SPMM_ARGS_T);
+typedef void (*mm_kernel_s)(SPMM_ARGS_S);
 typedef struct mm_set {
     mm_kernel_n n[2]; /* by bsrmv_order */
     mm_kernel_t t[2];
+    mm_kernel_s s[2]; /* symmetric storage */
 } mm_set;
 typedef struct mm_vops {
     void (*scale)(const spmm_chunk *g, int64_t i0, int64_t i1);
@@ -54,6 +57,8 @@ typedef struct mm_vops {
                    const void *bufs);
     void (*fixup)(const spmm_chunk *g, int n, const int64_t *row, const void *part);
     void (*pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pk);
+    /* Y rows [i0, i1) of the chunk += rows (interleaved, kc values a row) */
+    void (*add)(const spmm_chunk *g, int64_t i0, int64_t i1, const void *rows);
 } mm_vops;
 
 /* d: double, s: float, sd: float values with double vectors and sums.

@@ -151,6 +151,79 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
     }
 }
 
+/* Symmetric storage (the diagonal and upper blocks, sorted, a 64-bit
+ * row_ptr), block rows [r0, r1) of one part, for the chunk's K vectors:
+ * row i's blocks times X, and every block (i, j) above the diagonal read
+ * once more for its mirror, A_ij^T (alpha X_i) added to buf row j - r0
+ * (interleaved, bs*K values a block row).  A mirror lands below its
+ * source row, so when row i is reached its part of buf holds all the
+ * mirrors from this part's rows: Y_i = alpha*acc + buf_i + beta*Y_i is
+ * final but for the mirrors of earlier parts, which the driver adds.
+ * acc, xt and ax hold bs*K values each (xt: X_j gathered in the
+ * column-major layout). */
+INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
+                       const spmm_chunk *g, const int64_t r0, const int64_t r1,
+                       T *restrict buf, T *restrict acc, T *restrict xt, T *restrict ax)
+{
+    const int64_t *restrict rp = g->A->row_ptr;
+    const int32_t *restrict ci = g->A->col_idx;
+    const V *restrict val = g->A->val;
+    const T *restrict X = g->X;
+    T *restrict Y = g->Y;
+    const bsrmv_layout lay = g->layout, xlay = g->xlayout;
+    const int64_t ldx = g->ldx, ldy = g->ldy;
+    const T alpha = (T)g->alpha, beta = (T)g->beta;
+    const int64_t bs2 = (int64_t)bs * bs, bk = (int64_t)bs * K;
+    for (int64_t i = r0; i < r1; i++) {
+        for (int q = 0; q < bs * K; q++)
+            acc[q] = 0;
+        for (int r = 0; r < bs; r++)
+            FN(load_row)(K, xlay, X, i * bs + r, ldx, ax + r * K);
+        for (int q = 0; q < bs * K; q++)
+            ax[q] *= alpha;
+        for (int64_t b = rp[i]; b < rp[i + 1]; b++) {
+            const V *a = val + b * bs2;
+            const int64_t j = ci[b];
+            const T *xb = X + j * bs * ldx;
+            int64_t xs = ldx;
+            if (xlay == BSRMV_LAYOUT_COL) {
+                for (int c = 0; c < bs; c++)
+                    FN(load_row)(K, xlay, X, j * bs + c, ldx, xt + c * K);
+                xb = xt;
+                xs = K;
+            }
+            /* each entry once for both uses: acc_r += a_rc x_jc and, but
+             * for the diagonal block, buf_jc += a_rc (alpha x_ir) */
+            const bool mirror = j != i;
+            T *yj = buf + (j - r0) * bk;
+            for (int c = 0; c < bs; c++)
+                for (int r = 0; r < bs; r++) {
+                    const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+#pragma omp simd
+                    for (int v = 0; v < K; v++)
+                        acc[r * K + v] += arc * xb[c * xs + v];
+                    if (mirror) {
+#pragma omp simd
+                        for (int v = 0; v < K; v++)
+                            yj[c * K + v] += arc * ax[r * K + v];
+                    }
+                }
+        }
+        /* beta == 0 must not read Y: NaN there would survive 0*NaN. */
+        const T *bi = buf + (i - r0) * bk;
+        const int64_t cs = lay == BSRMV_LAYOUT_ROW ? 1 : ldy;
+        for (int r = 0; r < bs; r++) {
+            T *y = Y + AT(lay, i * bs + r, 0, ldy);
+            if (beta == 0)
+                for (int v = 0; v < K; v++)
+                    y[v * cs] = alpha * acc[r * K + v] + bi[r * K + v];
+            else
+                for (int v = 0; v < K; v++)
+                    y[v * cs] = alpha * acc[r * K + v] + bi[r * K + v] + beta * y[v * cs];
+        }
+    }
+}
+
 #undef RP_
 
 /* Entry points with a uniform signature for the dispatch tables.  A bs of
@@ -167,6 +240,15 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         SCRATCH_(B, K);                                                                 \
         FN(mm_n)(BS_(B), K, ORD, g, c0, c1, part, prow, buf, buf + BS_(B) * (K));       \
     }
+/* The symmetric product: three bs*K slots of scratch (acc, xt, ax). */
+#define MM_S(B, K, ORD, TAG)                                                            \
+    KERNEL void FN(mm_s_##B##_##K##_##TAG)(SPMM_ARGS_S)                                 \
+    {                                                                                   \
+        _Alignas(64) T local[(B) ? 3 * (B) * (K) : 1];                                  \
+        T *sb = (B) ? local : (T *)scratch;                                             \
+        const int64_t w = (int64_t)BS_(B) * (K);                                        \
+        FN(mm_sym)(BS_(B), K, ORD, g, r0, r1, buf, sb, sb + w, sb + 2 * w);             \
+    }
 /* The transpose only at the runtime width: its scatter into the per-thread
  * buffers, not the loop over the vectors, sets its speed, and each
  * compile-time width costs build time. */
@@ -176,17 +258,20 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
         SCRATCH_(B, 0);                                                                 \
         FN(mm_t)(BS_(B), g->kc, ORD, g, c0, c1, yt, buf);                               \
     }
-#define MM_SPECIALISE(B, K) MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)
+#define MM_SPECIALISE(B, K)                                                             \
+    MM_N(B, K, BSRMV_COL_MAJOR, col) MM_N(B, K, BSRMV_ROW_MAJOR, row)                   \
+    MM_S(B, K, BSRMV_COL_MAJOR, col) MM_S(B, K, BSRMV_ROW_MAJOR, row)
 #define MM_FOR_BS(B)                                                                    \
     SPMM_WIDTHS(MM_SPECIALISE, B) MM_T(B, BSRMV_COL_MAJOR, col) MM_T(B, BSRMV_ROW_MAJOR, row)
 SPMM_BLOCK_SIZES(MM_FOR_BS)
 MM_FOR_BS(0)
 
 /* The table: one row per bs (the generic bs last), one mm_set per width
- * (the kernel of that width; the transpose's in every column). */
+ * (the kernels of that width; the transpose's in every column). */
 #define MM_ENTRY(B, K)                                                                  \
     {{FN(mm_n_##B##_##K##_col), FN(mm_n_##B##_##K##_row)},                              \
-     {FN(mm_t_##B##_col), FN(mm_t_##B##_row)}},
+     {FN(mm_t_##B##_col), FN(mm_t_##B##_row)},                                          \
+     {FN(mm_s_##B##_##K##_col), FN(mm_s_##B##_##K##_row)}},
 #define MM_ROW(B) {SPMM_WIDTHS(MM_ENTRY, B)},
 const mm_set FN(mm_table)[][SPMM_NUM_WIDTHS] = {SPMM_BLOCK_SIZES(MM_ROW) MM_ROW(0)};
 
@@ -267,7 +352,19 @@ static void FN(mm_pack)(const spmm_chunk *g, int64_t i0, int64_t i1, void *pkv)
             pk[i * K + j] = X[i + j * g->ldx];
 }
 
-const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack)};
+/* Y rows [i0, i1) of the chunk += rows (interleaved, kc values a row). */
+static void FN(mm_add)(const spmm_chunk *g, int64_t i0, int64_t i1, const void *rowsv)
+{
+    const T *rows = rowsv;
+    T *Y = g->Y;
+    const int K = g->kc;
+    for (int64_t i = i0; i < i1; i++)
+        for (int j = 0; j < K; j++)
+            Y[AT(g->layout, i, j, g->ldy)] += rows[(i - i0) * K + j];
+}
+
+const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pack),
+                             FN(mm_add)};
 
 #undef MM_ROW
 #undef MM_ENTRY
@@ -275,6 +372,7 @@ const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pa
 #undef MM_SPECIALISE
 #undef MM_N
 #undef MM_T
+#undef MM_S
 #undef SCRATCH_
 #undef BS_
 #undef AT

@@ -398,17 +398,16 @@ class BSRMatrix:
         row = ly[0] is not None
         if x.dtype != vdt or lx[0 if row else 1] is None:
             x = np.asarray(x, dtype=vdt, order="C" if row else "F")
-        if self.symmetric or vdt.kind == "c" or \
-                isinstance(alpha, complex) or isinstance(beta, complex):
+        if vdt.kind == "c" or isinstance(alpha, complex) or isinstance(beta, complex):
             return self._apply_columns(op, x, alpha, beta, y)
         # Real values: the conjugate transpose (op 2) is the transpose.
         self._m.spmm(1 if op == 2 else op, alpha, x, beta, y, row)
         return y
 
     def _apply_columns(self, op, x, alpha, beta, y):
-        """The library's SpMM is built for full storage with real values
-        (float values with double vectors included): symmetric and complex
-        matrices multiply column by column (in place where the columns are
+        """The library's SpMM is built for real values (float values with
+        double vectors and symmetric storage included): complex matrices
+        multiply column by column (in place where the columns are
         contiguous)."""
         for j in range(x.shape[1]):
             xc = np.ascontiguousarray(x[:, j])
