@@ -376,9 +376,11 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
  * half the bytes of the full matrix; OP_T is OP_N.  The diagonal blocks
  * are used as stored (they should be symmetric; bsrmv_matrix_to_sym
  * checks it, create/wrap do not look at values).  The solvers take such
- * a matrix.  Entry points that read the arrays as a full matrix refuse it
- * with BSRMV_ERR_UNSUPPORTED: bsrmv_spmm and the MPI distribution;
- * bsrmv_matrix_to_coo expands both triangles.
+ * a matrix, and so do bsrmv_spmm (real types, one pass over the stored
+ * blocks per 16 vectors) and the MPI scatter and host ranks
+ * (bsrmv_mpi.h).  Entry points that read the arrays as a full matrix
+ * refuse it with BSRMV_ERR_UNSUPPORTED: bsrmv_gpu_spmm, bsrmv_dist_spmm
+ * and GPU ranks; bsrmv_matrix_to_coo expands both triangles.
  *
  * Complex values come in two kinds of this storage: symmetric (the _sym
  * functions: A = A^T, as in electromagnetics; OP_C is conj(A)) and
@@ -519,7 +521,8 @@ typedef enum bsrmv_layout {
 
 /* Y = alpha*op(A)*X + beta*Y for k vectors at once on the host (SpMM): A
  * is read once per 16 vectors (any k <= 16 in one pass).  Real types only
- * (complex: BSRMV_ERR_UNSUPPORTED).  X has the
+ * (complex: BSRMV_ERR_UNSUPPORTED); symmetric storage reads its stored
+ * half once per pass (op T is op N there).  X has the
  * columns of op(A) as rows, Y its rows, both k columns wide, both in
  * `layout` with leading dimensions ldx and ldy, of A's vector type (for
  * a mixed-precision matrix float values times double vectors, summed in
@@ -634,8 +637,8 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
  * bsrmv_solve would for it alone; the matrix products of all unfinished
  * columns are done together, one SpMM per product of the method (A read
  * once per 16 columns), and a column drops out when it has converged (a
- * zero column at once, x = 0).  A matrix without SpMM (symmetric storage;
- * on the GPU also mixed precision) multiplies column by column.  Each
+ * zero column at once, x = 0).  A matrix without SpMM (complex values;
+ * on the GPU also symmetric storage) multiplies column by column.  Each
  * column's iterates are those of bsrmv_solve up to the rounding of the
  * SpMM (without SpMM: the same bits).  reports: k entries
  * (may be NULL), each as bsrmv_solve fills it; their seconds span the
