@@ -188,13 +188,16 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
                                      const void *x, int64_t nx, const void *beta, void *y,
                                      int64_t ny);
 
-/* Collective.  Y = alpha*A*X + beta*Y for k vectors with this rank's
- * rows of X (its columns' part) and Y, in bsrmv_spmm's layouts and leading
- * dimensions: the local part is read once per 16 vectors while the ghosts
- * of all k vectors arrive in one message per neighbour.  k must be the
- * same on every rank.  The argument checks are agreed on by every rank (a
- * small collective per call), so a bad argument on one rank fails all with
- * its message.  OP_N, real types, full storage (else
+/* Collective.  Y = alpha*op(A)*X + beta*Y for k vectors with this rank's
+ * part of X and Y (op N: X on its columns, Y on its rows; op T the other
+ * way), in bsrmv_spmm's layouts and leading dimensions: the local part is
+ * read once per 16 vectors while the halo of all k vectors travels in one
+ * message per neighbour (op N: the ghosts of X in; op T: the ghosts'
+ * partial sums out to the ranks that own them; symmetric storage: both,
+ * and op T is op N).  k and op must be the same on every rank.  The
+ * argument checks are agreed on by every rank before the exchange and the
+ * outcome after it (two small collectives per call), so a bad argument on
+ * one rank fails all with its message.  Real types (complex:
  * BSRMV_ERR_UNSUPPORTED).  Errors as for bsrmv_spmm. */
 bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, int k,
                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
@@ -242,8 +245,8 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
 /* Collective.  bsrmv_solve_multi across ranks: the k columns of B
  * (this rank's n = mb*bs rows, leading dimension ldb) into X, each column
  * its own recurrence; the products of the unfinished columns are batched
- * into bsrmv_dist_spmm (real full storage; column by column otherwise).
- * k must be the same on every rank, and every rank must own rows (a rank
+ * into bsrmv_dist_spmm (real types, either storage; column by column for
+ * complex values and on GPU ranks).  k must be the same on every rank, and every rank must own rows (a rank
  * without: BSRMV_ERR_UNSUPPORTED on every rank).  Every rank gets the same
  * k reports (reports may be NULL).  Errors as for bsrmv_solve_multi and
  * bsrmv_dist_solve. */

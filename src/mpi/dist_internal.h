@@ -69,14 +69,15 @@ struct bsrmv_dist_matrix {
 
 /* The message tags on a matrix's communicator: the data of the three
  * exchanges of a product (+ DIST_TAG_STATUS: the status beside them), the
- * scatter's pieces and SpMM's halo. */
+ * scatter's pieces and SpMM's two halos (ghosts in, partial sums back). */
 enum {
     DIST_TAG_N = 0x6270,
     DIST_TAG_T = 0x6271,
     DIST_TAG_S = 0x6272,
     DIST_TAG_STATUS = 4,
     DIST_TAG_SCATTER = 0x6278,
-    DIST_TAG_SPMM = 0x6279
+    DIST_TAG_SPMM = 0x6279,
+    DIST_TAG_SPMM_T = 0x627A
 };
 
 /* Collective: every rank learns the status of the lowest rank whose st is

@@ -225,7 +225,7 @@ static bsrmv_status run(bsrmv_solver method, bsrmv_dist_matrix *A, bsrmv_dist_gp
     d.be.bicg_x = d_bicg_x;
     d.be.lincomb = d_lincomb;
     /* the inner backend's SpMM is of the local part alone */
-    d.be.spmm = k > 0 && !dA && d.inner.spmm && !A->sym ? d_spmm : NULL;
+    d.be.spmm = k > 0 && !dA && d.inner.spmm ? d_spmm : NULL;
     st = k > 0 ? bsrmv_sv_solve_multi(method, &d.be, k, B, ldb, X, ldx, opt, rep)
                : bsrmv_sv_solve(method, &d.be, B, X, opt, rep);
     inner_free(&d.inner);

@@ -1,11 +1,16 @@
-/* Distributed SpMM: Y = alpha*A*X + beta*Y for k vectors, the local part
- * read once per 16 vectors (bsrmv_spmm) while the ghosts of all k vectors
- * arrive in one message per neighbour.  The ghosts travel interleaved (the
- * k values of a row together, row layout), whatever the caller's layout:
- * a neighbour's run of ghosts is then one contiguous message.  The
- * off-rank part multiplies them into a row-layout buffer that is added to
- * Y at its rows.  The argument checks and the buffers are agreed on first
- * (one small collective), so the exchange needs no status messages. */
+/* Distributed SpMM: Y = alpha*op(A)*X + beta*Y for k vectors, the local
+ * part read once per 16 vectors (bsrmv_spmm) while the halo of all k
+ * vectors travels in one message per neighbour.  Halo values travel
+ * interleaved (the k values of a row together, row layout), whatever the
+ * caller's layout: a neighbour's run is then one contiguous message.
+ * OP_N sends X's rows that other ranks use as ghosts and multiplies the
+ * off-rank part by the ghosts that arrive; OP_T multiplies the off-rank
+ * part's transpose by this rank's X, sends each ghost's partial sums to
+ * the rank that owns its column and adds what arrives at its own columns;
+ * symmetric storage (the off-rank blocks lie above the diagonal, their
+ * mirrors on the owners' rows) runs both.  The argument checks and the
+ * buffers are agreed on first (one small collective), so the exchanges
+ * need no status messages. */
 #include "dist_internal.h"
 
 #include <stdlib.h>
@@ -47,73 +52,155 @@ static size_t at(bsrmv_layout layout, int64_t ld, int64_t i, int j)
                 for (int j = 0; j < k; j++)                                              \
                     Y[at(layout, ldy, row * bs + r, j)] += t[(i * bs + r) * k + j];      \
         }                                                                                \
+    }                                                                                    \
+    /* xo = X at the off-rank part's rows (row layout, k wide) */                     \
+    static void gather_rows_##SUF(const bsrmv_dist_matrix *A, int k, const void *Xv,    \
+                                  int64_t ldx, bsrmv_layout layout, void *xov)           \
+    {                                                                                    \
+        const int64_t n = A->offrank->mb;                                                \
+        const int bs = A->bs;                                                            \
+        const T *X = Xv;                                                                 \
+        T *xo = xov;                                                                     \
+        _Pragma("omp parallel for if (n * bs * k > 16384)")                              \
+        for (int64_t i = 0; i < n; i++) {                                                \
+            const int64_t row = A->offrank_rows ? A->offrank_rows[i] : i;                \
+            for (int r = 0; r < bs; r++)                                                 \
+                for (int j = 0; j < k; j++)                                              \
+                    xo[(i * bs + r) * k + j] = X[at(layout, ldx, row * bs + r, j)];      \
+        }                                                                                \
+    }                                                                                    \
+    /* Y at the sent columns += the partial sums that came back for them, in            \
+     * order: a column sent to several ranks gets several (no parallel loop) */          \
+    static void add_sent_##SUF(const bsrmv_dist_matrix *A, int k, const void *rbv,      \
+                               void *Yv, int64_t ldy, bsrmv_layout layout)               \
+    {                                                                                    \
+        const int64_t n = A->send_start[A->nsend];                                       \
+        const int bs = A->bs;                                                            \
+        const T *rb = rbv;                                                               \
+        T *Y = Yv;                                                                       \
+        for (int64_t s = 0; s < n; s++)                                                  \
+            for (int r = 0; r < bs; r++)                                                 \
+                for (int j = 0; j < k; j++)                                              \
+                    Y[at(layout, ldy, (int64_t)A->send_idx[s] * bs + r, j)] +=           \
+                        rb[(s * bs + r) * k + j];                                        \
     }
 DEFINE_SPMM_HALO(float, s)
 DEFINE_SPMM_HALO(double, d)
 
-/* Y = alpha*A*X + beta*Y after the checks, whose outcome st is agreed on
- * here with the buffers'; interleave: X's and Y's spans may interleave
- * (the solvers' pooled vectors; then alpha 1, beta 0, column layout, and
- * the local part through bsrmv_spmm_cols). */
-static bsrmv_status spmm_core(bsrmv_dist_matrix *A, double alpha, int k, const void *X,
-                              int64_t ldx, double beta, void *Y, int64_t ldy,
+/* Y = alpha*op(A)*X + beta*Y after the checks (op N or T), whose outcome
+ * st is agreed on here with the buffers'; interleave: X's and Y's spans
+ * may interleave (the solvers' pooled vectors; then op N, alpha 1, beta 0,
+ * column layout, and the local part through bsrmv_spmm_cols). */
+static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, double alpha, int k,
+                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
                               bsrmv_layout layout, bsrmv_status st, int interleave)
 {
     const size_t vs = bsrmv_type_size(A->type);
-    const int exchange = alpha != 0 && A->ghosts + A->send_start[A->nsend] > 0;
     const int64_t nsend = A->send_start[A->nsend], orows = A->offrank->mb * A->bs;
-    void *sbuf = NULL, *gbuf = NULL, *t = NULL;
+    const int any = alpha != 0 && A->ghosts + nsend > 0;
+    /* fwd: ghosts of X come in (op N, symmetric storage); back: partial
+     * sums of the ghosts go out to their owners (op T, symmetric storage) */
+    const int fwd = any && (op == BSRMV_OP_N || A->sym), back = any && (op == BSRMV_OP_T || A->sym);
+    const int dbl = A->type == BSRMV_DOUBLE;
+    const size_t row = (size_t)A->bs * (size_t)k * vs; /* one ghost's k vectors */
+    void *sbuf = NULL, *gbuf = NULL, *t = NULL, *xo = NULL, *tg = NULL, *rb = NULL;
     MPI_Request *req = NULL;
     const int nreq = A->nrecv + A->nsend;
-    if (!st && exchange) {
-        sbuf = bsrmv_big_alloc((size_t)(nsend * A->bs * k) * vs + 1);
-        gbuf = bsrmv_big_alloc((size_t)(A->ghosts * A->bs * k) * vs + 1);
-        t = bsrmv_big_alloc((size_t)(orows * k) * vs + 1);
-        req = malloc((size_t)(nreq + 1) * sizeof *req);
-        if (!sbuf || !gbuf || !t || !req)
+    if (!st && any) {
+        sbuf = fwd ? bsrmv_big_alloc((size_t)nsend * row + 1) : NULL;
+        gbuf = fwd ? bsrmv_big_alloc((size_t)A->ghosts * row + 1) : NULL;
+        t = fwd ? bsrmv_big_alloc((size_t)(orows * k) * vs + 1) : NULL;
+        xo = back ? bsrmv_big_alloc((size_t)(orows * k) * vs + 1) : NULL;
+        tg = back ? bsrmv_big_alloc((size_t)A->ghosts * row + 1) : NULL;
+        rb = back ? bsrmv_big_alloc((size_t)nsend * row + 1) : NULL;
+        req = malloc((size_t)(2 * nreq + 1) * sizeof *req);
+        if ((fwd && (!sbuf || !gbuf || !t)) || (back && (!xo || !tg || !rb)) || !req)
             st = bsrmv_fail(BSRMV_ERR_NOMEM, "bsrmv_dist_spmm: out of memory for the halo of "
                                              "%d vectors",
                             k);
     }
     st = bsrmv_dist_agree(A->comm, st);
-    if (!st) {
-        if (exchange) {
-            const size_t row = (size_t)A->bs * (size_t)k * vs; /* one ghost's k vectors */
-            for (int i = 0; i < A->nrecv; i++) {
-                const int64_t a = A->recv_start[i], n = A->recv_start[i + 1] - a;
-                MPI_Irecv((char *)gbuf + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
-                          A->recv_rank[i], DIST_TAG_SPMM, A->comm, &req[i]);
-            }
-            if (A->type == BSRMV_DOUBLE)
+    const int posted = !st && any;
+    /* req: the forward receives, the backward receives, then the sends */
+    MPI_Request *rf = req, *rbk = req ? req + A->nrecv : NULL, *snd = req ? req + nreq : NULL;
+    int nsnd = 0;
+    if (posted) {
+        for (int i = 0; fwd && i < A->nrecv; i++) {
+            const int64_t a = A->recv_start[i], n = A->recv_start[i + 1] - a;
+            MPI_Irecv((char *)gbuf + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
+                      A->recv_rank[i], DIST_TAG_SPMM, A->comm, &rf[i]);
+        }
+        for (int j = 0; back && j < A->nsend; j++) {
+            const int64_t a = A->send_start[j], n = A->send_start[j + 1] - a;
+            MPI_Irecv((char *)rb + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
+                      A->send_rank[j], DIST_TAG_SPMM_T, A->comm, &rbk[j]);
+        }
+        if (fwd) {
+            if (dbl)
                 pack_d(A, k, X, ldx, layout, sbuf);
             else
                 pack_s(A, k, X, ldx, layout, sbuf);
             for (int j = 0; j < A->nsend; j++) {
                 const int64_t a = A->send_start[j], n = A->send_start[j + 1] - a;
                 MPI_Isend((char *)sbuf + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
-                          A->send_rank[j], DIST_TAG_SPMM, A->comm, &req[A->nrecv + j]);
+                          A->send_rank[j], DIST_TAG_SPMM, A->comm, &snd[nsnd++]);
             }
         }
+        if (back) { /* the ghosts' partial sums, alpha * offrank^T X */
+            if (dbl)
+                gather_rows_d(A, k, X, ldx, layout, xo);
+            else
+                gather_rows_s(A, k, X, ldx, layout, xo);
+            st = bsrmv_spmm(BSRMV_OP_T, alpha, A->offrank, k, xo, k, 0.0, tg, k,
+                            BSRMV_LAYOUT_ROW);
+            for (int i = 0; i < A->nrecv; i++) {
+                const int64_t a = A->recv_start[i], n = A->recv_start[i + 1] - a;
+                MPI_Isend((char *)tg + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
+                          A->recv_rank[i], DIST_TAG_SPMM_T, A->comm, &snd[nsnd++]);
+            }
+        }
+    }
+    if (!st) {
+        /* symmetric storage: the local part's op T is its op N */
+        const bsrmv_op lop = A->sym ? BSRMV_OP_N : op;
         st = interleave ? bsrmv_spmm_cols(A->local, k, X, ldx, Y, ldy)
-                        : bsrmv_spmm(BSRMV_OP_N, alpha, A->local, k, X, ldx, beta, Y, ldy, layout);
-        if (exchange) {
-            MPI_Waitall(A->nrecv, req, MPI_STATUSES_IGNORE);
+                        : bsrmv_spmm(lop, alpha, A->local, k, X, ldx, beta, Y, ldy, layout);
+    }
+    if (posted) {
+        if (fwd) {
+            MPI_Waitall(A->nrecv, rf, MPI_STATUSES_IGNORE);
             if (!st && A->offrank->nnzb > 0) {
                 st = bsrmv_spmm(BSRMV_OP_N, alpha, A->offrank, k, gbuf, k, 0.0, t, k,
                                 BSRMV_LAYOUT_ROW);
                 if (!st) {
-                    if (A->type == BSRMV_DOUBLE)
+                    if (dbl)
                         add_rows_d(A, k, t, Y, ldy, layout);
                     else
                         add_rows_s(A, k, t, Y, ldy, layout);
                 }
             }
-            MPI_Waitall(A->nsend, req + A->nrecv, MPI_STATUSES_IGNORE);
         }
+        if (back) {
+            MPI_Waitall(A->nsend, rbk, MPI_STATUSES_IGNORE);
+            if (!st) {
+                if (dbl)
+                    add_sent_d(A, k, rb, Y, ldy, layout);
+                else
+                    add_sent_s(A, k, rb, Y, ldy, layout);
+            }
+        }
+        MPI_Waitall(nsnd, snd, MPI_STATUSES_IGNORE);
     }
+    /* a rank whose product failed once the exchange had begun (out of
+     * memory in bsrmv_spmm) may have sent partial sums of nothing to the
+     * others: every rank learns it */
+    st = bsrmv_dist_agree(A->comm, st);
     bsrmv_big_free(sbuf);
     bsrmv_big_free(gbuf);
     bsrmv_big_free(t);
+    bsrmv_big_free(xo);
+    bsrmv_big_free(tg);
+    bsrmv_big_free(rb);
     free(req);
     return st;
 }
@@ -127,22 +214,25 @@ bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, in
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
     if (op == BSRMV_OP_C) /* real values: the conjugate transpose is the transpose */
         op = BSRMV_OP_T;
-    bsrmv_status st = op == BSRMV_OP_T
-                          ? bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "bsrmv_dist_spmm: OP_N only")
-                          : bsrmv_refuse_complex(A->type, "bsrmv_dist_spmm");
-    if (!st && A->sym)
-        st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                        "bsrmv_dist_spmm: full storage only (this matrix is symmetric)");
+    if (A->sym) /* real values: A^T = A */
+        op = BSRMV_OP_N;
+    bsrmv_status st = bsrmv_refuse_complex(A->type, "bsrmv_dist_spmm");
     int64_t nx = 0, ny = 0;
     if (!st)
         st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type, alpha, k, X, ldx, Y,
                               ldy, layout, &nx, &ny);
     st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_spmm", st);
-    return spmm_core(A, alpha, k, X, ldx, beta, Y, ldy, layout, st, 0);
+    /* the ranks' exchanges follow op: they must agree on it */
+    int ops[2] = {(int)op, -(int)op}, lo[2];
+    MPI_Allreduce(ops, lo, 2, MPI_INT, MPI_MIN, A->comm);
+    if (!st && lo[0] != -lo[1])
+        st = bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmm: the ranks disagree on op");
+    return spmm_core(A, op, alpha, k, X, ldx, beta, Y, ldy, layout, st, 0);
 }
 
 bsrmv_status bsrmv_dist_spmm_cols(bsrmv_dist_matrix *A, int k, const void *X, int64_t ldx,
                                   void *Y, int64_t ldy)
 {
-    return spmm_core(A, 1.0, k, X, ldx, 0.0, Y, ldy, BSRMV_LAYOUT_COL, BSRMV_SUCCESS, 1);
+    return spmm_core(A, BSRMV_OP_N, 1.0, k, X, ldx, 0.0, Y, ldy, BSRMV_LAYOUT_COL,
+                     BSRMV_SUCCESS, 1);
 }

@@ -698,46 +698,58 @@ static void solver_cases(void)
 
 /* ---- several vectors ------------------------------------------------ */
 
-/* Y = alpha*A*X + beta*Y for k vectors in `layout`, leading dimensions
- * padded by one, each column against the reference of its SpMV. */
-static void check_spmm(const char *what, const bsrmv_matrix *G, const int64_t *rs,
-                       const int64_t *cs, int k, bsrmv_layout layout, uint64_t seed)
+/* Y = alpha*op(A)*X + beta*Y for k vectors in `layout`, leading
+ * dimensions padded by one, each column against the reference of its SpMV
+ * with F (G itself, or G's full matrix where G is in symmetric storage and
+ * scattered by rs). */
+static void check_spmm(const char *what, const bsrmv_matrix *G, const bsrmv_matrix *F,
+                       const int64_t *rs, const int64_t *cs, bsrmv_op op, int k,
+                       bsrmv_layout layout, uint64_t seed)
 {
     bsrmv_matrix_info in;
     TU_OK(bsrmv_matrix_get_info(G, &in));
     bsrmv_dist_matrix *D;
-    TU_OK(make_dist(&D, G, rs, cs));
+    if (in.symmetric)
+        TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, G, rs));
+    else
+        TU_OK(make_dist(&D, G, rs, cs));
     const int bs = in.bs;
     const bsrmv_type t = in.type;
     const size_t vs = bsrmv_type_size(t);
-    const int64_t myx = (cs[rank + 1] - cs[rank]) * bs, myy = (rs[rank + 1] - rs[rank]) * bs;
+    const int tr = op == BSRMV_OP_T;
+    /* X on the rank's columns and Y on its rows (op N), the other way for op T */
+    const int64_t *xs_at = tr ? rs : cs, *ys_at = tr ? cs : rs;
+    const int64_t nxg = tr ? in.rows : in.cols, nyg = tr ? in.cols : in.rows;
+    const int64_t myx = (xs_at[rank + 1] - xs_at[rank]) * bs;
+    const int64_t myy = (ys_at[rank + 1] - ys_at[rank]) * bs;
     const int col = layout == BSRMV_LAYOUT_COL;
     const int64_t ldx = (col ? myx : k) + 1, ldy = (col ? myy : k) + 1;
     const int64_t lenx = col ? ldx * k : myx * ldx, leny = col ? ldy * k : myy * ldy;
     void *X = tu_nan_vector(lenx + 1, t), *Y = tu_nan_vector(leny + 1, t);
     void **xs = malloc((size_t)k * sizeof *xs), **y0 = malloc((size_t)k * sizeof *y0);
-    void *yw = tu_nan_vector(in.rows + 1, t), *part = tu_nan_vector(myy + 1, t);
+    void *yw = tu_nan_vector(nyg + 1, t), *part = tu_nan_vector(myy + 1, t);
     TU_CHECK(xs && y0, "out of memory");
     const double alpha = -0.75, beta = seed % 2 ? 0.0 : 1.5;
     for (int j = 0; j < k; j++) {
-        xs[j] = tu_random_vector(in.cols + 1, t, seed + 10 * (uint64_t)j);
-        y0[j] = tu_random_vector(in.rows + 1, t, seed + 10 * (uint64_t)j + 5);
+        xs[j] = tu_random_vector(nxg + 1, t, seed + 10 * (uint64_t)j);
+        y0[j] = tu_random_vector(nyg + 1, t, seed + 10 * (uint64_t)j + 5);
         for (int64_t i = 0; i < myx; i++)
             memcpy((char *)X + (col ? i + j * ldx : i * ldx + j) * vs,
-                   at(xs[j], cs[rank] * bs + i, 1, t), vs);
+                   at(xs[j], xs_at[rank] * bs + i, 1, t), vs);
         for (int64_t i = 0; i < myy && beta != 0; i++)
             memcpy((char *)Y + (col ? i + j * ldy : i * ldy + j) * vs,
-                   at(y0[j], rs[rank] * bs + i, 1, t), vs);
+                   at(y0[j], ys_at[rank] * bs + i, 1, t), vs);
     }
-    TU_OK(bsrmv_dist_spmm(BSRMV_OP_N, alpha, D, k, X, ldx, beta, Y, ldy, layout));
+    TU_OK(bsrmv_dist_spmm(op, alpha, D, k, X, ldx, beta, Y, ldy, layout));
     for (int j = 0; j < k; j++) {
         for (int64_t i = 0; i < myy; i++)
             memcpy((char *)part + i * vs, (char *)Y + (col ? i + j * ldy : i * ldy + j) * vs, vs);
-        gather(part, yw, rs, bs, t);
+        gather(part, yw, ys_at, bs, t);
         char msg[200];
-        snprintf(msg, sizeof msg, "%s spmm %s k %d column %d %s, %d ranks", what,
-                 col ? "col" : "row", k, j, type_name[t], size);
-        tu_check_result(msg, G, BSRMV_OP_N, alpha, xs[j], beta, y0[j], yw);
+        snprintf(msg, sizeof msg, "%s %sspmm op %c %s k %d column %d %s, %d ranks", what,
+                 in.symmetric ? "symmetric " : "", tr ? 'T' : 'N', col ? "col" : "row", k, j,
+                 type_name[t], size);
+        tu_check_result(msg, F, op, alpha, xs[j], beta, y0[j], yw);
         free(xs[j]);
         free(y0[j]);
         checks++;
@@ -775,10 +787,34 @@ static void spmm_cases(void)
             else
                 partition(BALANCED, sh.nb, NULL, cs);
             for (int l = 0; l < 2; l++)
-                check_spmm(part_name[k], G, rs, cs, ks[(s + l) % 3], (bsrmv_layout)l,
-                           910 + 2 * s + t);
+                for (int op = 0; op < 2; op++)
+                    check_spmm(part_name[k], G, G, rs, cs, (bsrmv_op)op, ks[(s + l + op) % 3],
+                               (bsrmv_layout)l, 910 + 2 * s + t + (uint64_t)op);
             bsrmv_matrix_destroy(G);
         }
+    /* symmetric storage: the off-rank blocks' mirrors go back to their owners */
+    for (int t = 0; t < 2; t++) {
+        const tu_shape sh = {.mb = 37, .nb = 37, .bs = t ? 3 : 2, .mean_len = 4,
+                             .empty_frac = 0.1, .long_row = 5, .long_len = 25};
+        bsrmv_matrix *S = tu_random_sym(&sh, (bsrmv_type)t, (bsrmv_order)t, BSRMV_SYM_SYMMETRIC,
+                                        940 + (uint64_t)t, false);
+        bsrmv_matrix *F;
+        TU_OK(bsrmv_matrix_from_sym(&F, S));
+        const part_kind k = (part_kind)(t % NPART);
+        partition(k, sh.mb, row_ptr_of(S), rs);
+        for (int l = 0; l < 2; l++)
+            check_spmm(part_name[k], S, F, rs, rs, (bsrmv_op)l, ks[(t + l) % 3], (bsrmv_layout)l,
+                       950 + 2 * (uint64_t)t + (uint64_t)l);
+        bsrmv_matrix_destroy(F);
+        bsrmv_matrix_destroy(S);
+    }
+    bsrmv_matrix *L, *LS;
+    TU_OK(bsrmv_generate_block_laplacian(&L, 4, 4, 24, 3, 5, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+    TU_OK(bsrmv_matrix_to_sym(&LS, L, 0));
+    partition(BALANCED, 384, row_ptr_of(LS), rs);
+    check_spmm("laplacian 4x4x24", LS, L, rs, rs, BSRMV_OP_N, 5, BSRMV_LAYOUT_ROW, 960);
+    bsrmv_matrix_destroy(LS);
+    bsrmv_matrix_destroy(L);
     /* refusals: on every rank, none hangs */
     const tu_shape sh = {.mb = 8, .nb = 8, .bs = 2, .mean_len = 2, .long_row = -1};
     bsrmv_matrix *G = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 930);
@@ -794,9 +830,10 @@ static void spmm_cases(void)
     expect_everywhere(bsrmv_dist_spmm(BSRMV_OP_N, 1.0, D, 2, X, rank == size - 1 ? 0 : my + 1,
                                       0.0, Y, my + 1, BSRMV_LAYOUT_COL),
                       BSRMV_ERR_ARGUMENT, "spmm ld", "bsrmv_dist_spmm");
-    TU_CHECK(bsrmv_dist_spmm(BSRMV_OP_T, 1.0, D, 2, X, my + 1, 0.0, Y, my + 1,
-                             BSRMV_LAYOUT_COL) == BSRMV_ERR_UNSUPPORTED,
-             "spmm OP_T not refused");
+    if (size > 1)
+        expect_everywhere(bsrmv_dist_spmm(rank == 0 ? BSRMV_OP_T : BSRMV_OP_N, 1.0, D, 2, X,
+                                          my + 1, 0.0, Y, my + 1, BSRMV_LAYOUT_COL),
+                          BSRMV_ERR_ARGUMENT, "spmm op", "disagree on op");
     checks++;
     bsrmv_dist_matrix_destroy(D);
     bsrmv_matrix_destroy(G);
