@@ -40,8 +40,9 @@ static void usage(FILE *f)
             "  --order col|row, --op n|t|c\n"
             "  --reps R           timed SpMVs (default 30), after 3 warm-up calls\n"
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
-            "  --k K              also bsrmv_dist_spmm of K vectors (column layout), its\n"
-            "                     time per vector against the SpMV's (\"mpi_spmm\")\n"
+            "  --k K              also bsrmv_dist_spmm of K vectors (column layout, the\n"
+            "                     --op, either storage), its time per vector against\n"
+            "                     the SpMV's (\"mpi_spmm\"; real types)\n"
             "  --sym              also the matrix in symmetric storage (its diagonal and\n"
             "                     upper blocks, values as stored), timed after the full\n"
             "                     one (\"storage\" in the records; square, CPU ranks;\n"
@@ -173,8 +174,8 @@ static opts parse(int argc, char **argv)
         args_fail("--solve needs --reservoir");
     if (o.nrhs && (!o.solve || o.gpu))
         args_fail("--nrhs goes with --solve on CPU ranks");
-    if (o.k && (o.gpu || o.solve || o.op != BSRMV_OP_N || o.type >= BSRMV_COMPLEX_FLOAT))
-        args_fail("--k: OP_N of real matrices on CPU ranks, no --solve");
+    if (o.k && (o.gpu || o.solve || o.op == BSRMV_OP_C || o.type >= BSRMV_COMPLEX_FLOAT))
+        args_fail("--k: op n or t of real matrices on CPU ranks, no --solve");
     if (o.sym && (o.gpu || (o.solve && o.solve != 1 + BSRMV_SOLVER_CG)))
         args_fail("--sym: CPU ranks (no --gpu), and of the solvers CG (the SPD matrix)");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
@@ -229,6 +230,7 @@ static double time_max(timed_fn fn, void *ctx, int reps, double *best)
 /* bsrmv_dist_spmm's arguments (--k). */
 typedef struct spmm_run {
     bsrmv_dist_matrix *D;
+    bsrmv_op op;
     int k;
     const void *X;
     void *Y;
@@ -238,7 +240,7 @@ typedef struct spmm_run {
 static void do_spmm(void *c)
 {
     spmm_run *m = c;
-    die(bsrmv_dist_spmm(BSRMV_OP_N, 1.0, m->D, m->k, m->X, m->ldx, 0.0, m->Y, m->ldy,
+    die(bsrmv_dist_spmm(m->op, 1.0, m->D, m->k, m->X, m->ldx, 0.0, m->Y, m->ldy,
                         BSRMV_LAYOUT_COL),
         "SpMM");
 }
@@ -717,8 +719,9 @@ static void spmv_bench(const opts *o, int bs, const bsrmv_matrix *G, const char 
         json_end(&j);
         fflush(stdout);
     }
-    if (o->k && !sym) {
-        spmm_run m = {.D = r.D, .k = o->k, .ldx = r.nx > 0 ? r.nx : 1, .ldy = r.ny > 0 ? r.ny : 1};
+    if (o->k) {
+        spmm_run m = {.D = r.D, .op = o->op, .k = o->k, .ldx = r.nx > 0 ? r.nx : 1,
+                      .ldy = r.ny > 0 ? r.ny : 1};
         void *X = malloc((size_t)(m.ldx * o->k) * vs), *Yk = malloc((size_t)(m.ldy * o->k) * vs);
         if (!X || !Yk)
             die(BSRMV_ERR_NOMEM, "the SpMM's vectors");
@@ -737,6 +740,8 @@ static void spmv_bench(const opts *o, int bs, const bsrmv_matrix *G, const char 
             json_int(&j, "bs", bs);
             json_str(&j, "type", type_names[o->type]);
             json_int(&j, "k", o->k);
+            json_str(&j, "op", o->op == BSRMV_OP_N ? "n" : "t");
+            json_str(&j, "storage", sym ? "sym" : "full");
             json_num(&j, "ms", tk * 1e3);
             json_num(&j, "ms_per_vector", tk * 1e3 / o->k);
             json_num(&j, "spmv_ms", t * 1e3);
