@@ -246,9 +246,9 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
  * (this rank's n = mb*bs rows, leading dimension ldb) into X, each column
  * its own recurrence; the products of the unfinished columns are batched
  * into bsrmv_dist_spmm (real types, either storage; column by column for
- * complex values and on GPU ranks).  k must be the same on every rank, and every rank must own rows (a rank
- * without: BSRMV_ERR_UNSUPPORTED on every rank).  Every rank gets the same
- * k reports (reports may be NULL).  Errors as for bsrmv_solve_multi and
+ * complex values and on GPU ranks).  k must be the same on every rank; a
+ * rank without rows takes part with n = 0 (ldb, ldx >= 1).  Every rank
+ * gets the same k reports (reports may be NULL).  Errors as for bsrmv_solve_multi and
  * bsrmv_dist_solve. */
 bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
                                     const bsrmv_precond *P, int64_t n, int k, const void *B,

@@ -435,7 +435,7 @@ template <typename T> static const T *C_(const void *p) { return (const T *)p; }
 
 static bsrmv_status g_alloc(sv_backend *be, int count, void **v)
 {
-    size_t bytes = (size_t)count * (size_t)be->n * bsrmv_type_size(be->type);
+    size_t bytes = (size_t)count * (size_t)sv_slot(be) * bsrmv_type_size(be->type);
     *v = nullptr;
     CU_RET(cudaMalloc(v, bytes ? bytes : 16), "allocating solver vectors");
     /* finished here, so that it stays out of the timed iterations */

@@ -283,12 +283,6 @@ bsrmv_status bsrmv_dist_solve_multi(bsrmv_solver method, bsrmv_dist_matrix *A,
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_solve_multi: NULL matrix");
     bsrmv_status st = bsrmv_dist_sv_check(A, P != NULL);
     st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_solve_multi", st);
-    /* the columns' workspace is told apart by its addresses (multi.c),
-     * which a rank without rows (vectors of no length) cannot do */
-    if (!st && A->mb == 0)
-        st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                        "bsrmv_dist_solve_multi: this rank owns no rows; several right-hand "
-                        "sides need rows on every rank (bsrmv_dist_solve takes any partition)");
     if (!st)
         st = bsrmv_sv_check(method, A->mb, A->nb, A->bs, A->type, n, B, X, opt);
     if (!st)

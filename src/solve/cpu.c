@@ -126,7 +126,7 @@ static bsrmv_status cpu_zero(sv_backend *be, void *x);
 static bsrmv_status cpu_alloc(sv_backend *be, int count, void **v)
 {
     size_t bytes;
-    if (!bsrmv_bytes(be->n * count, bsrmv_type_size(be->type), &bytes))
+    if (!bsrmv_bytes(sv_slot(be) * count, bsrmv_type_size(be->type), &bytes))
         return bsrmv_fail(BSRMV_ERR_OVERFLOW, "%d solver vectors overflow size_t", count);
     *v = bsrmv_big_alloc(bytes);
     if (!*v)

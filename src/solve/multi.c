@@ -253,7 +253,7 @@ static char *region_at(const mrun *m, int region, int64_t col, size_t off, int64
         return m->X + (size_t)col * (size_t)m->ldx * m->vs + off;
     }
     const pool *pl = &m->pools[region - 1];
-    *ld = (int64_t)pl->count * m->inner->n;
+    *ld = (int64_t)pl->count * sv_slot(m->inner);
     return pl->v + (size_t)col * (size_t)pl->count * m->vbytes + off;
 }
 
@@ -384,8 +384,10 @@ bsrmv_status bsrmv_sv_solve_multi(bsrmv_solver method, sv_backend *be, int k, co
                                   int64_t ldb, void *X, int64_t ldx,
                                   const bsrmv_solve_options *opt, bsrmv_solve_report *reports)
 {
-    if (be->n == 0) {
-        /* nothing to park on: the single solve of each empty column */
+    if (be->n == 0 && !be->collective) {
+        /* nothing to park on: the single solve of each empty column (a
+         * process without rows of a distributed solve takes part in the
+         * others' products, so it runs the scheduler on its empty vectors) */
         for (int c = 0; c < k; c++) {
             bsrmv_status st =
                 bsrmv_sv_solve(method, be, B, X, opt, reports ? &reports[c] : NULL);
@@ -400,7 +402,7 @@ bsrmv_status bsrmv_sv_solve_multi(bsrmv_solver method, sv_backend *be, int k, co
     m.opt = opt;
     m.k = k;
     m.vs = bsrmv_type_size(be->type);
-    m.vbytes = (size_t)be->n * m.vs;
+    m.vbytes = (size_t)sv_slot(be) * m.vs;
     m.X = X;
     m.ldx = ldx;
     m.cols = bsrmv_calloc((size_t)k, sizeof *m.cols);

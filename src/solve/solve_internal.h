@@ -107,9 +107,12 @@ struct sv_backend {
      * process takes part in each, even one that holds no rows */
     int collective;
 
-    /* count contiguous vectors (vector i at v + i*n values), zero-filled so
-     * that no page is first touched inside the timed loop; release(NULL) is
-     * a no-op */
+    /* count contiguous vectors (vector i at sv_vec(be, v, i): n values
+     * apart, one where n is 0, so that the vectors of a process without
+     * rows still lie at distinct addresses, by which the several
+     * right-hand sides' scheduler tells them apart on every process),
+     * zero-filled so that no page is first touched inside the timed loop;
+     * release(NULL) is a no-op */
     bsrmv_status (*alloc)(sv_backend *be, int count, void **v);
     void (*release)(sv_backend *be, void *v);
     /* waits for the queued work (the device's stream); no-op on the host */
@@ -251,10 +254,16 @@ bsrmv_status sv_lincomb(sv_run *r, int k, const sv_scalar *c, const void *V, voi
                         double *uu);
 bsrmv_status sv_gmres_x(sv_run *r, int k, const sv_scalar *c, const void *V, void *x);
 
+/* The values from one vector of a set to the next: n, at least 1. */
+static inline int64_t sv_slot(const sv_backend *be)
+{
+    return be->n > 0 ? be->n : 1;
+}
+
 /* Vector i of a contiguous set of vectors of length n. */
 static inline void *sv_vec(const sv_backend *be, void *V, int64_t i)
 {
-    return (char *)V + (size_t)i * (size_t)be->n * bsrmv_type_size(be->type);
+    return (char *)V + (size_t)i * (size_t)sv_slot(be) * bsrmv_type_size(be->type);
 }
 
 /* The host backend for A (and P, may be NULL); bsrmv_sv_cpu_free releases
