@@ -42,6 +42,42 @@ INLINE void FN(load_row)(const int K, const bsrmv_layout lay, const T *restrict 
  * the width as the SpMV ones are. */
 #define RP_(i) (rp64 ? rp64[i] : (int64_t)rp32[i])
 
+/* The rows of X of block column j, K consecutive values each, *xs apart:
+ * in place in the row-major layout, gathered into xt in the column-major
+ * one. */
+INLINE const T *FN(x_rows)(const int bs, const int K, const bsrmv_layout xlay,
+                           const T *restrict X, const int64_t ldx, const int64_t j,
+                           T *restrict xt, int64_t *xs)
+{
+    if (xlay == BSRMV_LAYOUT_COL) {
+        for (int c = 0; c < bs; c++)
+            FN(load_row)(K, xlay, X, j * bs + c, ldx, xt + c * K);
+        *xs = K;
+        return xt;
+    }
+    *xs = ldx;
+    return X + j * bs * ldx;
+}
+
+/* Y's rows of block row i = alpha*acc (+ add where given; both bs*K
+ * values, acc[r*K + j] for row r and vector j) + beta*Y.  beta == 0 does
+ * not read Y: NaN there would survive 0*NaN. */
+INLINE void FN(put_rows)(const int bs, const int K, const spmm_chunk *g, const int64_t i,
+                         const T *restrict acc, const T *restrict add)
+{
+    const bsrmv_layout lay = g->layout;
+    const int64_t ldy = g->ldy, cs = lay == BSRMV_LAYOUT_ROW ? 1 : ldy;
+    const T alpha = (T)g->alpha, beta = (T)g->beta;
+    T *restrict Y = g->Y;
+    for (int r = 0; r < bs; r++) {
+        T *y = Y + AT(lay, i * bs + r, 0, ldy);
+        for (int j = 0; j < K; j++) {
+            const T s = add ? alpha * acc[r * K + j] + add[r * K + j] : alpha * acc[r * K + j];
+            y[j * cs] = beta == 0 ? s : s + beta * y[j * cs];
+        }
+    }
+}
+
 /* Y rows of the blocks from cut c0 to cut c1 = alpha*(A X) + beta*Y for the
  * chunk's K vectors.  A row the cuts leave partial gets its unscaled sum in
  * part slot 0 (cut at its start) or 1 (cut at its end only), and its index
@@ -59,10 +95,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
     const int32_t *restrict ci = g->A->col_idx;
     const V *restrict val = g->A->val;
     const T *restrict X = g->X;
-    T *restrict Y = g->Y;
-    const bsrmv_layout lay = g->layout, xlay = g->xlayout;
-    const int64_t ldx = g->ldx, ldy = g->ldy;
-    const T alpha = (T)g->alpha, beta = (T)g->beta;
+    const int64_t ldx = g->ldx;
     const int64_t bs2 = (int64_t)bs * bs;
     const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
@@ -73,18 +106,8 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
             acc[q] = 0;
         for (int64_t b = k0; b < k1; b++) {
             const V *a = val + b * bs2;
-            const int64_t xr = (int64_t)ci[b] * bs;
-            /* The block's rows of X, K consecutive values each, xs apart:
-             * in place in the row-major layout, gathered into xt in the
-             * column-major one. */
-            const T *xb = X + xr * ldx;
-            int64_t xs = ldx;
-            if (xlay == BSRMV_LAYOUT_COL) {
-                for (int c = 0; c < bs; c++)
-                    FN(load_row)(K, xlay, X, xr + c, ldx, xt + c * K);
-                xb = xt;
-                xs = K;
-            }
+            int64_t xs;
+            const T *xb = FN(x_rows)(bs, K, g->xlayout, X, ldx, ci[b], xt, &xs);
             for (int c = 0; c < bs; c++)
                 for (int r = 0; r < bs; r++) {
                     const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
@@ -99,17 +122,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
             prow[s] = i;
             continue;
         }
-        /* beta == 0 must not read Y: NaN there would survive 0*NaN. */
-        const int64_t cs = lay == BSRMV_LAYOUT_ROW ? 1 : ldy;
-        for (int r = 0; r < bs; r++) {
-            T *y = Y + AT(lay, i * bs + r, 0, ldy);
-            if (beta == 0)
-                for (int j = 0; j < K; j++)
-                    y[j * cs] = alpha * acc[r * K + j];
-            else
-                for (int j = 0; j < K; j++)
-                    y[j * cs] = alpha * acc[r * K + j] + beta * y[j * cs];
-        }
+        FN(put_rows)(bs, K, g, i, acc, NULL);
     }
 }
 
@@ -169,10 +182,9 @@ INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
     const int32_t *restrict ci = g->A->col_idx;
     const V *restrict val = g->A->val;
     const T *restrict X = g->X;
-    T *restrict Y = g->Y;
-    const bsrmv_layout lay = g->layout, xlay = g->xlayout;
-    const int64_t ldx = g->ldx, ldy = g->ldy;
-    const T alpha = (T)g->alpha, beta = (T)g->beta;
+    const bsrmv_layout xlay = g->xlayout;
+    const int64_t ldx = g->ldx;
+    const T alpha = (T)g->alpha;
     const int64_t bs2 = (int64_t)bs * bs, bk = (int64_t)bs * K;
     for (int64_t i = r0; i < r1; i++) {
         for (int q = 0; q < bs * K; q++)
@@ -184,14 +196,8 @@ INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
         for (int64_t b = rp[i]; b < rp[i + 1]; b++) {
             const V *a = val + b * bs2;
             const int64_t j = ci[b];
-            const T *xb = X + j * bs * ldx;
-            int64_t xs = ldx;
-            if (xlay == BSRMV_LAYOUT_COL) {
-                for (int c = 0; c < bs; c++)
-                    FN(load_row)(K, xlay, X, j * bs + c, ldx, xt + c * K);
-                xb = xt;
-                xs = K;
-            }
+            int64_t xs;
+            const T *xb = FN(x_rows)(bs, K, xlay, X, ldx, j, xt, &xs);
             /* each entry once for both uses: acc_r += a_rc x_jc and, but
              * for the diagonal block, buf_jc += a_rc (alpha x_ir) */
             const bool mirror = j != i;
@@ -209,18 +215,7 @@ INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
                     }
                 }
         }
-        /* beta == 0 must not read Y: NaN there would survive 0*NaN. */
-        const T *bi = buf + (i - r0) * bk;
-        const int64_t cs = lay == BSRMV_LAYOUT_ROW ? 1 : ldy;
-        for (int r = 0; r < bs; r++) {
-            T *y = Y + AT(lay, i * bs + r, 0, ldy);
-            if (beta == 0)
-                for (int v = 0; v < K; v++)
-                    y[v * cs] = alpha * acc[r * K + v] + bi[r * K + v];
-            else
-                for (int v = 0; v < K; v++)
-                    y[v * cs] = alpha * acc[r * K + v] + bi[r * K + v] + beta * y[v * cs];
-        }
+        FN(put_rows)(bs, K, g, i, acc, buf + (i - r0) * bk);
     }
 }
 
