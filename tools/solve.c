@@ -45,6 +45,9 @@ static void usage(FILE *f)
           "                iterations on its float copy (bsrmv_solve_refined);\n"
           "                z, c: complex double, float (--mtx; the default for a\n"
           "                complex file is z)\n"
+          "  --sym         symmetric storage (the diagonal and upper blocks, about half\n"
+          "                the bytes): --mtx a symmetric or hermitian file, its one\n"
+          "                triangle kept as it is; --grid the Laplacian's upper half\n"
           "  --nrhs K      solve K right-hand sides together (bsrmv_solve_multi): the\n"
           "                first b as above, the others random (seed S+1+j)\n"
           "  --inner-rtol R  mixed: the first correction's relative residual (1e-6)\n"
@@ -100,6 +103,7 @@ struct opts {
     bsrmv_order order;
     uint64_t seed;
     int gpu, json, stream;
+    int sym; /* --sym: symmetric (or Hermitian) storage */
     int repeat;
     int nrhs; /* --nrhs */
     double stream_gib;
@@ -119,6 +123,10 @@ static void parse(int argc, char **argv, struct opts *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
+        }
+        if (!strcmp(a, "--sym")) {
+            o->sym = 1;
+            continue;
         }
         if (!strcmp(a, "--gpu") || !strcmp(a, "--json") || !strcmp(a, "--no-stream")) {
             *(a[2] == 'g' ? &o->gpu : a[2] == 'j' ? &o->json : &o->stream) = a[2] != 'n';
@@ -184,6 +192,9 @@ static void parse(int argc, char **argv, struct opts *o)
         args_fail("--rhs and --out go with --mtx");
     if (o->type >= BSRMV_COMPLEX_FLOAT && !o->mtx)
         args_fail("the generated matrices are real: --type z and c go with --mtx");
+    if (o->sym && !o->mtx && !o->spd)
+        args_fail("--sym goes with --mtx (a symmetric file) or --grid; the reservoir matrix "
+                  "is not symmetric");
     if (o->nrhs > 1 && (o->rhs || o->out || o->mixed))
         args_fail("--nrhs goes without --rhs, --out and --type mixed");
     if (o->mtx ? nc != 0 : o->spd ? nc != 0 : bs != 0)
@@ -382,13 +393,23 @@ done:
     return st;
 }
 
-/* The user's square matrix from o->mtx, cut into aligned bs x bs blocks;
- * a complex file without --type makes o->type complex double. */
+/* The user's square matrix from o->mtx, cut into aligned bs x bs blocks
+ * (--sym: the file's triangle in symmetric or Hermitian storage); a
+ * complex file without --type makes o->type complex double. */
 static int read_matrix(struct opts *o, bsrmv_matrix **A)
 {
     bsrmv_coo *coo;
-    if (bsrmv_mm_read_opts(o->mtx, &coo, &(bsrmv_mm_options){.progress = !o->json}))
+    int kind = 0;
+    if (o->sym ? bsrmv_mm_read_sym(o->mtx, &coo, &kind)
+               : bsrmv_mm_read_opts(o->mtx, &coo, &(bsrmv_mm_options){.progress = !o->json}))
         return cli_lib_failed("solve: reading %s", o->mtx);
+    if (o->sym && !kind) {
+        fprintf(stderr, "bsrmv solve: --sym: %s is not a symmetric or hermitian file (symmetric "
+                        "storage keeps the triangle such a file stores)\n",
+                o->mtx);
+        bsrmv_coo_destroy(coo);
+        return 1;
+    }
     if (coo->imag && !o->type_given)
         o->type = BSRMV_COMPLEX_DOUBLE;
     int rc = 1;
@@ -409,7 +430,10 @@ static int read_matrix(struct opts *o, bsrmv_matrix **A)
                                   (double)coo->nnz * 24 +
                                   12.0 * (double)coo->m * (double)bsrmv_type_size(o->type)))
         ;
-    else if (bsrmv_matrix_from_coo(A, coo, o->bs, BSRMV_SPLIT, o->type, o->order))
+    else if (kind == BSRMV_SYM_HERMITIAN
+                 ? bsrmv_matrix_from_coo_herm(A, coo, o->bs, BSRMV_SPLIT, o->type, o->order)
+             : kind ? bsrmv_matrix_from_coo_sym(A, coo, o->bs, BSRMV_SPLIT, o->type, o->order)
+                    : bsrmv_matrix_from_coo(A, coo, o->bs, BSRMV_SPLIT, o->type, o->order))
         cli_lib_failed("solve: blocking %s with bs %d", o->mtx, o->bs);
     else
         rc = 0;
@@ -575,6 +599,14 @@ int solve_command(int argc, char **argv)
                                                       o.type, o.order))) {
         return lib_failed("generating the matrix");
     }
+    if (o.sym && !o.mtx) { /* the Laplacian is symmetric: its upper half */
+        bsrmv_matrix *S;
+        st = bsrmv_matrix_to_sym(&S, A, 0);
+        bsrmv_matrix_destroy(A);
+        if (st)
+            return lib_failed("the symmetric storage");
+        A = S;
+    }
     bsrmv_matrix_info in;
     bsrmv_matrix_get_info(A, &in);
     const int64_t n = in.rows;
@@ -645,6 +677,9 @@ int solve_command(int argc, char **argv)
         json_int(&j, "bs", o.bs);
         json_str(&j, "type", tname);
         json_str(&j, "order", o.order == BSRMV_COL_MAJOR ? "col" : "row");
+        json_str(&j, "storage", in.symmetric == BSRMV_SYM_HERMITIAN ? "hermitian"
+                                : in.symmetric                    ? "symmetric"
+                                                                  : "full");
         json_int(&j, "rows", n);
         json_int(&j, "nnzb", in.nnzb);
         json_str(&j, "method", methods[o.method]);
@@ -675,8 +710,12 @@ int solve_command(int argc, char **argv)
         if (!o.mtx)
             snprintf(shape, sizeof shape, " %lld x %lld x %lld", (long long)o.d[0],
                      (long long)o.d[1], (long long)o.d[2]);
-        printf("matrix     %s%s, bs %d, %s %s: %lld unknowns, %lld blocks, %.3g GB per SpMV\n",
+        printf("matrix     %s%s, bs %d, %s %s%s: %lld unknowns, %lld blocks, %.3g GB per "
+               "SpMV\n",
                mname, shape, o.bs, tname, o.order == BSRMV_COL_MAJOR ? "col" : "row",
+               in.symmetric == BSRMV_SYM_HERMITIAN ? ", hermitian storage"
+               : in.symmetric                      ? ", symmetric storage"
+                                                   : "",
                (long long)n, (long long)in.nnzb, bsrmv_matrix_spmv_bytes(A) * 1e-9);
         if (o.mtx)
             printf("rhs        %s\n", o.rhs ? o.rhs : "A * ones (no --rhs): x should be all ones");
