@@ -235,6 +235,34 @@ static void solve_case(bsrmv_solver m, const bsrmv_matrix *G, int precond, int u
     free(xw);
 }
 
+/* What GPU ranks do not take (complex values, symmetric storage) is refused
+ * with BSRMV_ERR_UNSUPPORTED on every rank, before any device work, and
+ * leaves no handle. */
+static void refusal_cases(int *cases)
+{
+    bsrmv_matrix *G, *Gz, *S; /* symmetric, so that to_sym takes it */
+    TU_OK(bsrmv_generate_block_laplacian(&G, 8, 8, 8, 2, 5, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
+    TU_OK(bsrmv_matrix_convert(&Gz, G, BSRMV_COMPLEX_DOUBLE));
+    TU_OK(bsrmv_matrix_to_sym(&S, G, 0));
+    const bsrmv_matrix *which[] = {Gz, S};
+    int ndev = 0;
+    TU_OK(bsrmv_gpu_device_count(&ndev));
+    static char unset;
+    for (int w = 0; w < 2; w++) {
+        bsrmv_dist_matrix *D;
+        TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, which[w], NULL));
+        bsrmv_dist_gpu_matrix *dD = (bsrmv_dist_gpu_matrix *)(void *)&unset;
+        const bsrmv_status st = bsrmv_dist_gpu_matrix_upload(&dD, D, rank % ndev);
+        TU_CHECK(st == BSRMV_ERR_UNSUPPORTED && dD == NULL, "%s: upload gave %d (%s)",
+                 w ? "symmetric storage" : "complex", (int)st, bsrmv_last_error());
+        bsrmv_dist_matrix_destroy(D);
+        (*cases)++;
+    }
+    bsrmv_matrix_destroy(S);
+    bsrmv_matrix_destroy(Gz);
+    bsrmv_matrix_destroy(G);
+}
+
 static void solver_cases(void)
 {
     bsrmv_matrix *L, *R;
@@ -295,10 +323,12 @@ int main(int argc, char **argv)
     check_gpu("grid27 bs 3, all rows on the last rank", G, 2, 97);
     bsrmv_matrix_destroy(G);
     solver_cases();
+    int refused = 0;
+    refusal_cases(&refused);
     if (rank == 0)
         printf("test_mpi_gpu: %d ranks, %d matrices, each op N and T x 3 alpha/beta; %d "
-               "distributed GPU solves against one GPU: passed\n",
-               size, cases + 3, solves);
+               "distributed GPU solves against one GPU; %d refusals: passed\n",
+               size, cases + 3, solves, refused);
     MPI_Finalize();
     return 0;
 }
