@@ -10,7 +10,8 @@
  * symmetric storage (the off-rank blocks lie above the diagonal, their
  * mirrors on the owners' rows) runs both.  The argument checks and the
  * buffers are agreed on first (one small collective), so the exchanges
- * need no status messages. */
+ * need no status messages, and the outcome after them (another): partial
+ * sums sent by a rank whose product then failed are not used silently. */
 #include "dist_internal.h"
 
 #include <stdlib.h>
