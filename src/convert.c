@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The passes over every promoted value (a promoted matrix reaches 1 GB)
+ * run on threads above this many values; each thread writes its own
+ * blocks, so the result does not depend on the threads. */
+#define CONVERT_PARALLEL_MIN ((int64_t)1 << 16)
+
 /* Block pattern of coo cut into aligned bs x bs blocks: sorted, unique
  * block columns per block row, and for every entry the block it lands in. */
 typedef struct pattern {
@@ -266,15 +271,21 @@ static bsrmv_status check_values(const bsrmv_coo *coo, bsrmv_type type, bool *al
 static bsrmv_status check_sums(const bsrmv_matrix *A, const unsigned char *reached, int64_t per)
 {
     const int parts = bsrmv_type_parts(A->type);
-    const int64_t n = A->nnzb * A->bs * A->bs;
-    for (int64_t k = 0; k < n * parts; k++)
-        if (!isfinite(bsrmv_part_get(A->val, A->type, k)) && !(reached && reached[k / parts / per]))
-            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
-                              "value %lld of block %lld overflows %s when the entries are "
-                              "summed into blocks",
-                              (long long)(k / parts % ((int64_t)A->bs * A->bs)),
-                              (long long)(k / parts / ((int64_t)A->bs * A->bs)),
-                              bsrmv_type_name(A->type));
+    const int64_t n = A->nnzb * A->bs * A->bs * parts;
+    /* the first bad value, whichever thread finds it: the same message */
+    int64_t bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n > CONVERT_PARALLEL_MIN)
+    for (int64_t k = 0; k < n; k++)
+        if (k < bad && !isfinite(bsrmv_part_get(A->val, A->type, k)) &&
+            !(reached && reached[k / parts / per]))
+            bad = k;
+    if (bad < n)
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                          "value %lld of block %lld overflows %s when the entries are "
+                          "summed into blocks",
+                          (long long)(bad / parts % ((int64_t)A->bs * A->bs)),
+                          (long long)(bad / parts / ((int64_t)A->bs * A->bs)),
+                          bsrmv_type_name(A->type));
     return BSRMV_SUCCESS;
 }
 
@@ -354,6 +365,7 @@ static bsrmv_status promote(bsrmv_matrix **A, const bsrmv_coo *coo, int bs, bsrm
         s = adopt_pattern(A, &p, bs, type, order, &val);
     if (!s) {
         const int64_t bs2 = (int64_t)bs * bs;
+#pragma omp parallel for schedule(static) if (p.nnzb * bs2 > CONVERT_PARALLEL_MIN)
         for (int64_t k = 0; k < p.nnzb; k++)
             for (int64_t e = 0; e < bs2; e++)
                 add_value(val, type, k * bs2 + e, scalar[2 * k], scalar[2 * k + 1]);
@@ -547,27 +559,33 @@ bsrmv_status bsrmv_matrix_perturb_promoted(bsrmv_matrix *A, uint64_t seed)
     /* First every new value is checked, so a failure changes nothing.  In
      * symmetric storage a diagonal block stays symmetric: (r, c) and
      * (c, r) get the same factor.  Both parts of a complex value get the
-     * same factor. */
-    for (int pass = 0; pass < 2; pass++)
+     * same factor.  Threads take block rows; the first value that would
+     * overflow (the lowest position) is the one reported. */
+    const int64_t per = bs2 * parts, n = A->nnzb * per;
+    int64_t bad = n;
+    for (int pass = 0; pass < 2 && bad == n; pass++) {
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) if (n > CONVERT_PARALLEL_MIN)
         for (int64_t i = 0; i < A->mb; i++)
             for (int64_t k = bsrmv_row_start(A, i); k < bsrmv_row_start(A, i + 1); k++)
-                for (int64_t e = 0; e < bs2 * parts; e++) {
+                for (int64_t e = 0; e < per; e++) {
                     const int64_t r = e / parts / bs, c = e / parts % bs;
                     const bool mirror = A->sym && A->col_idx[k] == i && r > c;
-                    const int64_t at =
-                        (k * bs2 + in_block(A->order, bs, r, c)) * parts + e % parts;
+                    const int64_t at = (k * bs2 + in_block(A->order, bs, r, c)) * parts + e % parts;
                     const double v = bsrmv_part_get(A->val, A->type, at);
                     const double w = v * perturbation(seed, k, bs, mirror ? c : r, mirror ? r : c);
-                    if (pass == 0) {
-                        if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w))
-                            return bsrmv_fail(BSRMV_ERR_OVERFLOW,
-                                              "bsrmv_matrix_perturb_promoted: %g times up to "
-                                              "1.25 overflows %s (block %lld)",
-                                              v, dbl ? "double" : "float", (long long)k);
-                    } else {
+                    if (pass == 1)
                         bsrmv_part_set((void *)A->val, A->type, at, w);
-                    }
+                    else if (isfinite(v) && !isfinite(dbl ? w : (double)(float)w) && k * per + e < bad)
+                        bad = k * per + e;
                 }
+    }
+    if (bad < n) {
+        const int64_t k = bad / per, e = bad % per;
+        const int64_t at = (k * bs2 + in_block(A->order, bs, e / parts / bs, e / parts % bs)) * parts + e % parts;
+        return bsrmv_fail(BSRMV_ERR_OVERFLOW,
+                          "bsrmv_matrix_perturb_promoted: %g times up to 1.25 overflows %s (block %lld)",
+                          bsrmv_part_get(A->val, A->type, at), dbl ? "double" : "float", (long long)k);
+    }
     return BSRMV_SUCCESS;
 }
 

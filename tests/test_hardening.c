@@ -8,6 +8,7 @@
 #include <float.h>
 #include <stdbool.h>
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -287,6 +288,65 @@ static void test_value_range(void)
     printf("value range: ok\n");
 }
 
+/* The passes over a promoted matrix's values run on threads when it is
+ * large: the same values on 1 and 3 threads, and a refusal names the
+ * first bad block, whichever thread reaches it first. */
+static void test_threaded_promotion(void)
+{
+    enum { N = 96, BS = 32 }; /* 96 blocks of 1024 values: above the threads' threshold */
+    bsrmv_coo *c = NULL;
+    TU_OK(bsrmv_coo_create(&c, N, N, 2 * N));
+    for (int64_t k = 0; k < N; k++) {
+        c->row[k] = c->col[k] = k;
+        c->val[k] = 1.0 + (double)k;
+        c->row[N + k] = k;
+        c->col[N + k] = (k * 7 + 3) % N;
+        c->val[N + k] = -0.5 * (double)k;
+    }
+    const int threads = omp_get_max_threads();
+    void *v[2] = {NULL, NULL};
+    size_t bytes = 0;
+    for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t == 0 ? 1 : 3);
+        bsrmv_matrix *A = NULL;
+        TU_OK(bsrmv_matrix_from_coo(&A, c, BS, BSRMV_PROMOTE, BSRMV_DOUBLE, BSRMV_ROW_MAJOR));
+        TU_OK(bsrmv_matrix_perturb_promoted(A, 7));
+        bsrmv_matrix_info in;
+        const int64_t *rp;
+        const int32_t *ci;
+        const void *val;
+        TU_OK(bsrmv_matrix_get_info(A, &in));
+        TU_OK(bsrmv_matrix_arrays(A, &rp, &ci, &val));
+        bytes = (size_t)in.nnzb * BS * BS * sizeof(double);
+        v[t] = malloc(bytes);
+        memcpy(v[t], val, bytes);
+        bsrmv_matrix_destroy(A);
+    }
+    TU_CHECK(memcmp(v[0], v[1], bytes) == 0, "1 and 3 threads promoted to different values");
+    free(v[0]);
+    free(v[1]);
+    /* duplicates that overflow float in two blocks, then values that the
+     * perturbation would take past FLT_MAX in two blocks: the first named,
+     * block row 40's one block, block 80 (two in each row above it) */
+    omp_set_num_threads(3);
+    c->val[N + 40] = c->val[40] = c->val[N + 90] = c->val[90] = 3e38;
+    c->col[N + 40] = 40;
+    c->col[N + 90] = 90;
+    bsrmv_matrix *A = NULL;
+    TU_FAILS(bsrmv_matrix_from_coo(&A, c, BS, BSRMV_PROMOTE, BSRMV_FLOAT, BSRMV_COL_MAJOR),
+             BSRMV_ERR_OVERFLOW);
+    TU_CHECK(A == NULL && strstr(bsrmv_last_error(), "value 0 of block 80 "), "%s", bsrmv_last_error());
+    c->val[N + 40] = c->val[N + 90] = 0;
+    c->val[40] = c->val[90] = FLT_MAX;
+    TU_OK(bsrmv_matrix_from_coo(&A, c, BS, BSRMV_PROMOTE, BSRMV_FLOAT, BSRMV_COL_MAJOR));
+    TU_FAILS(bsrmv_matrix_perturb_promoted(A, 7), BSRMV_ERR_OVERFLOW);
+    TU_CHECK(strstr(bsrmv_last_error(), "(block 80)") != NULL, "%s", bsrmv_last_error());
+    bsrmv_matrix_destroy(A);
+    omp_set_num_threads(threads);
+    bsrmv_coo_destroy(c);
+    printf("threaded promotion: ok\n");
+}
+
 /* Arguments name the cases to run (all without). */
 int main(int argc, char **argv)
 {
@@ -297,7 +357,8 @@ int main(int argc, char **argv)
                  {"memory", test_memory_follows_entries},
                  {"paths", test_both_paths_agree},
                  {"overlap", test_overlap},
-                 {"values", test_value_range}};
+                 {"values", test_value_range},
+                 {"threads", test_threaded_promotion}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bool want = argc < 2;
         for (int a = 1; a < argc; a++)
