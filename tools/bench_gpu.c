@@ -5,8 +5,11 @@
  * CUDA_R/C_32F/64F for the four value types), the device's read
  * bandwidth and the matrix's gather bound (bsrmv_gpu_gather_bound), on the
  * same matrix in the same run.  CUDA events around each call, warm-up,
- * median of >= 50 calls; each call queued behind a stall (bsrmv_gpu_stall)
- * unless --cold-launch, so that its time is the GPU's alone.
+ * median of >= 50 calls (of fewer, down to SLOW_REPS, where a call takes
+ * so long that they would pass SLOW_MS); each call queued behind a stall
+ * (bsrmv_gpu_stall) unless --cold-launch, so that its time is the GPU's
+ * alone.  Each path is set up once and timed in every traffic mode
+ * (--gpu-traffic) in turn.
  * GB/s always counts the BSR bytes of the case (bsrmv_matrix_spmv_bytes),
  * so every path is compared on the same work. */
 #include "bench_gpu.h"
@@ -22,6 +25,12 @@
 
 #define MAXREC 128
 #define MAXCFG 96 /* bsrmv candidates timed per case */
+#define MAXMODE 2 /* traffic modes (bench_options.gpu_traffic) */
+/* A path's timed calls in one mode stop at SLOW_REPS once they would take
+ * SLOW_MS: cuSPARSE takes 100 ms a call on the arrow matrices, where 50
+ * calls in two modes and five paths were a minute of a case. */
+#define SLOW_MS 1000.0
+#define SLOW_REPS 11
 
 struct rec {
     char kernel[96];
@@ -34,6 +43,7 @@ struct rec {
     /* --sym: the symmetric storage's run, and the full storage's pick's
      * time to compare with (0: a full-storage record) */
     double full_ms;
+    double mode_ms[MAXMODE]; /* SpMV: ms in each traffic mode */
 };
 
 static double g_read_gbps;
@@ -46,6 +56,10 @@ static double g_stall_us;
  * what a solver's vector operations leave in them, not only the matrix. */
 static size_t g_traffic;
 static void *g_traffic_buf;
+/* The modes time_calls times each path in, as traffic bytes; SpMM times
+ * in the last mode alone. */
+static size_t g_mode_traffic[MAXMODE];
+static int g_nmodes = 1;
 
 int bench_gpu_available(void)
 {
@@ -56,13 +70,16 @@ int bench_gpu_available(void)
 typedef int (*call_fn)(void *ctx);
 
 /* Median time of `reps` calls (after 5 warm-up calls), each between two
- * events on stream s.  Without a stall the GPU, idle after the last call,
+ * events on stream s, in each of the g_nmodes traffic modes: ms[m].
+ * Without a stall the GPU, idle after the last call,
  * records the first event as soon as the host queues it and then waits for
  * the host's launch work (a bsrmv call checks its pointers first, cuSPARSE
  * does its own): microseconds that a solver's loop, queued back to back,
  * never waits, and 2-5% of a 100-microsecond SpMV.  A sample whose calls
  * took the host longer to queue than half the stall is taken again behind
- * a longer stall.  Returns 0, or 1 on a failed call. */
+ * a longer stall.  The last four warm-up calls tell how long a call takes
+ * (the first may hold a library's one-time setup).  Returns 0, or 1 on a
+ * failed call. */
 static int time_calls(call_fn f, void *ctx, int reps, cudaStream_t s, double *ms)
 {
     cudaEvent_t e0, e1;
@@ -72,37 +89,51 @@ static int time_calls(call_fn f, void *ctx, int reps, cudaStream_t s, double *ms
         return 1;
     }
     int rc = 0;
-    for (int i = 0; i < 5 && !rc; i++)
-        rc = f(ctx);
-    for (int i = 0, retries = 0; i < reps && !rc; i++) {
-        float m = 0;
-        const double h0 = bench_now_ms();
-        if (g_traffic >= 2 && cudaMemcpyAsync((char *)g_traffic_buf + g_traffic / 2, g_traffic_buf, g_traffic / 2,
-                                              cudaMemcpyDeviceToDevice, s) != cudaSuccess) {
+    for (int mode = 0; mode < g_nmodes && !rc; mode++) {
+        g_traffic = g_mode_traffic[mode];
+        float warm = 0;
+        for (int i = 0; i < 5 && !rc; i++) {
+            rc = f(ctx);
+            if (i == 0 || i == 4)
+                cudaEventRecord(i == 0 ? e0 : e1, s);
+        }
+        if (rc || cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&warm, e0, e1) != cudaSuccess) {
             rc = 1;
             break;
         }
-        if (g_stall_us > 0 && bsrmv_gpu_stall(g_stall_us, s) != BSRMV_SUCCESS) {
-            fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
-            rc = 1;
-            break;
+        int n = reps;
+        if (warm / 4 * reps > SLOW_MS && n > SLOW_REPS)
+            n = SLOW_MS / (warm / 4) > SLOW_REPS ? (int)(SLOW_MS / (warm / 4)) : SLOW_REPS;
+        for (int i = 0, retries = 0; i < n && !rc; i++) {
+            float m = 0;
+            const double h0 = bench_now_ms();
+            if (g_traffic >= 2 && cudaMemcpyAsync((char *)g_traffic_buf + g_traffic / 2, g_traffic_buf,
+                                                  g_traffic / 2, cudaMemcpyDeviceToDevice, s) != cudaSuccess) {
+                rc = 1;
+                break;
+            }
+            if (g_stall_us > 0 && bsrmv_gpu_stall(g_stall_us, s) != BSRMV_SUCCESS) {
+                fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+                rc = 1;
+                break;
+            }
+            cudaEventRecord(e0, s);
+            rc = f(ctx);
+            cudaEventRecord(e1, s);
+            const double queued_us = (bench_now_ms() - h0) * 1e3;
+            if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&m, e0, e1) != cudaSuccess)
+                rc = 1;
+            t[i] = m;
+            if (g_stall_us > 0 && queued_us > 0.5 * g_stall_us && g_stall_us < 1e5 && retries++ < 20) {
+                g_stall_us *= 4;
+                i--;
+            }
         }
-        cudaEventRecord(e0, s);
-        rc = f(ctx);
-        cudaEventRecord(e1, s);
-        const double queued_us = (bench_now_ms() - h0) * 1e3;
-        if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&m, e0, e1) != cudaSuccess)
+        if (!rc && cudaDeviceSynchronize() != cudaSuccess)
             rc = 1;
-        t[i] = m;
-        if (g_stall_us > 0 && queued_us > 0.5 * g_stall_us && g_stall_us < 1e5 && retries++ < 20) {
-            g_stall_us *= 4;
-            i--;
-        }
+        if (!rc)
+            ms[mode] = bench_median(t, n);
     }
-    if (!rc && cudaDeviceSynchronize() != cudaSuccess)
-        rc = 1;
-    if (!rc)
-        *ms = bench_median(t, reps);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     free(t);
@@ -255,7 +286,7 @@ static int time_spmv(struct cx *cx, cudaDataType vt, const char *name, struct be
     snprintf(r->kernel, sizeof r->kernel, "%s", name);
     r->backend = "cusparse";
     r->rel_err = check_once(c, call_cusparse, cx, dy, yh, ybytes, s);
-    int ok = !isnan(r->rel_err) && time_calls(call_cusparse, cx, reps, s, &r->ms) == 0;
+    int ok = !isnan(r->rel_err) && time_calls(call_cusparse, cx, reps, s, r->mode_ms) == 0;
     cudaFree(cx->buf);
     cx->buf = NULL;
     return ok;
@@ -490,10 +521,9 @@ static int upload_bsr(struct bench_case *c, struct cs_dev *d)
 
 /* Every cuSPARSE path on c: cusparse<t>bsrmv column and row direction,
  * cusparseSpMV BSR_ALG1 on both block orders, CSR_ALG1 on the scalar
- * expansion.  Records go to recs[*nrec...]; the best time to *best_ms.
- * Returns 0, or 1 on a failure that ends the run. */
-static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct rec *recs, int *nrec,
-                          double *best_ms, char *best_name, size_t best_len)
+ * expansion.  Records go to recs[*nrec...].  Returns 0, or 1 on a failure
+ * that ends the run. */
+static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct rec *recs, int *nrec)
 {
     const bsrmv_matrix_info *in = &c->info;
     const size_t ts = bsrmv_type_size(in->type);
@@ -546,7 +576,7 @@ static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct r
         snprintf(r->kernel, sizeof r->kernel, "%cbsrmv_%s", blas_letter(in->type), dir == 0 ? "col" : "row");
         r->backend = "cusparse";
         r->rel_err = check_once(c, call_cusparse, &cx, b->dy, yh, ybytes, b->s);
-        if (time_calls(call_cusparse, &cx, reps, b->s, &r->ms) == 0)
+        if (time_calls(call_cusparse, &cx, reps, b->s, r->mode_ms) == 0)
             (*nrec)++;
     }
     /* cusparseSpMV, BSR_ALG1, both block orders */
@@ -603,11 +633,6 @@ static int cusparse_paths(struct bench_case *c, struct bx *b, int reps, struct r
     cusparseDestroyDnVec(cx.vx);
     cusparseDestroyDnVec(cx.vy);
     cusparseDestroyMatDescr(cx.descr);
-    for (int i = 0; i < *nrec; i++)
-        if (recs[i].ms > 0 && (*best_ms == 0 || recs[i].ms < *best_ms)) {
-            *best_ms = recs[i].ms;
-            snprintf(best_name, best_len, "%s", recs[i].kernel);
-        }
 done:
     if (h)
         cusparseDestroy(h);
@@ -635,7 +660,8 @@ static int has_prefix(const char *prefixes, const char *name)
  * goes first, right after cuSPARSE: timed after the whole list it ran 1-3%
  * faster than the same kernel timed alone (H100),
  * which would flatter it against cuSPARSE.
- * The index of the fastest candidate goes to *best_i (-1: none). */
+ * The index of the fastest candidate in the first traffic mode goes to
+ * *best_i (-1: none). */
 static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
                          struct rec *recs, int *nrec, bsrmv_gpu_config *cfgs, int *nc, int *best_i)
 {
@@ -681,12 +707,12 @@ static int bsrmv_kernels(const struct bench_options *o, struct bench_case *c, st
                      p.from_tune_table == 2 ? "(measured)" : p.from_tune_table ? "(tuned)" : "");
         }
         r->rel_err = check_once(c, call_bsrmv, b, b->dy, yh, ybytes, b->s);
-        if (time_calls(call_bsrmv, b, reps, b->s, &r->ms) != 0) {
+        if (time_calls(call_bsrmv, b, reps, b->s, r->mode_ms) != 0) {
             rc = 1;
             continue;
         }
-        if (i >= 0 && (best == 0 || r->ms < best)) {
-            best = r->ms;
+        if (i >= 0 && (best == 0 || r->mode_ms[0] < best)) {
+            best = r->mode_ms[0];
             *best_i = i;
         }
         (*nrec)++;
@@ -1052,11 +1078,12 @@ done:
     return rc;
 }
 
-/* Every path of one case in the current traffic mode: cuSPARSE, the
- * gather bound, bsrmv's kernels (and the symmetric storage's); their
- * records written, and summed up into sum where given. */
-static int measure_mode(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
-                        int with_cusparse, struct bench_gpu_summary *sum)
+/* Every path of one case in every traffic mode: cuSPARSE, the gather
+ * bound, bsrmv's kernels (and the symmetric storage's); their records
+ * written mode by mode, and the first mode's summed up into sum where
+ * given. */
+static int measure_paths(const struct bench_options *o, struct bench_case *c, struct bx *b, int reps,
+                         int with_cusparse, struct bench_gpu_summary *sum)
 {
     const bsrmv_matrix_info *in = &c->info;
     const int mixed = in->type != in->vector_type;
@@ -1068,59 +1095,73 @@ static int measure_mode(const struct bench_options *o, struct bench_case *c, str
         fprintf(stderr, "bsrmv: out of host memory\n");
         return 1;
     }
-    double best_cs = 0;
-    char best_cs_name[64] = "";
     /* cuSPARSE has no float-value, double-vector BSR product, and the
      * gather bound reads x in the value type: neither for mixed */
-    if (with_cusparse && !mixed &&
-        cusparse_paths(c, b, reps, recs, &nrec, &best_cs, best_cs_name, sizeof best_cs_name) != 0)
+    if (with_cusparse && !mixed && cusparse_paths(c, b, reps, recs, &nrec) != 0)
         goto done;
     /* the matrix's gather without its rows: what separates a kernel from
-     * it is the cost of the rows */
-    recs[nrec].ms = 0;
-    if (!mixed && !cplx && bsrmv_gpu_gather_bound(b->dA, b->dx, reps, &recs[nrec].ms) != BSRMV_SUCCESS)
+     * it is the cost of the rows.  It reads no other traffic: one
+     * measurement stands for every mode. */
+    double bound = 0;
+    if (!mixed && !cplx && bsrmv_gpu_gather_bound(b->dA, b->dx, reps, &bound) != BSRMV_SUCCESS)
         fprintf(stderr, "bsrmv: gather bound: %s\n", bsrmv_last_error());
-    else if (recs[nrec].ms > 0) {
+    else if (bound > 0) {
         snprintf(recs[nrec].kernel, sizeof recs[nrec].kernel, "gather_bound");
         recs[nrec].backend = "bound";
         recs[nrec].rel_err = NAN;
+        for (int m = 0; m < g_nmodes; m++)
+            recs[nrec].mode_ms[m] = bound;
         nrec++;
     }
     rc = bsrmv_kernels(o, c, b, reps, recs, &nrec, cfgs, &nc, &best_i);
+    /* --sym: the pick and the SYM candidates on the symmetric storage,
+     * against the full storage's pick (the first bsrmv record) */
+    int sym_first = nrec, full_i = -1;
     if (rc == 0 && c->S) {
-        /* --sym: the pick and the SYM candidates on the symmetric storage,
-         * against the full storage's pick (the first bsrmv record) */
-        double full_ms = 0;
-        for (int i = 0; i < nrec && full_ms == 0; i++)
+        for (int i = 0; i < nrec && full_i < 0; i++)
             if (!strncmp(recs[i].kernel, "auto:", 5))
-                full_ms = recs[i].ms;
+                full_i = i;
         struct bx bsym = *b;
         bsrmv_gpu_config scfgs[MAXCFG];
-        int snc = 0, sbest = -1, first = nrec;
+        int snc = 0, sbest = -1;
         if (bsrmv_gpu_matrix_upload(&bsym.dA, c->S, 0, b->s) != BSRMV_SUCCESS) {
             fprintf(stderr, "bsrmv: upload of the symmetric matrix: %s\n", bsrmv_last_error());
+            rc = 1;
             goto done;
         }
         rc = bsrmv_kernels(o, c, &bsym, reps, recs, &nrec, scfgs, &snc, &sbest);
         bsrmv_gpu_matrix_destroy(bsym.dA);
-        for (int i = first; i < nrec; i++) {
+        for (int i = sym_first; i < nrec; i++) {
             char k[96];
             snprintf(k, sizeof k, "sym:%s", recs[i].kernel);
             memcpy(recs[i].kernel, k, sizeof k);
-            recs[i].full_ms = full_ms;
         }
     }
 
     double tol = in->vector_type == BSRMV_FLOAT || in->vector_type == BSRMV_COMPLEX_FLOAT ? 3.5e-4 : 1.5e-8;
-    for (int i = 0; i < nrec; i++) {
-        emit(o, c, &recs[i], best_cs);
+    for (int i = 0; i < nrec; i++)
         if (!(recs[i].rel_err <= tol) && strcmp(recs[i].backend, "gpu") == 0) {
             fprintf(stderr, "bsrmv: %s: wrong result, rel_err %.3g\n", recs[i].kernel, recs[i].rel_err);
             rc = 1;
         }
+    for (int m = 0; m < g_nmodes; m++) {
+        g_traffic = g_mode_traffic[m];
+        double best_cs = 0;
+        char best_cs_name[64] = "";
+        for (int i = 0; i < nrec; i++) {
+            recs[i].ms = recs[i].mode_ms[m];
+            if (i >= sym_first && full_i >= 0)
+                recs[i].full_ms = recs[full_i].mode_ms[m];
+            if (!strcmp(recs[i].backend, "cusparse") && recs[i].ms > 0 && (best_cs == 0 || recs[i].ms < best_cs)) {
+                best_cs = recs[i].ms;
+                snprintf(best_cs_name, sizeof best_cs_name, "%s", recs[i].kernel);
+            }
+        }
+        for (int i = 0; i < nrec; i++)
+            emit(o, c, &recs[i], best_cs);
+        if (sum && m == 0)
+            summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
     }
-    if (sum)
-        summarise(c, recs, nrec, best_cs, best_cs_name, cfgs, nc, best_i, sum);
 done:
     free(recs);
     return rc;
@@ -1161,21 +1202,24 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     }
     c->ms.gpu_setup += bench_now_ms() - t0;
 
-    /* each traffic mode times every path again; the summary is the first
+    /* every path times in each traffic mode; the summary is the first
      * mode's, SpMM runs in the last */
-    for (int m = 0; m < (o->n_gpu_traffic ? o->n_gpu_traffic : 1) && !rc; m++) {
+    g_nmodes = o->n_gpu_traffic > 0 ? o->n_gpu_traffic : 1;
+    size_t most = 0;
+    for (int m = 0; m < g_nmodes; m++) {
         const double tr = o->n_gpu_traffic ? o->gpu_traffic[m] : 0;
-        bsrmv_gpu_free(g_traffic_buf);
-        g_traffic_buf = NULL;
-        g_traffic = tr == BENCH_TRAFFIC_CG ? (size_t)10 * (size_t)in->rows * ts : (size_t)tr;
-        if (g_traffic >= 2 && bsrmv_gpu_malloc(&g_traffic_buf, g_traffic)) {
-            fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
-            goto fail;
-        }
-        if (g_traffic >= 2 && !cuda_ok(cudaMemset(g_traffic_buf, 0, g_traffic), "cudaMemset"))
-            goto fail;
-        rc = measure_mode(o, c, &b, reps, with_cusparse, m == 0 ? sum : NULL);
+        g_mode_traffic[m] = tr == BENCH_TRAFFIC_CG ? (size_t)10 * (size_t)in->rows * ts : (size_t)tr;
+        most = g_mode_traffic[m] > most ? g_mode_traffic[m] : most;
     }
+    if (most >= 2 && bsrmv_gpu_malloc(&g_traffic_buf, most)) {
+        fprintf(stderr, "bsrmv: %s\n", bsrmv_last_error());
+        goto fail;
+    }
+    if (most >= 2 && !cuda_ok(cudaMemset(g_traffic_buf, 0, most), "cudaMemset"))
+        goto fail;
+    rc = measure_paths(o, c, &b, reps, with_cusparse, sum);
+    g_mode_traffic[0] = g_mode_traffic[g_nmodes - 1];
+    g_nmodes = 1;
     if (o->n_k > 0 && cplx)
         fprintf(stderr, "bsrmv: --k: no GPU SpMM for complex values\n");
     else if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
@@ -1187,6 +1231,8 @@ done:
     bsrmv_gpu_free(g_traffic_buf);
     g_traffic_buf = NULL;
     g_traffic = 0;
+    g_mode_traffic[0] = 0;
+    g_nmodes = 1;
     bsrmv_gpu_free(b.dx);
     bsrmv_gpu_free(b.dy);
     bsrmv_gpu_matrix_destroy(b.dA);
