@@ -520,9 +520,10 @@ typedef enum bsrmv_layout {
 } bsrmv_layout;
 
 /* Y = alpha*op(A)*X + beta*Y for k vectors at once on the host (SpMM): A
- * is read once per 16 vectors (any k <= 16 in one pass).  Real types only
- * (complex: BSRMV_ERR_UNSUPPORTED); symmetric storage reads its stored
- * half once per pass (op T is op N there).  X has the
+ * is read once per 16 vectors (any k <= 16 in one pass).  Every value
+ * type: for the complex ones OP_C is A^H, and alpha and beta are real here
+ * (complex through bsrmv_spmm_scalars); symmetric and Hermitian storage
+ * read their stored half once per pass.  X has the
  * columns of op(A) as rows, Y its rows, both k columns wide, both in
  * `layout` with leading dimensions ldx and ldy, of A's vector type (for
  * a mixed-precision matrix float values times double vectors, summed in
@@ -539,6 +540,14 @@ typedef enum bsrmv_layout {
 bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
                         const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
                         bsrmv_layout layout);
+
+/* bsrmv_spmm with alpha and beta given as pointers to one value each of
+ * A's vector type (as bsrmv_spmv_scalars), the way to pass complex
+ * scalars.  NULL alpha or beta: BSRMV_ERR_ARGUMENT.  Otherwise as
+ * bsrmv_spmm. */
+bsrmv_status bsrmv_spmm_scalars(bsrmv_op op, const void *alpha, const bsrmv_matrix *A, int k,
+                                const void *X, int64_t ldx, const void *beta, void *Y,
+                                int64_t ldy, bsrmv_layout layout);
 
 /* ------------------------------------------------------------------ */
 /* Iterative solvers: A x = b for square A (mb == nb) (docs/SOLVERS.md) */

@@ -133,10 +133,10 @@ bsrmv_status bsrmv_check_disjoint(const char *who, const void *x, int64_t n_x, c
 /* The argument checks of bsrmv_spmm and bsrmv_gpu_spmm (messages start
  * with `who`): op, layout, k >= 1, the leading dimensions, the spans of X
  * and Y within the address space, NULL (X only where alpha != 0) and
- * overlap of the spans.  rows, cols: of A.  On success *nx and *ny are the
- * rows of X and Y. */
+ * overlap of the spans.  rows, cols: of A; op C counts as op T.  On
+ * success *nx and *ny are the rows of X and Y. */
 bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_t cols,
-                              bsrmv_type type, double alpha, int k, const void *X, int64_t ldx,
+                              bsrmv_type type, bool alpha_zero, int k, const void *X, int64_t ldx,
                               const void *Y, int64_t ldy, bsrmv_layout layout, int64_t *nx,
                               int64_t *ny);
 

@@ -404,9 +404,6 @@ static void test_refusals(void)
 {
     tu_shape sh = {6, 6, 2, 2.0, 0.0, 0, 6};
     bsrmv_matrix *A = tu_random_bsr(&sh, BSRMV_COMPLEX_DOUBLE, BSRMV_COL_MAJOR, 8);
-    double _Complex x[12] = {0}, y[12] = {0};
-    TU_FAILS(bsrmv_spmm(BSRMV_OP_N, 1, A, 1, x, 12, 0, y, 12, BSRMV_LAYOUT_COL),
-             BSRMV_ERR_UNSUPPORTED);
     TU_FAILS(bsrmv_matrix_set_vector_type(A, BSRMV_DOUBLE), BSRMV_ERR_UNSUPPORTED);
     TU_OK(bsrmv_matrix_set_vector_type(A, BSRMV_COMPLEX_DOUBLE));
     bsrmv_matrix *R = NULL;

@@ -261,8 +261,8 @@ static bsrmv_status run(const char *id)
         bsrmv_matrix *Z = NULL;
         TU_OK(bsrmv_matrix_wrap(&Z, 2, 2, 1, 2, rp_ok, ci_ok, val_ok, BSRMV_COMPLEX_DOUBLE,
                                 BSRMV_COL_MAJOR));
-        double X[4] = {0}, Y[4];
-        bsrmv_status s = bsrmv_spmm(BSRMV_OP_N, 1, Z, 1, X, 2, 0, Y, 2, BSRMV_LAYOUT_COL);
+        double b[4] = {1, 0, 1, 0}, x[4];
+        bsrmv_status s = bsrmv_solve_refined(BSRMV_SOLVER_CG, Z, Z, NULL, b, x, 2, NULL, NULL);
         bsrmv_matrix_destroy(Z);
         return s;
     }

@@ -280,11 +280,11 @@ static bsrmv_status spmm_sym(const mm_set *ks, const mm_vops *ops, const bsrmv_m
 }
 
 bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_t cols,
-                              bsrmv_type type, double alpha, int k, const void *X, int64_t ldx,
+                              bsrmv_type type, bool alpha_zero, int k, const void *X, int64_t ldx,
                               const void *Y, int64_t ldy, bsrmv_layout layout, int64_t *nx_out,
                               int64_t *ny_out)
 {
-    if (op != BSRMV_OP_N && op != BSRMV_OP_T)
+    if (op != BSRMV_OP_N && op != BSRMV_OP_T && op != BSRMV_OP_C)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown op %d", who, (int)op);
     if (layout != BSRMV_LAYOUT_COL && layout != BSRMV_LAYOUT_ROW)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: unknown layout %d", who, (int)layout);
@@ -312,7 +312,7 @@ bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_
                           "%s: X or Y (leading dimensions %lld, %lld, k = %d) "
                           "exceeds the address space",
                           who, (long long)ldx, (long long)ldy, k);
-    const bool reads_x = alpha != 0 && nx > 0;
+    const bool reads_x = !alpha_zero && nx > 0;
     if ((ny > 0 && !Y) || (reads_x && !X))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "%s: NULL %s", who, !Y ? "Y" : "X");
     /* The kernels read X while they write Y; an overlap would make the
@@ -327,19 +327,36 @@ bsrmv_status bsrmv_spmm_check(const char *who, bsrmv_op op, int64_t rows, int64_
     return BSRMV_SUCCESS;
 }
 
-/* After the checks: ny rows of Y. */
-static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
-                             const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
-                             bsrmv_layout layout, int64_t ny)
+/* The kernels and vector operations of A's (value, vector) type pair. */
+static void type_tables(const bsrmv_matrix *A, const mm_set **ks, const mm_vops **ops)
+{
+    const int row = table_row(A);
+    switch (A->type) {
+    case BSRMV_COMPLEX_DOUBLE: *ks = mm_table_z[row], *ops = &mm_vops_z; break;
+    case BSRMV_COMPLEX_FLOAT: *ks = mm_table_c[row], *ops = &mm_vops_c; break;
+    case BSRMV_DOUBLE: *ks = mm_table_d[row], *ops = &mm_vops_d; break;
+    default:
+        if (A->vtype == BSRMV_DOUBLE)
+            *ks = mm_table_sd[row], *ops = &mm_vops_sd;
+        else
+            *ks = mm_table_s[row], *ops = &mm_vops_s;
+    }
+}
+
+/* After the checks: ny rows of Y.  The real types come with op N or T. */
+static bsrmv_status spmm_run(bsrmv_op op, double _Complex alpha, const bsrmv_matrix *A, int k,
+                             const void *X, int64_t ldx, double _Complex beta, void *Y,
+                             int64_t ldy, bsrmv_layout layout, int64_t ny)
 {
     const bool col = layout == BSRMV_LAYOUT_COL;
     const size_t vs = bsrmv_type_size(A->vtype);
     if (ny == 0)
         return BSRMV_SUCCESS;
-    /* the (value, vector) type pair: double, float, or float with double */
-    const int pair = A->type == BSRMV_DOUBLE ? 0 : A->vtype == BSRMV_DOUBLE ? 2 : 1;
-    const mm_vops *ops = pair == 0 ? &mm_vops_d : pair == 1 ? &mm_vops_s : &mm_vops_sd;
-    spmm_chunk g = {A, X, Y, ldx, ldy, 0, layout, layout, alpha, beta};
+    const mm_set *ks;
+    const mm_vops *ops;
+    type_tables(A, &ks, &ops);
+    spmm_chunk g = {.A = A, .X = X, .Y = Y, .ldx = ldx, .ldy = ldy, .layout = layout,
+                    .xlayout = layout, .alpha = alpha, .beta = beta};
     if (alpha == 0 || A->nnzb == 0) {
         const int nt = threads_for(ny * k);
         for (int j0 = 0; j0 < k; j0 += g.kc) {
@@ -353,14 +370,46 @@ static bsrmv_status spmm_run(bsrmv_op op, double alpha, const bsrmv_matrix *A, i
         }
         return BSRMV_SUCCESS;
     }
-    const mm_set *ks = pair == 0   ? mm_table_d[table_row(A)]
-                       : pair == 1 ? mm_table_s[table_row(A)]
-                                   : mm_table_sd[table_row(A)];
-    if (A->sym) /* A^T = A */
+    /* Symmetric storage: A^T = A and A^H = conj(A); Hermitian: A^H = A
+     * (the mirrored use conjugated) and A^T = conj(A) (the SpMV's bits,
+     * src/cpu/spmv.c).  Full storage: op C is the transpose of the
+     * conjugated values. */
+    if (A->sym) {
+        const bool conj_all = A->herm ? op == BSRMV_OP_T : op == BSRMV_OP_C;
+        g.cj = conj_all ? (A->herm ? 1 : 3) : (A->herm ? 2 : 0);
         return spmm_sym(ks, ops, A, layout, &g, k);
-    if (op == BSRMV_OP_T)
+    }
+    if (op != BSRMV_OP_N) {
+        g.cj = op == BSRMV_OP_C;
         return spmm_t(ks, ops, A, layout, &g, k, ny);
+    }
     return spmm_n(ks, ops, A, layout, &g, k);
+}
+
+/* A scalar of the vector type t at p. */
+static double _Complex load_scalar(bsrmv_type t, const void *p)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return *(const float *)p;
+    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)p;
+    case BSRMV_COMPLEX_DOUBLE: return *(const double _Complex *)p;
+    default: return *(const double *)p;
+    }
+}
+
+static bsrmv_status spmm(const char *who, bsrmv_op op, double _Complex alpha, const bsrmv_matrix *A,
+                         int k, const void *X, int64_t ldx, double _Complex beta, void *Y,
+                         int64_t ldy, bsrmv_layout layout)
+{
+    /* Real values: the conjugate transpose is the transpose. */
+    if (op == BSRMV_OP_C && !bsrmv_type_is_complex(A->type))
+        op = BSRMV_OP_T;
+    int64_t nx, ny = 0;
+    const bsrmv_status st = bsrmv_spmm_check(who, op, A->mb * A->bs, A->nb * A->bs, A->vtype,
+                                             alpha == 0, k, X, ldx, Y, ldy, layout, &nx, &ny);
+    if (st)
+        return st;
+    return spmm_run(op, alpha, A, k, X, ldx, beta, Y, ldy, layout, ny);
 }
 
 bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
@@ -369,18 +418,17 @@ bsrmv_status bsrmv_spmm(bsrmv_op op, double alpha, const bsrmv_matrix *A, int k,
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm: NULL matrix");
-    const bsrmv_status refused = bsrmv_refuse_complex(A->type, "bsrmv_spmm");
-    if (refused)
-        return refused;
-    /* Real values: the conjugate transpose is the transpose. */
-    if (op == BSRMV_OP_C)
-        op = BSRMV_OP_T;
-    int64_t nx, ny = 0;
-    const bsrmv_status st = bsrmv_spmm_check("bsrmv_spmm", op, A->mb * A->bs, A->nb * A->bs,
-                                             A->vtype, alpha, k, X, ldx, Y, ldy, layout, &nx, &ny);
-    if (st)
-        return st;
-    return spmm_run(op, alpha, A, k, X, ldx, beta, Y, ldy, layout, ny);
+    return spmm("bsrmv_spmm", op, alpha, A, k, X, ldx, beta, Y, ldy, layout);
+}
+
+bsrmv_status bsrmv_spmm_scalars(bsrmv_op op, const void *alpha, const bsrmv_matrix *A, int k,
+                                const void *X, int64_t ldx, const void *beta, void *Y,
+                                int64_t ldy, bsrmv_layout layout)
+{
+    if (!A || !alpha || !beta)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_spmm_scalars: NULL matrix or scalar");
+    return spmm("bsrmv_spmm_scalars", op, load_scalar(A->vtype, alpha), A, k, X, ldx,
+                load_scalar(A->vtype, beta), Y, ldy, layout);
 }
 
 bsrmv_status bsrmv_spmm_cols(const bsrmv_matrix *A, int k, const void *X, int64_t ldx, void *Y,

@@ -9,6 +9,8 @@
 
 #include "internal.h"
 
+#include <complex.h>
+
 /* Vectors per pass over A (op N: the chunk widths with compile-time
  * kernels, the widest that fits first: k = 7 is 4 + 2 + 1, three passes;
  * op T: up to SPMM_MAX_WIDTH at the runtime width).  Wider chunks would
@@ -36,7 +38,10 @@ typedef struct spmm_chunk {
     int kc;
     bsrmv_layout layout;  /* of Y, and of X as the caller passed it   */
     bsrmv_layout xlayout; /* of X as the kernels read it (ldx its ld) */
-    double alpha, beta;
+    double _Complex alpha, beta; /* the real types take the real parts */
+    /* Complex values: conjugated in their direct use (bit 0) and, in
+     * symmetric storage, in the mirrored one (bit 1). */
+    int cj;
 } spmm_chunk;
 
 #define SPMM_ARGS_N                                                                     \
@@ -61,11 +66,12 @@ typedef struct mm_vops {
     void (*add)(const spmm_chunk *g, int64_t i0, int64_t i1, const void *rows);
 } mm_vops;
 
-/* d: double, s: float, sd: float values with double vectors and sums.
- * Each table has a row per SPMM_BLOCK_SIZES, in order, then the generic
- * bs's; a column per SPMM_WIDTHS. */
+/* d: double, s: float, sd: float values with double vectors and sums,
+ * z: double complex, c: float complex.  Each table has a row per
+ * SPMM_BLOCK_SIZES, in order, then the generic bs's; a column per
+ * SPMM_WIDTHS. */
 extern const mm_set mm_table_d[][SPMM_NUM_WIDTHS], mm_table_s[][SPMM_NUM_WIDTHS],
-    mm_table_sd[][SPMM_NUM_WIDTHS];
-extern const mm_vops mm_vops_d, mm_vops_s, mm_vops_sd;
+    mm_table_sd[][SPMM_NUM_WIDTHS], mm_table_z[][SPMM_NUM_WIDTHS], mm_table_c[][SPMM_NUM_WIDTHS];
+extern const mm_vops mm_vops_d, mm_vops_s, mm_vops_sd, mm_vops_z, mm_vops_c;
 
 #endif

@@ -1,6 +1,7 @@
 /* One source for every CPU SpMM kernel variant.  spmm_<type>.c includes
  * it once per (value, vector) type pair with V (the matrix values' type),
- * T (the vectors' and sums' type) and SUF (a name suffix) defined.  Block
+ * T (the vectors' and sums' type) and SUF (a name suffix) defined, and
+ * for the complex types CONJ(v) (the conjugate of a value of T).  Block
  * size, chunk width (vectors per pass) and block order reach the always_inline
  * bodies as arguments that are compile-time constants in the specialised
  * callers, so -O3 unrolls the block loops, keeps the bs*K sums in
@@ -13,6 +14,14 @@
 #include "template_defs.h"
 
 #include <string.h>
+
+/* A value of the matrix as a product uses it: conjugated where `on` (the
+ * chunk's cj bits), for the complex types only. */
+#ifdef CONJ
+#define CJ_(on, v) ((on) ? CONJ(v) : (v))
+#else
+#define CJ_(on, v) ((void)(on), (v))
+#endif
 
 /* Offset of entry (i, j) of a multivector with leading dimension ld. */
 #define AT(lay, i, j, ld) ((lay) == BSRMV_LAYOUT_ROW ? (i) * (ld) + (j) : (i) + (j) * (ld))
@@ -97,6 +106,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
     const T *restrict X = g->X;
     const int64_t ldx = g->ldx;
     const int64_t bs2 = (int64_t)bs * bs;
+    const bool cd = g->cj & 1;
     const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
         const int64_t ka = RP_(i), kb = RP_(i + 1);
@@ -110,7 +120,7 @@ INLINE void FN(mm_n)(const int bs, const int K, const bsrmv_order order,
             const T *xb = FN(x_rows)(bs, K, g->xlayout, X, ldx, ci[b], xt, &xs);
             for (int c = 0; c < bs; c++)
                 for (int r = 0; r < bs; r++) {
-                    const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+                    const T arc = CJ_(cd, order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c]);
 #pragma omp simd
                     for (int j = 0; j < K; j++)
                         acc[r * K + j] += arc * xb[c * xs + j];
@@ -141,6 +151,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
     const bsrmv_layout lay = g->xlayout;
     const int64_t ldx = g->ldx;
     const int64_t bs2 = (int64_t)bs * bs;
+    const bool cd = g->cj & 1;
     const int64_t r1 = c1.blk > RP_(c1.row) ? c1.row + 1 : c1.row;
     for (int64_t i = c0.row; i < r1; i++) {
         const int64_t ka = RP_(i), kb = RP_(i + 1);
@@ -155,7 +166,7 @@ INLINE void FN(mm_t)(const int bs, const int K, const bsrmv_order order,
             T *yj = yt + (int64_t)ci[b] * bs * K;
             for (int c = 0; c < bs; c++)
                 for (int r = 0; r < bs; r++) {
-                    const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+                    const T arc = CJ_(cd, order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c]);
 #pragma omp simd
                     for (int j = 0; j < K; j++)
                         yj[c * K + j] += arc * xi[r * K + j];
@@ -186,6 +197,7 @@ INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
     const int64_t ldx = g->ldx;
     const T alpha = (T)g->alpha;
     const int64_t bs2 = (int64_t)bs * bs, bk = (int64_t)bs * K;
+    const bool cd = g->cj & 1, cm = g->cj & 2;
     for (int64_t i = r0; i < r1; i++) {
         for (int q = 0; q < bs * K; q++)
             acc[q] = 0;
@@ -205,13 +217,15 @@ INLINE void FN(mm_sym)(const int bs, const int K, const bsrmv_order order,
             for (int c = 0; c < bs; c++)
                 for (int r = 0; r < bs; r++) {
                     const T arc = order == BSRMV_COL_MAJOR ? a[c * bs + r] : a[r * bs + c];
+                    const T ad = CJ_(cd, arc);
 #pragma omp simd
                     for (int v = 0; v < K; v++)
-                        acc[r * K + v] += arc * xb[c * xs + v];
+                        acc[r * K + v] += ad * xb[c * xs + v];
                     if (mirror) {
+                        const T am = CJ_(cm, arc);
 #pragma omp simd
                         for (int v = 0; v < K; v++)
-                            yj[c * K + v] += arc * ax[r * K + v];
+                            yj[c * K + v] += am * ax[r * K + v];
                     }
                 }
         }
@@ -371,3 +385,4 @@ const mm_vops FN(mm_vops) = {FN(mm_scale), FN(mm_reduce), FN(mm_fixup), FN(mm_pa
 #undef SCRATCH_
 #undef BS_
 #undef AT
+#undef CJ_

@@ -190,7 +190,7 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
     /* X and Y in the vector type: double for float values with double
      * vectors (mixed precision) */
     bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
-                                       dA->vtype, alpha, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
+                                       dA->vtype, alpha == 0, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
     if (st)
         return st;
     DeviceScope ds;

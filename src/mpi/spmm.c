@@ -220,7 +220,7 @@ bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, in
     bsrmv_status st = bsrmv_refuse_complex(A->type, "bsrmv_dist_spmm");
     int64_t nx = 0, ny = 0;
     if (!st)
-        st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type, alpha, k, X, ldx, Y,
+        st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type, alpha == 0, k, X, ldx, Y,
                               ldy, layout, &nx, &ny);
     st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_spmm", st);
     /* the ranks' exchanges follow op: they must agree on it */

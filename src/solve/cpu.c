@@ -305,8 +305,7 @@ bsrmv_status bsrmv_sv_cpu_init(sv_backend *be, const bsrmv_matrix *A, const bsrm
     be->bicg_x = cpu_bicg_x;
     be->lincomb = cpu_lincomb;
     be->gmres_x = cpu_gmres_x;
-    /* bsrmv_spmm is built for real values */
-    be->spmm = A && !bsrmv_type_is_complex(be->type) ? cpu_spmm : NULL;
+    be->spmm = A ? cpu_spmm : NULL;
     return BSRMV_SUCCESS;
 }
 
