@@ -271,7 +271,8 @@ int main(void)
             }
     /* a 27-point grid of ~500 MB (20x the L2): on an H100's bandwidth per
      * SM (features_of: 3350 GB/s over 132 SMs) the staged kernel with 2
-     * lanes a row, on an H200's with 4, without the copy engine by-block */
+     * lanes a row, on an H200's with 4, without the copy engine by-block;
+     * at bs 2 wide with 8 lanes a row on both */
     features_of(&f, 1000000, 27, 27, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
     picks(d, &f, "staged/g2/r1/t128/p3");
@@ -282,7 +283,7 @@ int main(void)
     picks(d, &f, "by_block/g32/r1/t128/p0");
     f.v[PF_STAGED] = 1;
     f.bs = 2;
-    picks(d, &f, "wide/g16/r1/t128/p0");
+    picks(d, &f, "wide/g8/r1/t128/p0");
     /* float at bs 8, and float values with double vectors (mixed, H100):
      * wide with 16 lanes a row at bs 4 where float vectors take 32,
      * staged with 4 lanes and 256 threads at bs 3, and at bs 6 by-column:
