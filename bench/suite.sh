@@ -12,8 +12,8 @@
 #   make bench                  CPU suite here (= bench/suite.sh), 10-20 min on 2 cores
 #   make bench ARGS=--quick     a first look, ~1-2 min
 #   bench/suite.sh --gpu --out "$OUT/gpu"   on the GPU machine (after the CUDA
-#                               build of build/bsrmv); ~6.5-8 min on an H100
-#                               (estimate below), --budget 470 s
+#                               build of build/bsrmv); ~14 min on an H100
+#                               (below), no new work after --budget 470 s
 #   bench/suite.sh --gpu-mpi --out "$OUT/gpu-mpi" --strong-grids 308,196
 #                               on a machine with 2, 4 or 8 GPUs, OpenMPI
 #                               and NCCL: distributed SpMV and BiCGSTAB
@@ -47,21 +47,19 @@
 #                  per matrix and order; the other sets are double,
 #                  column-major.  A failing block size is
 #                  logged and the rest of the list goes on in a new process.
-#                  Time on an H100 (16 cores), estimated from a full
-#                  run with peers (suite.log: 10 s per grid bs, 30-45 s per real
-#                  matrix, half of it CPU peers, most of the rest serial
-#                  host work) less what this mode no longer does: start-up
-#                  and stream ~10 s, grid 10 x ~3.3 s, scaling ~10 s, sweep
-#                  ~10 s, real ~90 s (22 GB of promoted values at ~1-2.5 s
-#                  per GB, 30 processes at ~1.5 s of CUDA start-up), generated
-#                  ~25 s, bridge ~35 s (writing and parsing ~1.1 GB of .mtx
-#                  text), spmm ~140 s (7 bs x 8 (k, layout) cases, the mixed pair at 2 bs), mixed
-#                  ~50 s, complex ~40 s (14 processes of ~2-4 s): ~420 s, up
-#                  to ~500 s if start-up or host copies are slower (the
-#                  sets last in the order are then skipped and listed).  --budget 470 keeps the worst case (the last
-#                  command may overrun it by 30 s) near 500 s, beside a
-#                  ~90 s CUDA build in one 600 s command; the per-phase
-#                  lines in suite.log (bsrmv: phases ...) show the real split.
+#                  Time on an H100 (16 cores), measured (suite.log of
+#                  bench/results/gpu-h100_*): grid 25 s, sweep, scaling,
+#                  mixed and complex 40 s, sym 11 s, spmm 39 s, generated
+#                  and bridge ~120 s (cuSPARSE's ~100 ms calls on the arrow
+#                  matrices, the bridge's ~1.1 GB of .mtx text), real 590 s
+#                  (29 matrices, ~22 GB of promoted values, 58 processes,
+#                  most of it cuSPARSE's setup and calls): ~840 s, more
+#                  than one 600 s command.  --budget (default 470) skips
+#                  what is left and lists it; split a whole run over
+#                  commands by --sets and --matrices DIR (a folder with
+#                  some of the matrices) and join the parts with
+#                  bench/merge_runs.py.  The per-phase lines in suite.log
+#                  (bsrmv: phases ...) show the split.
 #   --gpu-mpi      runs scripts/gpu_mpi.sh with OUT = the results directory:
 #                  its phases (--phases, default "build strong weak solve";
 #                  test, sanitize, ksparse too) on 1, 2, 4 and 8 GPUs, as
