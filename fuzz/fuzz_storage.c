@@ -9,7 +9,7 @@
  *     then back with bsrmv_matrix_from_sym.
  * Every type (complex ones with complex scalars and OP_C), float values
  * with double vectors, and SpMM (k vectors across the 16-vector pass, both
- * layouts, padded leading dimensions left untouched) of real values in
+ * layouts, padded leading dimensions left untouched) of every type in
  * either storage. */
 #include "fuzz_common.h"
 #include "fuzz_values.h"
@@ -154,13 +154,13 @@ static int made(int valid, bsrmv_status sc, const bsrmv_matrix *A, bsrmv_status 
 }
 
 /* y = alpha*op(M)*x + beta*y, and Y = alpha*op(M)*X + beta*Y for k
- * vectors where the storage takes SpMM, against the dense D (m x n) of
+ * vectors, against the dense D (m x n) of
  * the matrix M stands for.  In symmetric storage (sym 1) OP_T is OP_N
  * and OP_C conj(D); in Hermitian storage (sym 2) OP_C is OP_N and OP_T
  * conj(D), as documented: with diagonal blocks as stored, which need not
  * be symmetric, these are not D's transposes. */
 static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc *D, int64_t m,
-                           int64_t n, int sym, int spmm, int64_t terms)
+                           int64_t n, int sym, int64_t terms)
 {
     bsrmv_matrix_info info;
     if (bsrmv_matrix_get_info(M, &info))
@@ -182,7 +182,7 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
         alpha = (float)creall(alpha) + I * (long double)(float)cimagl(alpha);
         beta = (float)creall(beta) + I * (long double)(float)cimagl(beta);
     }
-    const int k = spmm ? 1 + (int)(fz_u8(f) % 20) : 1;
+    const int k = 1 + (int)(fz_u8(f) % 20);
     const bsrmv_layout lay = (bsrmv_layout)(mode >> 3 & 1);
     for (int op = 0; op < 3; op++) {
         const int64_t nx = op ? m : n, ny = op ? n : m;
@@ -218,16 +218,14 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
         for (int64_t i = 0; i < ny; i++)
             setv(vc.type, y, i, Y0[i]);
         bsrmv_status s;
-        if (real_scalars) {
-            s = bsrmv_spmv((bsrmv_op)op, (double)creall(alpha), M, x, nx, (double)creall(beta), y,
-                           ny);
-        } else {
-            double sa[2] = {(double)creall(alpha), (double)cimagl(alpha)};
-            double sb[2] = {(double)creall(beta), (double)cimagl(beta)};
-            float fa[2] = {(float)sa[0], (float)sa[1]}, fb[2] = {(float)sb[0], (float)sb[1]};
-            s = bsrmv_spmv_scalars((bsrmv_op)op, vfloat ? (void *)fa : (void *)sa, M, x, nx,
-                                   vfloat ? (void *)fb : (void *)sb, y, ny);
-        }
+        double sa[2] = {(double)creall(alpha), (double)cimagl(alpha)};
+        double sb[2] = {(double)creall(beta), (double)cimagl(beta)};
+        float fa[2] = {(float)sa[0], (float)sa[1]}, fb[2] = {(float)sb[0], (float)sb[1]};
+        void *pa = vfloat ? (void *)fa : (void *)sa, *pb = vfloat ? (void *)fb : (void *)sb;
+        if (real_scalars)
+            s = bsrmv_spmv((bsrmv_op)op, sa[0], M, x, nx, sb[0], y, ny);
+        else
+            s = bsrmv_spmv_scalars((bsrmv_op)op, pa, M, x, nx, pb, y, ny);
         must(s);
         for (int64_t i = 0; i < ny; i++) {
             lc got = getv(vc.type, y, i);
@@ -238,7 +236,7 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
         free(y);
         /* SpMM on all k, with padded leading dimensions that must stay as
          * they are. */
-        if (spmm) {
+        {
             const int64_t pad = fz_u8(f) % 3;
             const int64_t ldx = (lay == BSRMV_LAYOUT_COL ? (nx ? nx : 1) : k) + pad;
             const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? (ny ? ny : 1) : k) + pad;
@@ -257,17 +255,20 @@ static void check_products(fz *f, const ctx *c, const bsrmv_matrix *M, const lc 
                     setv(vc.type, Y2, lay == BSRMV_LAYOUT_COL ? i + j * ldy : i * ldy + j,
                          Y0[j * ny + i]);
             }
-            must(bsrmv_spmm((bsrmv_op)op, (double)creall(alpha), M, k, X2, ldx,
-                            (double)creall(beta), Y2, ldy, lay));
+            must(real_scalars ? bsrmv_spmm((bsrmv_op)op, sa[0], M, k, X2, ldx, sb[0], Y2, ldy, lay)
+                              : bsrmv_spmm_scalars((bsrmv_op)op, pa, M, k, X2, ldx, pb, Y2, ldy,
+                                                   lay));
             for (int64_t i = 0; i < leny; i++) {
                 int64_t row = lay == BSRMV_LAYOUT_COL ? i % ldy : i / ldy;
                 int64_t col = lay == BSRMV_LAYOUT_COL ? i / ldy : i % ldy;
-                double got = (double)creall(getv(vc.type, Y2, i));
+                const lc got = getv(vc.type, Y2, i);
                 if (row >= ny || col >= k) {
-                    if (got != 3.25)
+                    if (creall(got) != 3.25 || cimagl(got) != 0)
                         abort();
                 } else {
-                    fz_close(got, creall(W[col * ny + row]), mag[col * ny + row], terms, vfloat);
+                    const lc want = W[col * ny + row];
+                    fz_close((double)creall(got), creall(want), mag[col * ny + row], terms, vfloat);
+                    fz_close((double)cimagl(got), cimagl(want), mag[col * ny + row], terms, vfloat);
                 }
             }
             free(X2);
@@ -327,8 +328,8 @@ static void check_sym(fz *f, const ctx *c, bsrmv_matrix *S, int herm, int64_t te
     bsrmv_matrix *F = NULL;
     must(bsrmv_matrix_from_sym(&F, S));
     vector_type(f, c, S);
-    check_products(f, c, S, D, n, n, herm && c->cplx ? 2 : 1, !c->cplx, terms);
-    check_products(f, c, F, D, n, n, 0, !c->cplx, terms);
+    check_products(f, c, S, D, n, n, herm && c->cplx ? 2 : 1, terms);
+    check_products(f, c, F, D, n, n, 0, terms);
     bsrmv_matrix_destroy(F);
     free(D);
 }
@@ -400,9 +401,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (made(valid, sc, A, sw, W)) {
             lc *D = dense(&c, &a, 0);
             vector_type(&f, &c, W);
-            check_products(&f, &c, A, D, a.mb * c.bs, a.nb * c.bs, 0, !c.cplx,
+            check_products(&f, &c, A, D, a.mb * c.bs, a.nb * c.bs, 0,
                            c.bs * (a.nnzb + 1));
-            check_products(&f, &c, W, D, a.mb * c.bs, a.nb * c.bs, 0, !c.cplx,
+            check_products(&f, &c, W, D, a.mb * c.bs, a.nb * c.bs, 0,
                            c.bs * (a.nnzb + 1));
             free(D);
         }

@@ -376,8 +376,8 @@ bsrmv_status bsrmv_matrix_convert(bsrmv_matrix **B, const bsrmv_matrix *A, bsrmv
  * half the bytes of the full matrix; OP_T is OP_N.  The diagonal blocks
  * are used as stored (they should be symmetric; bsrmv_matrix_to_sym
  * checks it, create/wrap do not look at values).  The solvers take such
- * a matrix, and so do bsrmv_spmm (real types, one pass over the stored
- * blocks per 16 vectors) and the MPI scatter and host ranks
+ * a matrix, and so do bsrmv_spmm (one pass over the stored blocks per 16
+ * vectors) and the MPI scatter and host ranks
  * (bsrmv_mpi.h).  Entry points that read the arrays as a full matrix
  * refuse it with BSRMV_ERR_UNSUPPORTED: bsrmv_gpu_spmm, bsrmv_dist_spmm
  * and GPU ranks; bsrmv_matrix_to_coo expands both triangles.
@@ -646,8 +646,8 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
  * bsrmv_solve would for it alone; the matrix products of all unfinished
  * columns are done together, one SpMM per product of the method (A read
  * once per 16 columns), and a column drops out when it has converged (a
- * zero column at once, x = 0).  A matrix without SpMM (complex values;
- * on the GPU also symmetric storage) multiplies column by column.  Each
+ * zero column at once, x = 0).  On the GPU a matrix without SpMM (complex
+ * values, symmetric storage) multiplies column by column.  Each
  * column's iterates are those of bsrmv_solve up to the rounding of the
  * SpMM (without SpMM: the same bits).  reports: k entries
  * (may be NULL), each as bsrmv_solve fills it; their seconds span the

@@ -301,15 +301,17 @@ double bench_spmm_rel_err(const struct bench_case *c, const void *Y, int k, int 
 {
     const int64_t n = c->info.rows;
     const bsrmv_type t = c->info.vector_type;
+    const int parts = bench_parts(t);
     double worst = 0;
     for (int j = 0; j < k; j++) {
         long double diff = 0, ref = 0;
-        for (int64_t i = 0; i < n; i++) {
-            long double want = (long double)c->y_ref[i] * (j + 1);
-            long double d = value(Y, t, col ? i + j * n : i * k + j) - want;
-            diff += d * d;
-            ref += want * want;
-        }
+        for (int64_t i = 0; i < n; i++)
+            for (int q = 0; q < parts; q++) {
+                long double want = (long double)c->y_ref[i * parts + q] * (j + 1);
+                long double d = value(Y, t, (col ? i + j * n : i * k + j) * parts + q) - want;
+                diff += d * d;
+                ref += want * want;
+            }
         double e = (double)(ref > 0 ? sqrtl(diff / ref) : sqrtl(diff));
         worst = e > worst || isnan(e) ? e : worst;
     }
@@ -318,15 +320,17 @@ double bench_spmm_rel_err(const struct bench_case *c, const void *Y, int k, int 
 
 void bench_fill_scaled(void *M, const void *v, int64_t n, int k, int col, bsrmv_type t)
 {
+    const int parts = bench_parts(t);
     for (int j = 0; j < k; j++)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t e = col ? i + j * n : i * k + j;
-            const long double x = value(v, t, i) * (j + 1);
-            if (t == BSRMV_FLOAT)
-                ((float *)M)[e] = (float)x;
-            else
-                ((double *)M)[e] = (double)x;
-        }
+        for (int64_t i = 0; i < n; i++)
+            for (int q = 0; q < parts; q++) {
+                const int64_t e = (col ? i + j * n : i * k + j) * parts + q;
+                const long double x = value(v, t, i * parts + q) * (j + 1);
+                if (is_float(t))
+                    ((float *)M)[e] = (float)x;
+                else
+                    ((double *)M)[e] = (double)x;
+            }
 }
 
 /* k bsrmv_spmv calls on the columns of column-major X and Y. */
@@ -523,9 +527,7 @@ int bench_cpu(const struct bench_options *o, struct bench_case *c)
             rc = measure(o, c, ti, o->kernels[ki], y, times);
         if (rc == 0 && o->n_k > 0 && bsrmv_matrix_set_cpu_kernel(c->A, BSRMV_CPU_AUTO))
             rc = lib_failed("choosing the CPU kernel");
-        /* SpMM is not built for complex values */
-        const int spmm = bench_parts(c->info.type) == 1;
-        for (int li = 0; li < o->n_layouts && rc == 0 && spmm; li++)
+        for (int li = 0; li < o->n_layouts && rc == 0; li++)
             for (int q = 0; q < o->n_k && rc == 0; q++)
                 rc = measure_spmm(o, c, ti, o->k[q], o->layouts[li], times);
     }

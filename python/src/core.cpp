@@ -331,47 +331,51 @@ void matrix_spmv(const Matrix &M, int op, double alpha, InVec x, double beta, Ou
     check(s);
 }
 
+// A scalar as a value of the vector type t (what bsrmv_spmv_scalars and
+// bsrmv_spmm_scalars read); a real type refuses a non-zero imaginary part.
+struct scalar_buf {
+    alignas(std::complex<double>) unsigned char v[sizeof(std::complex<double>)];
+};
+void put_scalar(bsrmv_type t, scalar_buf &buf, std::complex<double> v)
+{
+    if (!is_complex(t) && v.imag() != 0)
+        raise(BSRMV_ERR_ARGUMENT, std::string("complex alpha or beta for a ") + type_name(t) +
+                                      " matrix");
+    switch (t) {
+    case BSRMV_FLOAT: {
+        float f = (float)v.real();
+        std::memcpy(buf.v, &f, sizeof f);
+        break;
+    }
+    case BSRMV_DOUBLE: {
+        double d = v.real();
+        std::memcpy(buf.v, &d, sizeof d);
+        break;
+    }
+    case BSRMV_COMPLEX_FLOAT: {
+        std::complex<float> c(v);
+        std::memcpy(buf.v, &c, sizeof c);
+        break;
+    }
+    case BSRMV_COMPLEX_DOUBLE: std::memcpy(buf.v, &v, sizeof v); break;
+    }
+}
+
 // y = alpha op(A) x + beta y with complex alpha and beta (op 0: A, 1: A^T,
-// 2: A^H), through bsrmv_spmv_scalars: the scalars as values of the vector
-// type; a real type refuses non-zero imaginary parts.
+// 2: A^H), through bsrmv_spmv_scalars.
 void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
                    std::complex<double> beta, OutVec y)
 {
     M.check_vec(x.dtype(), "x");
     M.check_vec(y.dtype(), "y");
     const bsrmv_type t = M.info.vector_type;
-    if (!is_complex(t) && (alpha.imag() != 0 || beta.imag() != 0))
-        raise(BSRMV_ERR_ARGUMENT, std::string("complex alpha or beta for a ") + type_name(t) +
-                                      " matrix");
     size_t es = bsrmv_type_size(t);
     auto xb = (uintptr_t)x.data(), yb = (uintptr_t)y.data();
     if (x.shape(0) && y.shape(0) && xb < yb + y.shape(0) * es && yb < xb + x.shape(0) * es)
         raise(BSRMV_ERR_ARGUMENT, "x and y must not overlap");
-    // alpha and beta as values of the vector type
-    alignas(std::complex<double>) unsigned char a[sizeof(std::complex<double>)],
-        b[sizeof(std::complex<double>)];
-    auto put = [t](unsigned char *buf, std::complex<double> v) {
-        switch (t) {
-        case BSRMV_FLOAT: {
-            float f = (float)v.real();
-            std::memcpy(buf, &f, sizeof f);
-            break;
-        }
-        case BSRMV_DOUBLE: {
-            double d = v.real();
-            std::memcpy(buf, &d, sizeof d);
-            break;
-        }
-        case BSRMV_COMPLEX_FLOAT: {
-            std::complex<float> c(v);
-            std::memcpy(buf, &c, sizeof c);
-            break;
-        }
-        case BSRMV_COMPLEX_DOUBLE: std::memcpy(buf, &v, sizeof v); break;
-        }
-    };
-    put(a, alpha);
-    put(b, beta);
+    scalar_buf a, b;
+    put_scalar(t, a, alpha);
+    put_scalar(t, b, beta);
     const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
     if (op < 0 || op > 2)
         raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
@@ -379,7 +383,7 @@ void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_spmv_scalars(ops[op], &a, M.A, x.data(), (int64_t)x.shape(0), &b, y.data(),
+        s = bsrmv_spmv_scalars(ops[op], a.v, M.A, x.data(), (int64_t)x.shape(0), b.v, y.data(),
                                (int64_t)y.shape(0));
     }
     check(s);
@@ -409,12 +413,20 @@ int64_t leading_dim(const Array &a, bsrmv_layout layout, const char *what)
     return ld;
 }
 
-void matrix_spmm(const Matrix &M, int op, double alpha,
-                 nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu> X, double beta,
+// Y = alpha op(A) X + beta Y for the columns of X (op 0: A, 1: A^T, 2:
+// A^H), through bsrmv_spmm_scalars.
+void matrix_spmm(const Matrix &M, int op, std::complex<double> alpha,
+                 nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu> X, std::complex<double> beta,
                  nb::ndarray<nb::ndim<2>, nb::device::cpu> Y, int row_layout)
 {
     M.check_vec(X.dtype(), "x");
     M.check_vec(Y.dtype(), "y");
+    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
+    if (op < 0 || op > 2)
+        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
+    scalar_buf a, b;
+    put_scalar(M.info.vector_type, a, alpha);
+    put_scalar(M.info.vector_type, b, beta);
     if (X.shape(1) != Y.shape(1))
         raise(BSRMV_ERR_DIMENSION, "x has " + std::to_string(X.shape(1)) + " columns, y " +
                                        std::to_string(Y.shape(1)));
@@ -435,8 +447,7 @@ void matrix_spmm(const Matrix &M, int op, double alpha,
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_spmm(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, M.A, k, X.data(), ldx, beta,
-                       Y.data(), ldy, layout);
+        s = bsrmv_spmm_scalars(ops[op], a.v, M.A, k, X.data(), ldx, b.v, Y.data(), ldy, layout);
     }
     check(s);
 }

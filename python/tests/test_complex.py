@@ -97,6 +97,34 @@ def test_hermitian_and_symmetric_storage(rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", CTYPES)
+def test_several_vectors(rng, dtype):
+    """(n, k) x in one SpMM call: A, A.T and A.H of full, Hermitian and
+    complex symmetric storage, complex alpha and beta into a given y of
+    either layout (NaN where beta == 0)."""
+    for bs in (1, 3, 5):
+        S = random_complex(rng, 9, 9, bs, dtype)
+        C = (S + S.T).tobsr(blocksize=(bs, bs))
+        C.sum_duplicates()
+        H = hermitian(rng, 9, bs, dtype)
+        cases = ((bsrmv.BSRMatrix.from_scipy(S), S), (bsrmv.BSRMatrix.from_scipy(C, symmetric=True), C),
+                 (bsrmv.BSRMatrix.from_scipy(H, hermitian=True), H))
+        for A, M in cases:
+            D = M.toarray().astype(np.complex128)
+            n = D.shape[0]
+            for k in (2, 5, 17):
+                X = np.stack([cvec(rng, n, dtype) for _ in range(k)], axis=1)
+                for op, R in ((A, D), (A.T, D.T), (A.H, D.conj().T)):
+                    assert np.allclose(op @ X, R @ X, rtol=1e-4, atol=1e-4)
+                for order in ("C", "F"):
+                    for alpha, beta in SCALARS:
+                        y0 = np.asarray(np.stack([cvec(rng, n, dtype) for _ in range(k)], axis=1), order=order)
+                        y = y0.copy(order=order) if beta != 0 else np.full((n, k), np.nan, dtype=dtype, order=order)
+                        A.matvec(X, alpha=alpha, beta=beta, y=y)
+                        ref = alpha * (D @ X) + (beta * y0 if beta != 0 else 0)
+                        assert np.allclose(y, ref, rtol=1e-4, atol=1e-4), (bs, k, order, alpha, beta)
+
+
+@pytest.mark.parametrize("dtype", CTYPES)
 def test_solvers(rng, dtype):
     tol = 1e-9 if dtype == np.complex128 else 1e-4
     n = 40

@@ -196,6 +196,8 @@ def test_bad_inputs(rng):
         A.matvec(X, y=ro)
     with pytest.raises(bsrmv.ArgumentError, match="complex"):
         A @ X.astype(np.complex128)
+    with pytest.raises(bsrmv.ArgumentError, match="complex alpha or beta"):
+        A.matvec(X, alpha=1j)
     # x and y in the same memory: the library refuses the overlap
     Z = np.zeros((8, 3))
     with pytest.raises(bsrmv.ArgumentError, match="overlap"):

@@ -398,26 +398,7 @@ class BSRMatrix:
         row = ly[0] is not None
         if x.dtype != vdt or lx[0 if row else 1] is None:
             x = np.asarray(x, dtype=vdt, order="C" if row else "F")
-        if vdt.kind == "c" or isinstance(alpha, complex) or isinstance(beta, complex):
-            return self._apply_columns(op, x, alpha, beta, y)
-        # Real values: the conjugate transpose (op 2) is the transpose.
-        self._m.spmm(1 if op == 2 else op, alpha, x, beta, y, row)
-        return y
-
-    def _apply_columns(self, op, x, alpha, beta, y):
-        """The library's SpMM is built for real values (float values with
-        double vectors and symmetric storage included): complex matrices
-        multiply column by column (in place where the columns are
-        contiguous)."""
-        for j in range(x.shape[1]):
-            xc = np.ascontiguousarray(x[:, j])
-            yc = y[:, j]
-            if yc.flags.c_contiguous:
-                self._spmv(op, alpha, xc, beta, yc)
-            else:
-                yt = np.empty_like(yc) if beta == 0.0 else np.ascontiguousarray(yc)
-                self._spmv(op, alpha, xc, beta, yt)
-                yc[:] = yt
+        self._m.spmm(op, complex(alpha), x, complex(beta), y, row)
         return y
 
     def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0,
