@@ -197,11 +197,20 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
  * and op T is op N).  k and op must be the same on every rank.  The
  * argument checks are agreed on by every rank before the exchange and the
  * outcome after it (two small collectives per call), so a bad argument on
- * one rank fails all with its message.  Real types (complex:
- * BSRMV_ERR_UNSUPPORTED).  Errors as for bsrmv_spmm. */
+ * one rank fails all with its message.  Every value type: complex ones
+ * take OP_C (A^H); in complex symmetric storage OP_T and in Hermitian
+ * storage OP_C are OP_N, and the other transpose is BSRMV_ERR_UNSUPPORTED,
+ * as for bsrmv_dist_spmv.  Errors as for bsrmv_spmm. */
 bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, int k,
                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
                              bsrmv_layout layout);
+
+/* bsrmv_dist_spmm with alpha and beta given as pointers to one value each
+ * of A's type, as bsrmv_dist_spmv_scalars takes them (complex scalars);
+ * NULL: BSRMV_ERR_ARGUMENT on that rank, agreed on by all. */
+bsrmv_status bsrmv_dist_spmm_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     int k, const void *X, int64_t ldx, const void *beta,
+                                     void *Y, int64_t ldy, bsrmv_layout layout);
 
 /* Time spent inside bsrmv_dist_spmv by this rank, summed over calls since
  * the handle was made or reset.  post: pack the send buffer and start the
@@ -245,8 +254,8 @@ bsrmv_status bsrmv_dist_solve(bsrmv_solver method, bsrmv_dist_matrix *A, const b
 /* Collective.  bsrmv_solve_multi across ranks: the k columns of B
  * (this rank's n = mb*bs rows, leading dimension ldb) into X, each column
  * its own recurrence; the products of the unfinished columns are batched
- * into bsrmv_dist_spmm (real types, either storage; column by column for
- * complex values and on GPU ranks).  k must be the same on every rank; a
+ * into bsrmv_dist_spmm (every type, either storage; column by column on
+ * GPU ranks).  k must be the same on every rank; a
  * rank without rows takes part with n = 0 (ldb, ldx >= 1).  Every rank
  * gets the same k reports (reports may be NULL).  Errors as for bsrmv_solve_multi and
  * bsrmv_dist_solve. */

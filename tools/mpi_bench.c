@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "  --gpu              one GPU per rank (device = rank %% GPUs), halo by NCCL\n"
             "  --k K              also bsrmv_dist_spmm of K vectors (column layout, the\n"
             "                     --op, either storage), its time per vector against\n"
-            "                     the SpMV's (\"mpi_spmm\"; real types)\n"
+            "                     the SpMV's (\"mpi_spmm\"; CPU ranks)\n"
             "  --sym              also the matrix in symmetric storage (its diagonal and\n"
             "                     upper blocks, values as stored), timed after the full\n"
             "                     one (\"storage\" in the records; square, CPU ranks;\n"
@@ -174,8 +174,8 @@ static opts parse(int argc, char **argv)
         args_fail("--solve needs --reservoir");
     if (o.nrhs && (!o.solve || o.gpu))
         args_fail("--nrhs goes with --solve on CPU ranks");
-    if (o.k && (o.gpu || o.solve || o.op == BSRMV_OP_C || o.type >= BSRMV_COMPLEX_FLOAT))
-        args_fail("--k: op n or t of real matrices on CPU ranks, no --solve");
+    if (o.k && (o.gpu || o.solve))
+        args_fail("--k: CPU ranks, no --solve");
     if (o.sym && (o.gpu || (o.solve && o.solve != 1 + BSRMV_SOLVER_CG)))
         args_fail("--sym: CPU ranks (no --gpu), and of the solvers CG (the SPD matrix)");
     if (!o.solve && !o.grid[0] && !o.pl[0] && !o.mtx)
@@ -740,7 +740,7 @@ static void spmv_bench(const opts *o, int bs, const bsrmv_matrix *G, const char 
             json_int(&j, "bs", bs);
             json_str(&j, "type", type_names[o->type]);
             json_int(&j, "k", o->k);
-            json_str(&j, "op", o->op == BSRMV_OP_N ? "n" : "t");
+            json_str(&j, "op", o->op == BSRMV_OP_N ? "n" : o->op == BSRMV_OP_T ? "t" : "c");
             json_str(&j, "storage", sym ? "sym" : "full");
             json_num(&j, "ms", tk * 1e3);
             json_num(&j, "ms_per_vector", tk * 1e3 / o->k);

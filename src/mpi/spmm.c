@@ -8,12 +8,16 @@
  * part's transpose by this rank's X, sends each ghost's partial sums to
  * the rank that owns its column and adds what arrives at its own columns;
  * symmetric storage (the off-rank blocks lie above the diagonal, their
- * mirrors on the owners' rows) runs both.  The argument checks and the
+ * mirrors on the owners' rows) runs both, the mirrors conjugated in
+ * Hermitian storage.  Every value type; the scalars are values of it.
+ * The argument checks and the
  * buffers are agreed on first (one small collective), so the exchanges
  * need no status messages, and the outcome after them (another): partial
  * sums sent by a rank whose product then failed are not used silently. */
 #include "dist_internal.h"
+#include "dist_scalar.h"
 
+#include <complex.h>
 #include <stdlib.h>
 
 /* Entry (i, j) of a k-vector array in `layout` with leading dimension ld. */
@@ -87,22 +91,43 @@ static size_t at(bsrmv_layout layout, int64_t ld, int64_t i, int j)
     }
 DEFINE_SPMM_HALO(float, s)
 DEFINE_SPMM_HALO(double, d)
+DEFINE_SPMM_HALO(float _Complex, c)
+DEFINE_SPMM_HALO(double _Complex, z)
 
-/* Y = alpha*op(A)*X + beta*Y after the checks (op N or T), whose outcome
- * st is agreed on here with the buffers'; interleave: X's and Y's spans
- * may interleave (the solvers' pooled vectors; then op N, alpha 1, beta 0,
+/* The halo's moves for each value type (indexed by bsrmv_type). */
+typedef struct spmm_halo {
+    void (*pack)(const bsrmv_dist_matrix *, int, const void *, int64_t, bsrmv_layout, void *);
+    void (*add_rows)(const bsrmv_dist_matrix *, int, const void *, void *, int64_t, bsrmv_layout);
+    void (*gather_rows)(const bsrmv_dist_matrix *, int, const void *, int64_t, bsrmv_layout,
+                        void *);
+    void (*add_sent)(const bsrmv_dist_matrix *, int, const void *, void *, int64_t, bsrmv_layout);
+} spmm_halo;
+static const spmm_halo halo_mm[4] = {
+    [BSRMV_FLOAT] = {pack_s, add_rows_s, gather_rows_s, add_sent_s},
+    [BSRMV_DOUBLE] = {pack_d, add_rows_d, gather_rows_d, add_sent_d},
+    [BSRMV_COMPLEX_FLOAT] = {pack_c, add_rows_c, gather_rows_c, add_sent_c},
+    [BSRMV_COMPLEX_DOUBLE] = {pack_z, add_rows_z, gather_rows_z, add_sent_z},
+};
+
+/* Y = alpha*op(A)*X + beta*Y after the checks (op N, T or C; symmetric
+ * storage op N), alpha and beta values of A's type, whose outcome st is
+ * agreed on here with the buffers'; interleave: X's and Y's spans may
+ * interleave (the solvers' pooled vectors; then op N, alpha 1, beta 0,
  * column layout, and the local part through bsrmv_spmm_cols). */
-static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, double alpha, int k,
-                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, const void *alpha, int k,
+                              const void *X, int64_t ldx, const void *beta, void *Y, int64_t ldy,
                               bsrmv_layout layout, bsrmv_status st, int interleave)
 {
     const size_t vs = bsrmv_type_size(A->type);
     const int64_t nsend = A->send_start[A->nsend], orows = A->offrank->mb * A->bs;
-    const int any = alpha != 0 && A->ghosts + nsend > 0;
+    const int any = !dist_scalar_is_zero(A->type, alpha) && A->ghosts + nsend > 0;
     /* fwd: ghosts of X come in (op N, symmetric storage); back: partial
-     * sums of the ghosts go out to their owners (op T, symmetric storage) */
-    const int fwd = any && (op == BSRMV_OP_N || A->sym), back = any && (op == BSRMV_OP_T || A->sym);
-    const int dbl = A->type == BSRMV_DOUBLE;
+     * sums of the ghosts go out to their owners (op T or C, symmetric
+     * storage: the mirrors, conjugated in Hermitian storage) */
+    const int fwd = any && (op == BSRMV_OP_N || A->sym), back = any && (op != BSRMV_OP_N || A->sym);
+    const bsrmv_op bop = A->sym ? (A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T) : op;
+    const spmm_halo *h = &halo_mm[A->type];
+    const dist_scalar zero = dist_scalar_of(A->type, 0);
     const size_t row = (size_t)A->bs * (size_t)k * vs; /* one ghost's k vectors */
     void *sbuf = NULL, *gbuf = NULL, *t = NULL, *xo = NULL, *tg = NULL, *rb = NULL;
     MPI_Request *req = NULL;
@@ -137,23 +162,17 @@ static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, double alpha, i
                       A->send_rank[j], DIST_TAG_SPMM_T, A->comm, &rbk[j]);
         }
         if (fwd) {
-            if (dbl)
-                pack_d(A, k, X, ldx, layout, sbuf);
-            else
-                pack_s(A, k, X, ldx, layout, sbuf);
+            h->pack(A, k, X, ldx, layout, sbuf);
             for (int j = 0; j < A->nsend; j++) {
                 const int64_t a = A->send_start[j], n = A->send_start[j + 1] - a;
                 MPI_Isend((char *)sbuf + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
                           A->send_rank[j], DIST_TAG_SPMM, A->comm, &snd[nsnd++]);
             }
         }
-        if (back) { /* the ghosts' partial sums, alpha * offrank^T X */
-            if (dbl)
-                gather_rows_d(A, k, X, ldx, layout, xo);
-            else
-                gather_rows_s(A, k, X, ldx, layout, xo);
-            st = bsrmv_spmm(BSRMV_OP_T, alpha, A->offrank, k, xo, k, 0.0, tg, k,
-                            BSRMV_LAYOUT_ROW);
+        if (back) { /* the ghosts' partial sums, alpha * op(offrank) X */
+            h->gather_rows(A, k, X, ldx, layout, xo);
+            st = bsrmv_spmm_scalars(bop, alpha, A->offrank, k, xo, k, &zero, tg, k,
+                                    BSRMV_LAYOUT_ROW);
             for (int i = 0; i < A->nrecv; i++) {
                 const int64_t a = A->recv_start[i], n = A->recv_start[i + 1] - a;
                 MPI_Isend((char *)tg + (size_t)a * row, (int)(n * A->bs * k), A->mpi_type,
@@ -162,33 +181,23 @@ static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, double alpha, i
         }
     }
     if (!st) {
-        /* symmetric storage: the local part's op T is its op N */
-        const bsrmv_op lop = A->sym ? BSRMV_OP_N : op;
         st = interleave ? bsrmv_spmm_cols(A->local, k, X, ldx, Y, ldy)
-                        : bsrmv_spmm(lop, alpha, A->local, k, X, ldx, beta, Y, ldy, layout);
+                        : bsrmv_spmm_scalars(op, alpha, A->local, k, X, ldx, beta, Y, ldy, layout);
     }
     if (posted) {
         if (fwd) {
             MPI_Waitall(A->nrecv, rf, MPI_STATUSES_IGNORE);
             if (!st && A->offrank->nnzb > 0) {
-                st = bsrmv_spmm(BSRMV_OP_N, alpha, A->offrank, k, gbuf, k, 0.0, t, k,
-                                BSRMV_LAYOUT_ROW);
-                if (!st) {
-                    if (dbl)
-                        add_rows_d(A, k, t, Y, ldy, layout);
-                    else
-                        add_rows_s(A, k, t, Y, ldy, layout);
-                }
+                st = bsrmv_spmm_scalars(BSRMV_OP_N, alpha, A->offrank, k, gbuf, k, &zero, t, k,
+                                        BSRMV_LAYOUT_ROW);
+                if (!st)
+                    h->add_rows(A, k, t, Y, ldy, layout);
             }
         }
         if (back) {
             MPI_Waitall(A->nsend, rbk, MPI_STATUSES_IGNORE);
-            if (!st) {
-                if (dbl)
-                    add_sent_d(A, k, rb, Y, ldy, layout);
-                else
-                    add_sent_s(A, k, rb, Y, ldy, layout);
-            }
+            if (!st)
+                h->add_sent(A, k, rb, Y, ldy, layout);
         }
         MPI_Waitall(nsnd, snd, MPI_STATUSES_IGNORE);
     }
@@ -206,22 +215,44 @@ static bsrmv_status spmm_core(bsrmv_dist_matrix *A, bsrmv_op op, double alpha, i
     return st;
 }
 
-bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, int k,
-                             const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
-                             bsrmv_layout layout)
+bsrmv_status bsrmv_dist_spmm_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_matrix *A,
+                                     int k, const void *X, int64_t ldx, const void *beta,
+                                     void *Y, int64_t ldy, bsrmv_layout layout)
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmm: NULL matrix");
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
-    if (op == BSRMV_OP_C) /* real values: the conjugate transpose is the transpose */
+    const int cplx = bsrmv_type_is_complex(A->type);
+    if (op == BSRMV_OP_C && !cplx) /* real values: the conjugate transpose is the transpose */
         op = BSRMV_OP_T;
-    if (A->sym) /* real values: A^T = A */
-        op = BSRMV_OP_N;
-    bsrmv_status st = bsrmv_refuse_complex(A->type, "bsrmv_dist_spmm");
+    /* a rank with bad arguments still takes part in the agreements (a
+     * missing alpha as a non-zero one, an unknown op as op N) */
+    const dist_scalar one = dist_scalar_of(A->type, 1);
+    bsrmv_status st = !alpha || !beta ? bsrmv_fail(BSRMV_ERR_ARGUMENT,
+                                                   "bsrmv_dist_spmm: NULL %s", !alpha ? "alpha" : "beta")
+                                      : BSRMV_SUCCESS;
+    if (!alpha)
+        alpha = &one;
+    if (!beta)
+        beta = &one;
     int64_t nx = 0, ny = 0;
     if (!st)
-        st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type, alpha == 0, k, X, ldx, Y,
-                              ldy, layout, &nx, &ny);
+        st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type,
+                              dist_scalar_is_zero(A->type, alpha), k, X, ldx, Y, ldy, layout, &nx,
+                              &ny);
+    if (A->sym) { /* A^T = A (symmetric), A^H = A (Hermitian; real values: both) */
+        const bsrmv_op same = A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T;
+        if (!st && cplx && op != BSRMV_OP_N && op != same)
+            st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                            "bsrmv_dist_spmm: %s of a complex matrix in %s storage is not built "
+                            "(OP_N and %s are)",
+                            op == BSRMV_OP_T ? "OP_T" : "OP_C",
+                            A->sym == 2 ? "Hermitian" : "symmetric",
+                            same == BSRMV_OP_T ? "OP_T" : "OP_C");
+        op = BSRMV_OP_N;
+    }
+    if (op != BSRMV_OP_T && op != BSRMV_OP_C)
+        op = BSRMV_OP_N;
     st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_spmm", st);
     /* the ranks' exchanges follow op: they must agree on it */
     int ops[2] = {(int)op, -(int)op}, lo[2];
@@ -231,9 +262,20 @@ bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, in
     return spmm_core(A, op, alpha, k, X, ldx, beta, Y, ldy, layout, st, 0);
 }
 
+bsrmv_status bsrmv_dist_spmm(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, int k,
+                             const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+                             bsrmv_layout layout)
+{
+    if (!A)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmm: NULL matrix");
+    const dist_scalar a = dist_scalar_of(A->type, alpha), b = dist_scalar_of(A->type, beta);
+    return bsrmv_dist_spmm_scalars(op, &a, A, k, X, ldx, &b, Y, ldy, layout);
+}
+
 bsrmv_status bsrmv_dist_spmm_cols(bsrmv_dist_matrix *A, int k, const void *X, int64_t ldx,
                                   void *Y, int64_t ldy)
 {
-    return spmm_core(A, BSRMV_OP_N, 1.0, k, X, ldx, 0.0, Y, ldy, BSRMV_LAYOUT_COL,
+    const dist_scalar one = dist_scalar_of(A->type, 1), zero = dist_scalar_of(A->type, 0);
+    return spmm_core(A, BSRMV_OP_N, &one, k, X, ldx, &zero, Y, ldy, BSRMV_LAYOUT_COL,
                      BSRMV_SUCCESS, 1);
 }

@@ -13,6 +13,7 @@
  * arguments or off-rank product failed fails the ranks that use its data,
  * and no product needs a collective. */
 #include "dist_internal.h"
+#include "dist_scalar.h"
 
 #include <string.h>
 
@@ -85,41 +86,11 @@ static const halo_ops halo[4] = {
     [BSRMV_COMPLEX_DOUBLE] = {pack_z, unpack_add_z, rows_add_z, rows_gather_z},
 };
 
-/* A scalar of the matrix type, as bsrmv_spmv_scalars reads it. */
-typedef union dist_scalar {
-    float f;
-    double d;
-    float _Complex c;
-    double _Complex z;
-} dist_scalar;
-
-static dist_scalar scalar(bsrmv_type t, double re)
-{
-    dist_scalar v = {.z = 0};
-    switch (t) {
-    case BSRMV_FLOAT: v.f = (float)re; break;
-    case BSRMV_DOUBLE: v.d = re; break;
-    case BSRMV_COMPLEX_FLOAT: v.c = (float)re; break;
-    default: v.z = re;
-    }
-    return v;
-}
-
-static int scalar_is_zero(bsrmv_type t, const void *s)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return *(const float *)s == 0;
-    case BSRMV_DOUBLE: return *(const double *)s == 0;
-    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)s == 0;
-    default: return *(const double _Complex *)s == 0;
-    }
-}
-
 /* y += alpha * (off-rank part) * ghosts */
 static bsrmv_status offrank_n(bsrmv_dist_matrix *A, const void *alpha, void *y)
 {
     const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
-    const dist_scalar one = scalar(A->type, 1), zero = scalar(A->type, 0);
+    const dist_scalar one = dist_scalar_of(A->type, 1), zero = dist_scalar_of(A->type, 0);
     if (!A->offrank_rows)
         return bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, &one, y, n);
     bsrmv_status st = bsrmv_spmv_scalars(BSRMV_OP_N, alpha, A->offrank, A->ghost_buf, gh, &zero,
@@ -134,7 +105,7 @@ static bsrmv_status offrank_t(bsrmv_op op, bsrmv_dist_matrix *A, const void *alp
                               const void *x, void *sums)
 {
     const int64_t gh = A->ghosts * A->bs, n = A->offrank->mb * A->bs;
-    const dist_scalar zero = scalar(A->type, 0);
+    const dist_scalar zero = dist_scalar_of(A->type, 0);
     if (!A->offrank_rows)
         return bsrmv_spmv_scalars(op, alpha, A->offrank, x, n, &zero, sums, gh);
     halo[A->type].rows_gather(A, x);
@@ -201,7 +172,7 @@ static bsrmv_status sym_spmv(const void *alpha, bsrmv_dist_matrix *A, const void
 
 bsrmv_status bsrmv_dist_spmv_run(bsrmv_dist_matrix *A, const void *x, void *y)
 {
-    const dist_scalar one = scalar(A->type, 1), zero = scalar(A->type, 0);
+    const dist_scalar one = dist_scalar_of(A->type, 1), zero = dist_scalar_of(A->type, 0);
     return bsrmv_dist_spmv_checked(BSRMV_OP_N, &one, A, x, &zero, y, BSRMV_SUCCESS);
 }
 
@@ -210,7 +181,7 @@ bsrmv_status bsrmv_dist_spmv_checked(bsrmv_op op, const void *alpha, bsrmv_dist_
 {
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs, gh = A->ghosts * A->bs;
     const int nr = A->nrecv, ns = A->nsend;
-    if (scalar_is_zero(A->type, alpha)) /* the same on every rank: no exchange anywhere */
+    if (dist_scalar_is_zero(A->type, alpha)) /* the same on every rank: no exchange anywhere */
         return st ? st
                   : op == BSRMV_OP_N
                         ? bsrmv_spmv_scalars(op, alpha, A->local, x, cols, beta, y, rows)
@@ -283,7 +254,7 @@ static bsrmv_status check_args(bsrmv_op op, const bsrmv_dist_matrix *A, const vo
                           "bsrmv_dist_spmv: this rank's part of op(A) is %lld x %lld but x has "
                           "%lld and y %lld entries",
                           (long long)want_y, (long long)want_x, (long long)nx, (long long)ny);
-    if ((ny > 0 && !y) || (nx > 0 && !x && !scalar_is_zero(A->type, alpha)))
+    if ((ny > 0 && !y) || (nx > 0 && !x && !dist_scalar_is_zero(A->type, alpha)))
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL vector");
     return BSRMV_SUCCESS;
 }
@@ -312,7 +283,7 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
                             same == BSRMV_OP_T ? "OP_T" : "OP_C");
         op = BSRMV_OP_N;
     }
-    const dist_scalar one = scalar(A->type, 1);
+    const dist_scalar one = dist_scalar_of(A->type, 1);
     return bsrmv_dist_spmv_checked(op == BSRMV_OP_T || op == BSRMV_OP_C ? op : BSRMV_OP_N,
                                    alpha ? alpha : &one, A, x, beta ? beta : &one, y, st);
 }
@@ -322,7 +293,7 @@ bsrmv_status bsrmv_dist_spmv(bsrmv_op op, double alpha, bsrmv_dist_matrix *A, co
 {
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmv: NULL matrix");
-    const dist_scalar a = scalar(A->type, alpha), b = scalar(A->type, beta);
+    const dist_scalar a = dist_scalar_of(A->type, alpha), b = dist_scalar_of(A->type, beta);
     return bsrmv_dist_spmv_scalars(op, &a, A, x, nx, &b, y, ny);
 }
 

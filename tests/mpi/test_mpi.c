@@ -716,8 +716,8 @@ static void check_spmm(const char *what, const bsrmv_matrix *G, const bsrmv_matr
     const int bs = in.bs;
     const bsrmv_type t = in.type;
     const size_t vs = bsrmv_type_size(t);
-    const int tr = op == BSRMV_OP_T;
-    /* X on the rank's columns and Y on its rows (op N), the other way for op T */
+    const int tr = op != BSRMV_OP_N, cplx = t >= BSRMV_COMPLEX_FLOAT;
+    /* X on the rank's columns and Y on its rows (op N), the other way for op T and C */
     const int64_t *xs_at = tr ? rs : cs, *ys_at = tr ? cs : rs;
     const int64_t nxg = tr ? in.rows : in.cols, nyg = tr ? in.cols : in.rows;
     const int64_t myx = (xs_at[rank + 1] - xs_at[rank]) * bs;
@@ -729,7 +729,10 @@ static void check_spmm(const char *what, const bsrmv_matrix *G, const bsrmv_matr
     void **xs = malloc((size_t)k * sizeof *xs), **y0 = malloc((size_t)k * sizeof *y0);
     void *yw = tu_nan_vector(nyg + 1, t), *part = tu_nan_vector(myy + 1, t);
     TU_CHECK(xs && y0, "out of memory");
-    const double alpha = -0.75, beta = seed % 2 ? 0.0 : 1.5;
+    /* complex types: complex scalars through bsrmv_dist_spmm_scalars */
+    tu_scalar sa, sb;
+    const tu_ldc alpha = tu_put_scalar(&sa, t, cplx ? -0.75 + 0.5 * I : -0.75);
+    const tu_ldc beta = tu_put_scalar(&sb, t, seed % 2 ? 0.0 : cplx ? 1.5 - 0.25 * I : 1.5);
     for (int j = 0; j < k; j++) {
         xs[j] = tu_random_vector(nxg + 1, t, seed + 10 * (uint64_t)j);
         y0[j] = tu_random_vector(nyg + 1, t, seed + 10 * (uint64_t)j + 5);
@@ -740,16 +743,20 @@ static void check_spmm(const char *what, const bsrmv_matrix *G, const bsrmv_matr
             memcpy((char *)Y + (col ? i + j * ldy : i * ldy + j) * vs,
                    at(y0[j], ys_at[rank] * bs + i, 1, t), vs);
     }
-    TU_OK(bsrmv_dist_spmm(op, alpha, D, k, X, ldx, beta, Y, ldy, layout));
+    if (cplx)
+        TU_OK(bsrmv_dist_spmm_scalars(op, &sa, D, k, X, ldx, &sb, Y, ldy, layout));
+    else
+        TU_OK(bsrmv_dist_spmm(op, (double)creall(alpha), D, k, X, ldx, (double)creall(beta), Y,
+                              ldy, layout));
     for (int j = 0; j < k; j++) {
         for (int64_t i = 0; i < myy; i++)
             memcpy((char *)part + i * vs, (char *)Y + (col ? i + j * ldy : i * ldy + j) * vs, vs);
         gather(part, yw, ys_at, bs, t);
         char msg[200];
         snprintf(msg, sizeof msg, "%s %sspmm op %c %s k %d column %d %s, %d ranks", what,
-                 in.symmetric ? "symmetric " : "", tr ? 'T' : 'N', col ? "col" : "row", k, j,
-                 type_name[t], size);
-        tu_check_result(msg, F, op, alpha, xs[j], beta, y0[j], yw);
+                 in.symmetric == BSRMV_SYM_HERMITIAN ? "Hermitian " : in.symmetric ? "symmetric " : "",
+                 "NTC"[op], col ? "col" : "row", k, j, type_name[t], size);
+        tu_check_complex(msg, F, op, alpha, xs[j], beta, y0[j], yw);
         free(xs[j]);
         free(y0[j]);
         checks++;
@@ -758,8 +765,8 @@ static void check_spmm(const char *what, const bsrmv_matrix *G, const bsrmv_matr
     for (int64_t i = 0; i < leny; i++) {
         const int64_t r = col ? i % ldy : i / ldy, c = col ? i / ldy : i % ldy;
         if (r >= myy || c >= k)
-            TU_CHECK(isnan(tu_get(Y, t, i)), "%s: the padding of Y at %lld was written", what,
-                     (long long)i);
+            TU_CHECK(isnan(creall(tu_cget(Y, t, i))), "%s: the padding of Y at %lld was written",
+                     what, (long long)i);
     }
     free(xs);
     free(y0);
@@ -775,7 +782,7 @@ static void spmm_cases(void)
     int64_t *rs = new_starts(), *cs = new_starts();
     static const int ks[] = {1, 3, 17};
     for (int s = 0; s < 3; s++)
-        for (int t = 0; t < 2; t++) {
+        for (int t = 0; t < 4; t++) {
             const tu_shape sh = {.mb = 31, .nb = s == 1 ? 45 : 31, .bs = s == 2 ? 10 : 3,
                                  .mean_len = 4, .empty_frac = 0.1, .long_row = 6,
                                  .long_len = 25};
@@ -787,24 +794,41 @@ static void spmm_cases(void)
             else
                 partition(BALANCED, sh.nb, NULL, cs);
             for (int l = 0; l < 2; l++)
-                for (int op = 0; op < 2; op++)
+                for (int op = 0; op < (t >= BSRMV_COMPLEX_FLOAT ? 3 : 2); op++)
                     check_spmm(part_name[k], G, G, rs, cs, (bsrmv_op)op, ks[(s + l + op) % 3],
                                (bsrmv_layout)l, 910 + 2 * s + t + (uint64_t)op);
             bsrmv_matrix_destroy(G);
         }
-    /* symmetric storage: the off-rank blocks' mirrors go back to their owners */
-    for (int t = 0; t < 2; t++) {
-        const tu_shape sh = {.mb = 37, .nb = 37, .bs = t ? 3 : 2, .mean_len = 4,
+    /* symmetric storage: the off-rank blocks' mirrors go back to their
+     * owners (conjugated in Hermitian storage: complex double); its other
+     * op is op T, Hermitian storage's op C */
+    for (int t = 0; t < 4; t++) {
+        const tu_shape sh = {.mb = 37, .nb = 37, .bs = t % 2 ? 3 : 2, .mean_len = 4,
                              .empty_frac = 0.1, .long_row = 5, .long_len = 25};
-        bsrmv_matrix *S = tu_random_sym(&sh, (bsrmv_type)t, (bsrmv_order)t, BSRMV_SYM_SYMMETRIC,
-                                        940 + (uint64_t)t, false);
+        const int herm = t == BSRMV_COMPLEX_DOUBLE;
+        bsrmv_matrix *S = tu_random_sym(&sh, (bsrmv_type)t, (bsrmv_order)(t % 2),
+                                        herm ? BSRMV_SYM_HERMITIAN : BSRMV_SYM_SYMMETRIC,
+                                        940 + (uint64_t)t, herm);
         bsrmv_matrix *F;
         TU_OK(bsrmv_matrix_from_sym(&F, S));
-        const part_kind k = (part_kind)(t % NPART);
+        /* balanced or uneven: every rank has rows, and off-rank blocks */
+        const part_kind k = (part_kind)(t % 2);
         partition(k, sh.mb, row_ptr_of(S), rs);
         for (int l = 0; l < 2; l++)
-            check_spmm(part_name[k], S, F, rs, rs, (bsrmv_op)l, ks[(t + l) % 3], (bsrmv_layout)l,
-                       950 + 2 * (uint64_t)t + (uint64_t)l);
+            check_spmm(part_name[k], S, F, rs, rs, l ? (herm ? BSRMV_OP_C : BSRMV_OP_T) : BSRMV_OP_N,
+                       ks[(t + l) % 3], (bsrmv_layout)l, 950 + 2 * (uint64_t)t + (uint64_t)l);
+        if (t == BSRMV_COMPLEX_FLOAT) { /* complex symmetric: A^H is not built */
+            bsrmv_dist_matrix *D;
+            TU_OK(bsrmv_dist_matrix_scatter(&D, MPI_COMM_WORLD, 0, S, rs));
+            const int64_t my = (rs[rank + 1] - rs[rank]) * sh.bs;
+            float _Complex *X = calloc((size_t)(2 * my + 2), sizeof *X), *Y = X + my + 1;
+            expect_everywhere(bsrmv_dist_spmm(BSRMV_OP_C, 1.0, D, 1, X, my + 1, 0.0, Y, my + 1,
+                                              BSRMV_LAYOUT_COL),
+                              BSRMV_ERR_UNSUPPORTED, "spmm op C of complex symmetric",
+                              "not built");
+            free(X);
+            bsrmv_dist_matrix_destroy(D);
+        }
         bsrmv_matrix_destroy(F);
         bsrmv_matrix_destroy(S);
     }
@@ -1067,7 +1091,8 @@ static void solve_multi_cases(void)
                  {BSRMV_SOLVER_BICGSTAB, BSRMV_DOUBLE, 3, 1, 0},
                  {BSRMV_SOLVER_GMRES, BSRMV_FLOAT, 4, 0, 0},
                  {BSRMV_SOLVER_CG, BSRMV_DOUBLE, 3, 1, 1},
-                 {BSRMV_SOLVER_BICGSTAB, BSRMV_COMPLEX_DOUBLE, 2, 1, 0}};
+                 {BSRMV_SOLVER_BICGSTAB, BSRMV_COMPLEX_DOUBLE, 3, 1, 0},
+                 {BSRMV_SOLVER_GMRES, BSRMV_COMPLEX_FLOAT, 4, 0, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const bsrmv_type t = cases[c].t;
         test_system sys = system_make(t, cases[c].m == BSRMV_SOLVER_CG, TU_NONHERM,
@@ -1078,7 +1103,7 @@ static void solve_multi_cases(void)
         bsrmv_matrix_info in;
         TU_OK(bsrmv_matrix_get_info(A, &in));
         const int k = cases[c].k;
-        const double rtol = t == BSRMV_FLOAT ? 1e-5 : 1e-8;
+        const double rtol = t == BSRMV_FLOAT || t == BSRMV_COMPLEX_FLOAT ? 1e-5 : 1e-8;
         const size_t vs = bsrmv_type_size(t);
         bsrmv_solve_options o = {.rtol = rtol, .max_iter = 2000, .restart = 20, .x0_zero = 1};
         partition(size == 4 ? UNEVEN : BALANCED, in.mb, row_ptr_of(A), rs);
@@ -1113,7 +1138,7 @@ static void solve_multi_cases(void)
             TU_CHECK(abs(r2[j].iterations - r1[j].iterations) <= 2 + r1[j].iterations / 20,
                      "multi case %zu column %d: %d iterations, %d in one process", c, j,
                      r2[j].iterations, r1[j].iterations);
-            TU_CHECK(rel <= (t == BSRMV_FLOAT ? 1e-2 : 1e-5),
+            TU_CHECK(rel <= (t == BSRMV_FLOAT || t == BSRMV_COMPLEX_FLOAT ? 1e-2 : 1e-5),
                      "multi case %zu column %d: solutions differ by %g", c, j, rel);
             if (rank == 0 && j == 0)
                 printf("  multi    %-8s %-14s k %d%s, %d ranks: column 0 %d iterations (one "
