@@ -35,7 +35,6 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_matrix 
     const int64_t ldy = (lay == BSRMV_LAYOUT_COL ? ny : k) + pad + 1;
     const int64_t ex = tu_mv_span(lay, nx, k, ldx), ey = tu_mv_span(lay, ny, k, ldy);
     const bsrmv_type vt = in.vector_type;
-    const size_t vs = bsrmv_type_size(vt);
     if (!scalars) {
         alpha = creal(alpha);
         beta = creal(beta);
@@ -62,15 +61,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_matrix 
         free(y0j);
         free(yj);
     }
-    bool *inside = calloc((size_t)ey + 1, sizeof *inside);
-    TU_CHECK(inside, "out of memory");
-    for (int64_t i = 0; i < ny; i++)
-        for (int j = 0; j < k; j++)
-            inside[tu_mv_at(lay, i, j, ldy)] = true;
-    for (int64_t e = 0; e <= ey; e++)
-        TU_CHECK(inside[e] || !memcmp((char *)Y + e * vs, (char *)Y0 + e * vs, vs),
-                 "%s: k=%d: padding entry %lld of Y written", what, k, (long long)e);
-    free(inside);
+    tu_check_mv_padding(what, Y, Y0, vt, lay, ny, k, ldy);
     free(X);
     free(Y0);
     free(Y);

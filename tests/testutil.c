@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,22 @@ int64_t tu_mv_span(bsrmv_layout lay, int64_t n, int k, int64_t ld)
     if (n == 0)
         return 0;
     return lay == BSRMV_LAYOUT_ROW ? (n - 1) * ld + k : (int64_t)(k - 1) * ld + n;
+}
+
+void tu_check_mv_padding(const char *what, const void *Y, const void *Y0, bsrmv_type t,
+                         bsrmv_layout lay, int64_t n, int k, int64_t ld)
+{
+    const size_t vs = bsrmv_type_size(t);
+    const int64_t ey = tu_mv_span(lay, n, k, ld);
+    bool *inside = calloc((size_t)ey + 1, sizeof *inside);
+    TU_CHECK(inside, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        for (int j = 0; j < k; j++)
+            inside[tu_mv_at(lay, i, j, ld)] = true;
+    for (int64_t e = 0; e <= ey; e++)
+        TU_CHECK(inside[e] || !memcmp((const char *)Y + e * vs, (const char *)Y0 + e * vs, vs),
+                 "%s: k=%d: padding entry %lld of Y written", what, k, (long long)e);
+    free(inside);
 }
 
 void *tu_mv_column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld)

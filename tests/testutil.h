@@ -79,6 +79,11 @@ void *tu_copy_vector(const void *v, int64_t n, bsrmv_type t);
 int64_t tu_mv_at(bsrmv_layout lay, int64_t i, int j, int64_t ld);
 int64_t tu_mv_span(bsrmv_layout lay, int64_t n, int k, int64_t ld);
 void *tu_mv_column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int j, int64_t ld);
+/* The entries of Y (n x k in `lay`, leading dimension ld, values of t)
+ * outside its k columns, up to its span and one past it, hold Y0's bits;
+ * on failure prints `what` and exits 1. */
+void tu_check_mv_padding(const char *what, const void *Y, const void *Y0, bsrmv_type t,
+                         bsrmv_layout lay, int64_t n, int k, int64_t ld);
 double tu_get(const void *v, bsrmv_type t, int64_t i);
 
 /* Reference y_ref = alpha*op(A)*x + beta*y0 (x, y0 of A's vector type),

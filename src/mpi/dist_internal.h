@@ -120,6 +120,14 @@ bsrmv_status bsrmv_dist_sv_run(bsrmv_solver method, bsrmv_dist_matrix *A,
                                void (*inner_free)(struct sv_backend *), const void *b, void *x,
                                const bsrmv_solve_options *opt, bsrmv_solve_report *report);
 
+/* Symmetric storage (A->sym): A^T = A (symmetric; real values, where op C
+ * has become op T, too), A^H = A (Hermitian); the other transpose of a
+ * complex matrix is not built.  *op becomes OP_N; returns st, or where it
+ * is BSRMV_SUCCESS and *op was that other transpose, BSRMV_ERR_UNSUPPORTED
+ * (the message starts with `who`).  Not collective. */
+bsrmv_status bsrmv_dist_sym_op(const bsrmv_dist_matrix *A, bsrmv_op *op, const char *who,
+                               bsrmv_status st);
+
 /* Collective: st, or where it is BSRMV_SUCCESS, BSRMV_ERR_ARGUMENT when the
  * ranks pass different k (which sizes the messages or batches the
  * products); not agreed on. */

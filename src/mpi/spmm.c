@@ -222,8 +222,7 @@ bsrmv_status bsrmv_dist_spmm_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
     if (!A)
         return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_dist_spmm: NULL matrix");
     const int64_t rows = A->mb * A->bs, cols = A->nb * A->bs;
-    const int cplx = bsrmv_type_is_complex(A->type);
-    if (op == BSRMV_OP_C && !cplx) /* real values: the conjugate transpose is the transpose */
+    if (op == BSRMV_OP_C && !bsrmv_type_is_complex(A->type)) /* real: A^H = A^T */
         op = BSRMV_OP_T;
     /* a rank with bad arguments still takes part in the agreements (a
      * missing alpha as a non-zero one, an unknown op as op N) */
@@ -240,17 +239,8 @@ bsrmv_status bsrmv_dist_spmm_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
         st = bsrmv_spmm_check("bsrmv_dist_spmm", op, rows, cols, A->type,
                               dist_scalar_is_zero(A->type, alpha), k, X, ldx, Y, ldy, layout, &nx,
                               &ny);
-    if (A->sym) { /* A^T = A (symmetric), A^H = A (Hermitian; real values: both) */
-        const bsrmv_op same = A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T;
-        if (!st && cplx && op != BSRMV_OP_N && op != same)
-            st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                            "bsrmv_dist_spmm: %s of a complex matrix in %s storage is not built "
-                            "(OP_N and %s are)",
-                            op == BSRMV_OP_T ? "OP_T" : "OP_C",
-                            A->sym == 2 ? "Hermitian" : "symmetric",
-                            same == BSRMV_OP_T ? "OP_T" : "OP_C");
-        op = BSRMV_OP_N;
-    }
+    if (A->sym)
+        st = bsrmv_dist_sym_op(A, &op, "bsrmv_dist_spmm", st);
     if (op != BSRMV_OP_T && op != BSRMV_OP_C)
         op = BSRMV_OP_N;
     st = bsrmv_dist_same_k(A->comm, k, "bsrmv_dist_spmm", st);

@@ -86,6 +86,20 @@ static const halo_ops halo[4] = {
     [BSRMV_COMPLEX_DOUBLE] = {pack_z, unpack_add_z, rows_add_z, rows_gather_z},
 };
 
+bsrmv_status bsrmv_dist_sym_op(const bsrmv_dist_matrix *A, bsrmv_op *op, const char *who,
+                               bsrmv_status st)
+{
+    const bsrmv_op same = A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T;
+    if (!st && *op != BSRMV_OP_N && *op != same)
+        st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
+                        "%s: %s of a complex matrix in %s storage is not built (OP_N and %s are)",
+                        who, *op == BSRMV_OP_T ? "OP_T" : "OP_C",
+                        A->sym == 2 ? "Hermitian" : "symmetric",
+                        same == BSRMV_OP_T ? "OP_T" : "OP_C");
+    *op = BSRMV_OP_N;
+    return st;
+}
+
 /* y += alpha * (off-rank part) * ghosts */
 static bsrmv_status offrank_n(bsrmv_dist_matrix *A, const void *alpha, void *y)
 {
@@ -272,17 +286,8 @@ bsrmv_status bsrmv_dist_spmv_scalars(bsrmv_op op, const void *alpha, bsrmv_dist_
      * unknown op runs as OP_N's exchange, a missing alpha as a non-zero
      * one) and its status travels with it */
     bsrmv_status st = check_args(op, A, x, nx, alpha, beta, y, ny);
-    if (A->sym) { /* A^T = A (symmetric), A^H = A (Hermitian) */
-        const bsrmv_op same = A->sym == 2 ? BSRMV_OP_C : BSRMV_OP_T;
-        if (!st && op != BSRMV_OP_N && op != same)
-            st = bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                            "bsrmv_dist_spmv: %s of a complex matrix in %s storage is not built "
-                            "(OP_N and %s are)",
-                            op == BSRMV_OP_T ? "OP_T" : "OP_C",
-                            A->sym == 2 ? "Hermitian" : "symmetric",
-                            same == BSRMV_OP_T ? "OP_T" : "OP_C");
-        op = BSRMV_OP_N;
-    }
+    if (A->sym)
+        st = bsrmv_dist_sym_op(A, &op, "bsrmv_dist_spmv", st);
     const dist_scalar one = dist_scalar_of(A->type, 1);
     return bsrmv_dist_spmv_checked(op == BSRMV_OP_T || op == BSRMV_OP_C ? op : BSRMV_OP_N,
                                    alpha ? alpha : &one, A, x, beta ? beta : &one, y, st);
