@@ -27,8 +27,8 @@
 #define MAXCFG 96 /* bsrmv candidates timed per case */
 #define MAXMODE 2 /* traffic modes (bench_options.gpu_traffic) */
 /* A path's timed calls in one mode stop at SLOW_REPS once they would take
- * SLOW_MS: cuSPARSE takes 100 ms a call on the arrow matrices, where 50
- * calls in two modes and five paths were a minute of a case. */
+ * SLOW_MS: cuSPARSE takes ~100 ms a call on the arrow matrices, where 50
+ * calls in two modes on five paths would be a minute a case. */
 #define SLOW_MS 1000.0
 #define SLOW_REPS 11
 
