@@ -386,17 +386,6 @@ static bsrmv_status spmm_run(bsrmv_op op, double _Complex alpha, const bsrmv_mat
     return spmm_n(ks, ops, A, layout, &g, k);
 }
 
-/* A scalar of the vector type t at p. */
-static double _Complex load_scalar(bsrmv_type t, const void *p)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return *(const float *)p;
-    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)p;
-    case BSRMV_COMPLEX_DOUBLE: return *(const double _Complex *)p;
-    default: return *(const double *)p;
-    }
-}
-
 static bsrmv_status spmm(const char *who, bsrmv_op op, double _Complex alpha, const bsrmv_matrix *A,
                          int k, const void *X, int64_t ldx, double _Complex beta, void *Y,
                          int64_t ldy, bsrmv_layout layout)

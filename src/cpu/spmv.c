@@ -292,18 +292,6 @@ bsrmv_status bsrmv_spmv(bsrmv_op op, double alpha, const bsrmv_matrix *A, const 
     return spmv("bsrmv_spmv", op, alpha, A, x, nx, beta, y, ny);
 }
 
-/* A scalar of the vector type t at p. */
-static scalar load_scalar(bsrmv_type t, const void *p)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return *(const float *)p;
-    case BSRMV_DOUBLE: return *(const double *)p;
-    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)p;
-    case BSRMV_COMPLEX_DOUBLE: return *(const double _Complex *)p;
-    }
-    return 0;
-}
-
 bsrmv_status bsrmv_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_matrix *A,
                                 const void *x, int64_t nx, const void *beta, void *y,
                                 int64_t ny)

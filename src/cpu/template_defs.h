@@ -1,9 +1,11 @@
 /* What the CPU kernel templates (kernel_template.h, spmm_template.h) and
  * their drivers share: the per-type name suffix, the inlining of the block
- * bodies, the entry points' instruction-set copies, and when a call is
- * worth a parallel region.  Not installed. */
+ * bodies, the entry points' instruction-set copies, when a call is worth
+ * a parallel region, and how the drivers read scalars.  Not installed. */
 #ifndef BSRMV_CPU_TEMPLATE_DEFS_H
 #define BSRMV_CPU_TEMPLATE_DEFS_H
+
+#include "bsrmv.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -31,6 +33,18 @@
 #else
 #define BLOCK_UNROLL _Pragma("GCC unroll 8")
 #endif
+
+/* A scalar of the vector type t at p (bsrmv_spmv_scalars and
+ * bsrmv_spmm_scalars), as the drivers carry alpha and beta. */
+static inline double _Complex load_scalar(bsrmv_type t, const void *p)
+{
+    switch (t) {
+    case BSRMV_FLOAT: return *(const float *)p;
+    case BSRMV_COMPLEX_FLOAT: return *(const float _Complex *)p;
+    case BSRMV_COMPLEX_DOUBLE: return *(const double _Complex *)p;
+    default: return *(const double *)p;
+    }
+}
 
 /* Below this many multiply-adds a parallel region costs more than it saves. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 13)
