@@ -36,6 +36,11 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 vpy=$venv/bin/python
 "$vpy" -m pip install -q --disable-pip-version-check numpy scipy pytest nanobind scikit-build-core
+# bsrmv.mpi's tests run where MPI is (the package then builds it): mpi4py
+# builds against the same MPI's mpicc
+if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
+    "$vpy" -m pip install -q --disable-pip-version-check mpi4py
+fi
 "$vpy" -m pip install -q --disable-pip-version-check --no-build-isolation \
     -C cmake.define.BSRMV_CUDA="${BSRMV_PY_CUDA:-OFF}" -C cmake.define.BSRMV_CPU_FEW_SIZES=ON \
     -C build-dir="$root/build-python/{wheel_tag}" ./python

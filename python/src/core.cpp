@@ -3,7 +3,8 @@
 // this module only checks what the C library cannot see (array lengths,
 // dtypes against the matrix type, overlap), calls the library with the GIL
 // released and turns failures into the package's exception classes.
-#include <bsrmv.h>
+#include "core.h"
+
 #include <bsrmv_gen.h>
 
 #include <nanobind/nanobind.h>
@@ -28,27 +29,7 @@
 #include <utility>
 #include <vector>
 
-namespace nb = nanobind;
-
-namespace {
-
-// A failed library call: the status and bsrmv_last_error()'s message, read
-// on the thread that made the call (the message is per thread).
-struct Failure {
-    bsrmv_status status;
-    std::string message;
-};
-
-[[noreturn]] void raise(bsrmv_status s, std::string msg)
-{
-    throw Failure{s, std::move(msg)};
-}
-
-void check(bsrmv_status s)
-{
-    if (s != BSRMV_SUCCESS)
-        raise(s, bsrmv_last_error());
-}
+namespace bsrmv_py {
 
 // Python exception class per status code, registered by the package at
 // import time (bsrmv/_errors.py defines them).
@@ -66,79 +47,6 @@ void apply_threads()
     if (n > 0 && omp_get_max_threads() != n)
         omp_set_num_threads(n);
 }
-
-bsrmv_type type_of(nb::dlpack::dtype dt)
-{
-    if (dt == nb::dtype<double>())
-        return BSRMV_DOUBLE;
-    if (dt == nb::dtype<float>())
-        return BSRMV_FLOAT;
-    if (dt == nb::dtype<std::complex<double>>())
-        return BSRMV_COMPLEX_DOUBLE;
-    if (dt == nb::dtype<std::complex<float>>())
-        return BSRMV_COMPLEX_FLOAT;
-    raise(BSRMV_ERR_ARGUMENT, "values must be float32, float64, complex64 or complex128");
-}
-
-bool is_complex(bsrmv_type t)
-{
-    return t == BSRMV_COMPLEX_FLOAT || t == BSRMV_COMPLEX_DOUBLE;
-}
-
-// The NumPy name of a library type.
-const char *type_name(bsrmv_type t)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return "float32";
-    case BSRMV_DOUBLE: return "float64";
-    case BSRMV_COMPLEX_FLOAT: return "complex64";
-    case BSRMV_COMPLEX_DOUBLE: return "complex128";
-    }
-    return "?";
-}
-
-nb::dlpack::dtype dlpack_of(bsrmv_type t)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return nb::dtype<float>();
-    case BSRMV_DOUBLE: return nb::dtype<double>();
-    case BSRMV_COMPLEX_FLOAT: return nb::dtype<std::complex<float>>();
-    case BSRMV_COMPLEX_DOUBLE: return nb::dtype<std::complex<double>>();
-    }
-    return nb::dtype<double>();
-}
-
-using Index64 = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using Index32 = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using Values = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
-using InVec = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using OutVec = nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-// A host matrix.  Wrapped arrays stay alive through `keep`, which holds the
-// Python arrays the library reads; library-owned arrays die with `A`.
-struct Matrix {
-    bsrmv_matrix *A = nullptr;
-    bsrmv_matrix_info info{};
-    nb::object keep;
-
-    explicit Matrix(bsrmv_matrix *a, nb::object k = nb::none()) : A(a), keep(std::move(k))
-    {
-        check(bsrmv_matrix_get_info(A, &info));
-    }
-    Matrix(const Matrix &) = delete;
-    Matrix &operator=(const Matrix &) = delete;
-    ~Matrix() { bsrmv_matrix_destroy(A); }
-
-    // x, y, b and the multivectors are of the vector type (the value type
-    // unless mixed precision).
-    void check_vec(nb::dlpack::dtype dt, const char *what) const
-    {
-        if (type_of(dt) != info.vector_type)
-            raise(BSRMV_ERR_ARGUMENT, std::string(what) + " is " + type_name(type_of(dt)) +
-                                          ", the matrix's vectors are " +
-                                          type_name(info.vector_type));
-    }
-};
 
 // RowPtr: Index64 or Index32, the width the caller's indptr has (read in
 // place when wrapped).
@@ -331,36 +239,6 @@ void matrix_spmv(const Matrix &M, int op, double alpha, InVec x, double beta, Ou
     check(s);
 }
 
-// A scalar as a value of the vector type t (what bsrmv_spmv_scalars and
-// bsrmv_spmm_scalars read); a real type refuses a non-zero imaginary part.
-struct scalar_buf {
-    alignas(std::complex<double>) unsigned char v[sizeof(std::complex<double>)];
-};
-void put_scalar(bsrmv_type t, scalar_buf &buf, std::complex<double> v)
-{
-    if (!is_complex(t) && v.imag() != 0)
-        raise(BSRMV_ERR_ARGUMENT, std::string("complex alpha or beta for a ") + type_name(t) +
-                                      " matrix");
-    switch (t) {
-    case BSRMV_FLOAT: {
-        float f = (float)v.real();
-        std::memcpy(buf.v, &f, sizeof f);
-        break;
-    }
-    case BSRMV_DOUBLE: {
-        double d = v.real();
-        std::memcpy(buf.v, &d, sizeof d);
-        break;
-    }
-    case BSRMV_COMPLEX_FLOAT: {
-        std::complex<float> c(v);
-        std::memcpy(buf.v, &c, sizeof c);
-        break;
-    }
-    case BSRMV_COMPLEX_DOUBLE: std::memcpy(buf.v, &v, sizeof v); break;
-    }
-}
-
 // y = alpha op(A) x + beta y with complex alpha and beta (op 0: A, 1: A^T,
 // 2: A^H), through bsrmv_spmv_scalars.
 void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
@@ -387,30 +265,6 @@ void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
                                (int64_t)y.shape(0));
     }
     check(s);
-}
-
-// A multivector as bsrmv_spmm reads it: the leading dimension of a 2-D
-// array in `layout` (row: unit stride along a row, col: down a column),
-// in elements.  The package picks the layout from the strides; an array
-// that does not have it is refused here, never copied.
-template <class Array>
-int64_t leading_dim(const Array &a, bsrmv_layout layout, const char *what)
-{
-    int64_t n = (int64_t)a.shape(0), k = (int64_t)a.shape(1);
-    bool row = layout == BSRMV_LAYOUT_ROW;
-    // unit: the stride that must be 1; ld: the other one.  A dimension of
-    // one entry has no meaningful stride.
-    int64_t unit = row ? a.stride(1) : a.stride(0), ld = row ? a.stride(0) : a.stride(1);
-    int64_t inner = row ? k : n, outer = row ? n : k;
-    if (outer <= 1 || a.size() == 0)
-        return std::max<int64_t>(inner, 1);
-    if (inner > 1 && unit != 1)
-        raise(BSRMV_ERR_ARGUMENT, std::string(what) + " is not " +
-                                      (row ? "row-major (unit stride along rows)"
-                                           : "column-major (unit stride down columns)"));
-    if (ld < std::max<int64_t>(inner, 1))
-        raise(BSRMV_ERR_ARGUMENT, std::string(what) + ": strides overlap or are negative");
-    return ld;
 }
 
 // Y = alpha op(A) X + beta Y for the columns of X (op 0: A, 1: A^T, 2:
@@ -758,7 +612,9 @@ std::string gpu_kernel(const GpuMatrix &G)
     return buf;
 }
 
-} // namespace
+} // namespace bsrmv_py
+
+using namespace bsrmv_py;
 
 NB_MODULE(_core, m)
 {
@@ -798,6 +654,12 @@ NB_MODULE(_core, m)
         return bsrmv_num_threads();
     });
     m.def("has_kernel", [](int bs) { return bsrmv_cpu_has_kernel(bs) != 0; });
+#ifdef BSRMV_PY_MPI
+    bind_mpi(m);
+    m.attr("has_mpi") = true;
+#else
+    m.attr("has_mpi") = false;
+#endif
 
     nb::class_<Matrix>(m, "Matrix")
         .def_static("make", &make_matrix<Index64>, nb::arg("row_ptr").noconvert(),

@@ -7,7 +7,7 @@ Host::
     y = A @ x                              # or A.matvec(x, alpha=, beta=, y=)
     x, report = bsrmv.solve(A, b, "bicgstab")
 
-Device: :mod:`bsrmv.gpu`.  Errors raise :class:`bsrmv.Error` subclasses
+Device: :mod:`bsrmv.gpu`; several processes: :mod:`bsrmv.mpi`.  Errors raise :class:`bsrmv.Error` subclasses
 carrying the library's message.
 """
 from . import _core
@@ -20,12 +20,12 @@ from ._solve import SolveReport, solve
 __version__ = "0.1.0"
 
 __all__ = ["BSRMatrix", "TransposedBSRMatrix", "SolveReport", "solve", "read_mtx", "grid",
-           "set_num_threads", "get_num_threads", "gpu"] + list(_error_names)
+           "set_num_threads", "get_num_threads", "gpu", "mpi"] + list(_error_names)
 
 
 def __getattr__(name: str):
-    if name == "gpu":
+    if name in ("gpu", "mpi"):
         import importlib
 
-        return importlib.import_module(".gpu", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'bsrmv' has no attribute {name!r}")
