@@ -252,16 +252,12 @@ void matrix_spmv_c(const Matrix &M, int op, std::complex<double> alpha, InVec x,
     if (x.shape(0) && y.shape(0) && xb < yb + y.shape(0) * es && yb < xb + x.shape(0) * es)
         raise(BSRMV_ERR_ARGUMENT, "x and y must not overlap");
     scalar_buf a, b;
-    put_scalar(t, a, alpha);
-    put_scalar(t, b, beta);
-    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
-    if (op < 0 || op > 2)
-        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
+    const bsrmv_op o = product_args(op, t, alpha, beta, a, b);
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_spmv_scalars(ops[op], a.v, M.A, x.data(), (int64_t)x.shape(0), b.v, y.data(),
+        s = bsrmv_spmv_scalars(o, a.v, M.A, x.data(), (int64_t)x.shape(0), b.v, y.data(),
                                (int64_t)y.shape(0));
     }
     check(s);
@@ -275,12 +271,8 @@ void matrix_spmm(const Matrix &M, int op, std::complex<double> alpha,
 {
     M.check_vec(X.dtype(), "x");
     M.check_vec(Y.dtype(), "y");
-    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
-    if (op < 0 || op > 2)
-        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
     scalar_buf a, b;
-    put_scalar(M.info.vector_type, a, alpha);
-    put_scalar(M.info.vector_type, b, beta);
+    const bsrmv_op o = product_args(op, M.info.vector_type, alpha, beta, a, b);
     if (X.shape(1) != Y.shape(1))
         raise(BSRMV_ERR_DIMENSION, "x has " + std::to_string(X.shape(1)) + " columns, y " +
                                        std::to_string(Y.shape(1)));
@@ -301,7 +293,7 @@ void matrix_spmm(const Matrix &M, int op, std::complex<double> alpha,
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_spmm_scalars(ops[op], a.v, M.A, k, X.data(), ldx, b.v, Y.data(), ldy, layout);
+        s = bsrmv_spmm_scalars(o, a.v, M.A, k, X.data(), ldx, b.v, Y.data(), ldy, layout);
     }
     check(s);
 }

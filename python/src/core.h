@@ -146,6 +146,19 @@ inline void put_scalar(bsrmv_type t, scalar_buf &buf, std::complex<double> v)
     }
 }
 
+// The op (0: A, 1: A^T, 2: A^H) as the library's, with alpha and beta
+// stored in a and b as values of t: what each product call checks first.
+inline bsrmv_op product_args(int op, bsrmv_type t, std::complex<double> alpha,
+                             std::complex<double> beta, scalar_buf &a, scalar_buf &b)
+{
+    if (op < 0 || op > 2)
+        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
+    put_scalar(t, a, alpha);
+    put_scalar(t, b, beta);
+    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
+    return ops[op];
+}
+
 // A multivector as bsrmv_spmm reads it: the leading dimension of a 2-D
 // array in `layout` (row: unit stride along a row, col: down a column),
 // in elements.  The package picks the layout from the strides; an array

@@ -117,17 +117,13 @@ void dist_spmv(DistMatrix &D, int op, std::complex<double> alpha, InVec x,
     bsrmv_dist_matrix *A = D.get();
     D.check_vec(x.dtype(), "x");
     D.check_vec(y.dtype(), "y");
-    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
-    if (op < 0 || op > 2)
-        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
     scalar_buf a, b;
-    put_scalar(D.info.type, a, alpha);
-    put_scalar(D.info.type, b, beta);
+    const bsrmv_op o = product_args(op, D.info.type, alpha, beta, a, b);
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_dist_spmv_scalars(ops[op], a.v, A, x.data(), (int64_t)x.shape(0), b.v, y.data(),
+        s = bsrmv_dist_spmv_scalars(o, a.v, A, x.data(), (int64_t)x.shape(0), b.v, y.data(),
                                     (int64_t)y.shape(0));
     }
     check(s);
@@ -141,22 +137,18 @@ void dist_spmm(DistMatrix &D, int op, std::complex<double> alpha,
     bsrmv_dist_matrix *A = D.get();
     D.check_vec(X.dtype(), "x");
     D.check_vec(Y.dtype(), "y");
-    const bsrmv_op ops[3] = {BSRMV_OP_N, BSRMV_OP_T, BSRMV_OP_C};
-    if (op < 0 || op > 2)
-        raise(BSRMV_ERR_ARGUMENT, "op must be 0, 1 or 2");
     if (X.shape(1) != Y.shape(1) || X.shape(1) > (size_t)INT32_MAX)
         raise(BSRMV_ERR_DIMENSION, "x has " + std::to_string(X.shape(1)) + " columns, y " +
                                        std::to_string(Y.shape(1)));
     scalar_buf a, b;
-    put_scalar(D.info.type, a, alpha);
-    put_scalar(D.info.type, b, beta);
+    const bsrmv_op o = product_args(op, D.info.type, alpha, beta, a, b);
     const bsrmv_layout layout = row_layout ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL;
     const int64_t ldx = leading_dim(X, layout, "x"), ldy = leading_dim(Y, layout, "y");
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         apply_threads();
-        s = bsrmv_dist_spmm_scalars(ops[op], a.v, A, (int)X.shape(1), X.data(), ldx, b.v, Y.data(),
+        s = bsrmv_dist_spmm_scalars(o, a.v, A, (int)X.shape(1), X.data(), ldx, b.v, Y.data(),
                                     ldy, layout);
     }
     check(s);
