@@ -646,8 +646,8 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
  * bsrmv_solve would for it alone; the matrix products of all unfinished
  * columns are done together, one SpMM per product of the method (A read
  * once per 16 columns), and a column drops out when it has converged (a
- * zero column at once, x = 0).  On the GPU a matrix without SpMM (complex
- * values, symmetric storage) multiplies column by column.  Each
+ * zero column at once, x = 0).  On the GPU symmetric storage without its
+ * full copy (no SpMM there) multiplies column by column.  Each
  * column's iterates are those of bsrmv_solve up to the rounding of the
  * SpMM (without SpMM: the same bits).  reports: k entries
  * (may be NULL), each as bsrmv_solve fills it; their seconds span the
@@ -850,11 +850,21 @@ bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_
  * the call synchronises the device): as for bsrmv_gpu_spmv, calls on one
  * handle must not run on two streams at once.  X, Y and the sums are in
  * dA's vector type: double for float values with double vectors (mixed
- * precision, both ops).  Symmetric storage whose full copy the handle does
- * not keep: BSRMV_ERR_UNSUPPORTED. */
+ * precision, both ops); complex values take complex X and Y (scalars
+ * through bsrmv_gpu_spmm_scalars).  Symmetric storage whose full copy the
+ * handle does not keep: BSRMV_ERR_UNSUPPORTED. */
 bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
                             const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
                             bsrmv_layout layout, void *stream);
+
+/* bsrmv_gpu_spmm with alpha and beta given as host pointers to one value
+ * each of dA's vector type, as bsrmv_gpu_spmv_scalars takes them: the way
+ * to pass complex scalars.  OP_C of a complex matrix multiplies by the
+ * conjugate transpose.  NULL alpha or beta: BSRMV_ERR_ARGUMENT; otherwise
+ * as bsrmv_gpu_spmm. */
+bsrmv_status bsrmv_gpu_spmm_scalars(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA,
+                                    int k, const void *d_X, int64_t ldx, const void *beta,
+                                    void *d_Y, int64_t ldy, bsrmv_layout layout, void *stream);
 
 /* Force a kernel (cfg->kernel == BSRMV_GPU_AUTO or cfg == NULL: back to the
  * automatic choice).  BSRMV_ERR_UNSUPPORTED if that kernel/parameter set is
@@ -913,9 +923,9 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
 /* bsrmv_solve_multi on the device: B and X in device memory, the products
- * of the unfinished columns one bsrmv_gpu_spmm each (by column for a
- * matrix without SpMM: symmetric storage, complex values); errors as bsrmv_solve_multi plus those of
- * bsrmv_gpu_solve. */
+ * of the unfinished columns one bsrmv_gpu_spmm each (by column for
+ * symmetric storage whose full copy the handle does not keep); errors as
+ * bsrmv_solve_multi plus those of bsrmv_gpu_solve. */
 bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                                    const bsrmv_gpu_precond *dP, int64_t n, int k, const void *d_B,
                                    int64_t ldb, void *d_X, int64_t ldx,

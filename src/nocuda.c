@@ -60,6 +60,13 @@ bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *d
     return NO_CUDA();
 }
 
+bsrmv_status bsrmv_gpu_spmm_scalars(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA,
+                                    int k, const void *d_X, int64_t ldx, const void *beta,
+                                    void *d_Y, int64_t ldy, bsrmv_layout layout, void *stream)
+{
+    return NO_CUDA();
+}
+
 bsrmv_status bsrmv_gpu_matrix_set_config(bsrmv_gpu_matrix *dA, const bsrmv_gpu_config *cfg)
 {
     return NO_CUDA();

@@ -914,7 +914,8 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
     const size_t vs = bsrmv_type_size(in->vector_type); /* of X and Y */
     const int col = lay == BSRMV_LAYOUT_COL;
     const size_t ybytes = (size_t)in->rows * k * vs;
-    const cudaDataType vt = in->type == BSRMV_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    const cudaDataType vt = cuda_type(in->type);
+    const int dbl = in->type == BSRMV_DOUBLE || in->type == BSRMV_COMPLEX_DOUBLE;
     const double vec_bytes = (double)(in->rows + in->cols) * (double)vs;
     struct rec recs[8];
     int nrec = 0, rc = 0;
@@ -954,9 +955,11 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
     nrec++;
     /* cuSPARSE */
     struct cmm cm = {.h = h, .vt = vt};
-    const float fa = (float)c->alpha, fb = (float)c->beta;
-    cm.alpha = in->type == BSRMV_DOUBLE ? (const void *)&c->alpha : (const void *)&fa;
-    cm.beta = in->type == BSRMV_DOUBLE ? (const void *)&c->beta : (const void *)&fb;
+    /* alpha and beta in the values' type (a complex one: imaginary part 0) */
+    const double da[2] = {c->alpha, 0}, db[2] = {c->beta, 0};
+    const float fa[2] = {(float)c->alpha, 0}, fb[2] = {(float)c->beta, 0};
+    cm.alpha = dbl ? (const void *)da : (const void *)fa;
+    cm.beta = dbl ? (const void *)db : (const void *)fb;
     const cusparseOrder_t dord = col ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW;
     if (h && cusparseCreateDnMat(&cm.B, in->cols, k, col ? in->cols : k, m.dX, vt, dord) == CUSPARSE_STATUS_SUCCESS &&
         cusparseCreateDnMat(&cm.C, in->rows, k, col ? in->rows : k, m.dY, vt, dord) == CUSPARSE_STATUS_SUCCESS) {
@@ -1004,7 +1007,7 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
             best_cs = recs[i].ms;
             best_name = recs[i].kernel;
         }
-    const double tol = in->vector_type == BSRMV_FLOAT ? 3.5e-4 : 1.5e-8;
+    const double tol = in->vector_type == BSRMV_FLOAT || in->vector_type == BSRMV_COMPLEX_FLOAT ? 3.5e-4 : 1.5e-8;
     for (int i = 0; i < nrec; i++) {
         recs[i].layout = col ? "col" : "row";
         emit(o, c, &recs[i], best_cs);
@@ -1177,8 +1180,6 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
 {
     const bsrmv_matrix_info *in = &c->info;
     const size_t ts = bsrmv_type_size(in->vector_type); /* of x and y */
-    /* complex: no gather bound and no SpMM on the device (docs/COMPLEX.md) */
-    const int cplx = bench_parts(in->type) == 2;
     const int reps = o->gpu_reps > 0 ? o->gpu_reps : o->reps >= 50 ? o->reps : 50;
     int rc = 0;
     struct bx b = {0};
@@ -1220,9 +1221,7 @@ int bench_gpu_run(const struct bench_options *o, struct bench_case *c, int with_
     rc = measure_paths(o, c, &b, reps, with_cusparse, sum);
     g_mode_traffic[0] = g_mode_traffic[g_nmodes - 1];
     g_nmodes = 1;
-    if (o->n_k > 0 && cplx)
-        fprintf(stderr, "bsrmv: --k: no GPU SpMM for complex values\n");
-    else if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
+    if (o->n_k > 0 && with_cusparse && spmm_paths(o, c, &b, reps) != 0)
         rc = 1;
     goto done;
 fail:

@@ -56,6 +56,14 @@ struct bsrmv_gpu_matrix {
 
 namespace bsrmv_cuda {
 
+/* Whether op(A) of symmetric or Hermitian storage is conj(A) (complex
+ * values): op C of symmetric storage (A^H = conj(A^T) = conj(A)), op T of
+ * Hermitian storage (A^T = conj(A^H) = conj(A)).  The other ops are A. */
+static inline bool sym_conj_a(const bsrmv_gpu_matrix *m, bsrmv_op op)
+{
+    return bsrmv_type_is_complex(m->type) && op == (m->herm ? BSRMV_OP_T : BSRMV_OP_C);
+}
+
 static inline bool is_balanced(bsrmv_gpu_kernel k)
 {
     return k == BSRMV_GPU_SEGMENTED || k == BSRMV_GPU_MERGE_PATH || k == BSRMV_GPU_FRAGMENT;

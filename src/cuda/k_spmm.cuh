@@ -1,5 +1,5 @@
-/* GPU SpMM (several vectors at once): what the kernels (k_spmm.cu) and the
- * C API with its policy (spmm.cu) share.  Not installed. */
+/* GPU SpMM (several vectors at once): what the kernels (k_spmm_impl.cuh)
+ * and the C API with its policy (spmm.cu) share.  Not installed. */
 #ifndef BSRMV_CUDA_K_SPMM_CUH
 #define BSRMV_CUDA_K_SPMM_CUH
 
@@ -30,6 +30,7 @@ template <typename T, typename V = T> struct MmArgs {
     int kc;    /* vectors of the chunk                                     */
     bool xvec; /* xj == 1, and x and xs allow loads of NV values at once
                 * (NV*sizeof(V) aligned)                                   */
+    bool conj; /* OP_T of complex values: conjugated (OP_C)                */
     V alpha, beta;
 };
 
@@ -79,7 +80,7 @@ __host__ __device__ constexpr MmLaunch staged_geometry(int bs, int kt)
                      : MmLaunch{1, kt, 32, 0};
 }
 
-/* Whether the staged kernel copies its runs asynchronously (k_spmm.cu), a
+/* Whether the staged kernel copies its runs asynchronously (k_spmm_impl.cuh), a
  * compile-time choice per (bs, KT) like the geometry.  The
  * same grids (H100, double, 50 MB at bs 2, 4, 5, 7 and 8, 400 MB at bs 3
  * and 6), row-major X, asynchronous against synchronous copies: bs 2, 3,
@@ -95,16 +96,17 @@ __host__ __device__ constexpr bool staged_async(int bs, int kt)
 }
 
 /* Y = alpha*A*X + beta*Y for the chunk (kc <= l.p*l.v vectors).  Built
- * for (double, double), (float, float) and (float, double). */
+ * for (double, double), (float, float), (float, double) and the complex
+ * types (cplx<R>, cplx<R>). */
 template <typename T, typename V>
 cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, cudaStream_t s);
-/* Y += alpha*A^T*X for all kc vectors (atomic scatter; Y already
- * scaled). */
+/* Y += alpha*A^T*X (conj: A^H) for all kc vectors (atomic scatter; Y
+ * already scaled). */
 template <typename T, typename V>
 cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),
  * n rows; kc <= ldp <= SPMM_MAX_KT.  This and the scale: vectors only,
- * built for double and float. */
+ * built for double, float and their complex types. */
 template <typename T>
 cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, int64_t ldp,
                              cudaStream_t s);

@@ -3,6 +3,7 @@
  * CUDA call is checked; failures become a bsrmv_status with a message
  * (bsrmv_fail), and whatever was allocated is freed. */
 #include "launch.cuh"
+#include "scalar.cuh"
 
 #include <math.h>
 #include <stdio.h>
@@ -349,43 +350,6 @@ extern "C" bsrmv_status bsrmv_gpu_matrix_get_plan(const bsrmv_gpu_matrix *m, bsr
 /* ------------------------------------------------------------------ */
 /* SpMV                                                                */
 /* ------------------------------------------------------------------ */
-
-/* A scalar as its real and imaginary parts (0 for the real types). */
-struct Scalar {
-    double re, im;
-    bool zero() const { return re == 0.0 && im == 0.0; }
-};
-
-/* A host value of the vector type t at p. */
-static Scalar load_scalar(bsrmv_type t, const void *p)
-{
-    switch (t) {
-    case BSRMV_FLOAT: return {*(const float *)p, 0.0};
-    case BSRMV_DOUBLE: return {*(const double *)p, 0.0};
-    case BSRMV_COMPLEX_FLOAT: return {((const float *)p)[0], ((const float *)p)[1]};
-    case BSRMV_COMPLEX_DOUBLE: return {((const double *)p)[0], ((const double *)p)[1]};
-    }
-    return {0.0, 0.0};
-}
-
-/* s rounded to V, as the CPU rounds it. */
-template <typename V> static V to_vector_type(Scalar s)
-{
-    if constexpr (is_cplx<V>::value) {
-        using R = decltype(V().re);
-        return V((R)s.re, (R)s.im);
-    } else {
-        return (V)s.re;
-    }
-}
-
-/* Whether op(A) of symmetric or Hermitian storage is conj(A) (complex
- * values): op C of symmetric storage (A^H = conj(A^T) = conj(A)), op T of
- * Hermitian storage (A^T = conj(A^H) = conj(A)).  The other ops are A. */
-static bool sym_conj_a(const bsrmv_gpu_matrix *m, bsrmv_op op)
-{
-    return bsrmv_type_is_complex(m->type) && op == (m->herm ? BSRMV_OP_T : BSRMV_OP_C);
-}
 
 /* T: the values, V: x, y and the sums.  op is OP_N, OP_T or (complex
  * values) OP_C. */

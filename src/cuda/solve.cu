@@ -782,10 +782,11 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     be->release = g_release;
     be->sync = g_sync;
     be->spmv = g_spmv;
-    /* bsrmv_gpu_spmm is built for real full storage (mixed precision too:
-     * the columns are in the vector type, as g_spmv's); the others solve
+    /* bsrmv_gpu_spmm takes full storage of every type (mixed precision
+     * too: the columns are in the vector type, as g_spmv's) and symmetric
+     * storage through its full copy; symmetric storage without one solves
      * several right-hand sides with one SpMV per column */
-    be->spmm = !dA->sym && !bsrmv_type_is_complex(dA->type) ? g_spmm : nullptr;
+    be->spmm = !dA->sym || dA->use_full ? g_spmm : nullptr;
     switch (pl.vector_type) {
     case BSRMV_DOUBLE: set_ops<double>(be); break;
     case BSRMV_FLOAT: set_ops<float>(be); break;

@@ -1,9 +1,10 @@
 /* bsrmv_gpu_spmm: the checks, the split of the k vectors into chunks that
  * each stream A once, and the policy that gives each chunk its kernel
- * geometry by (bs, vectors, layout).  The kernels: k_spmm.cu. */
+ * geometry by (bs, vectors, layout).  The kernels: k_spmm_impl.cuh. */
 #include "k_spmm.cuh"
 #include "errors.cuh"
 #include "handle.cuh"
+#include "scalar.cuh"
 
 #include <stdio.h>
 
@@ -62,10 +63,11 @@ static bool mm_copy_x(int bs, int kt)
     return kt >= 8 || bs * kt >= 32;
 }
 
-/* T: the values, V: X, Y and the sums (the handle's vtype). */
+/* T: the values, V: X, Y and the sums (the handle's vtype).  op is OP_N,
+ * OP_T or (complex values) OP_C. */
 template <typename T, typename V>
-static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
-                           const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+static bsrmv_status spmm_t(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k,
+                           const void *X, int64_t ldx, Scalar beta, void *Y, int64_t ldy,
                            bsrmv_layout layout, int64_t nx, int64_t ny, cudaStream_t s)
 {
     const bool row = layout == BSRMV_LAYOUT_ROW;
@@ -77,11 +79,12 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
     a.val = (const T *)m->val;
     a.ys = row ? ldy : 1;
     a.yj = row ? 1 : ldy;
-    a.alpha = (V)alpha;
-    a.beta = (V)beta;
+    a.alpha = to_vector_type<V>(alpha);
+    a.beta = to_vector_type<V>(beta);
     a.xvec = false;
+    a.conj = op == BSRMV_OP_C;
     cudaError_t e;
-    if (a.alpha == V(0) || op == BSRMV_OP_T) {
+    if (a.alpha == V(0) || op != BSRMV_OP_N) {
         if ((e = launch_spmm_scale<V>((V *)Y, ny, k, a.ys, a.yj, a.beta, s)) != cudaSuccess)
             return cuda_fail(e, "launching the Y = beta*Y kernel");
         if (a.alpha == V(0) || m->nnzb == 0)
@@ -89,7 +92,7 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
     }
     const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
     char what[128];
-    if (op == BSRMV_OP_T) {
+    if (op != BSRMV_OP_N) {
         a.x = (const V *)X;
         a.xs = row ? ldx : 1;
         a.xj = row ? 1 : ldx;
@@ -158,39 +161,47 @@ static bsrmv_status spmm_t(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k
 }
 
 /* The kernels of the handle's (value, vector) type pair. */
-static bsrmv_status spmm_pair(bsrmv_op op, double alpha, bsrmv_gpu_matrix *m, int k,
-                              const void *X, int64_t ldx, double beta, void *Y, int64_t ldy,
+static bsrmv_status spmm_pair(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k,
+                              const void *X, int64_t ldx, Scalar beta, void *Y, int64_t ldy,
                               bsrmv_layout layout, int64_t nx, int64_t ny, cudaStream_t s)
 {
-    if (m->type == BSRMV_DOUBLE)
+    switch (m->type) {
+    case BSRMV_COMPLEX_DOUBLE:
+        return spmm_t<cplx<double>, cplx<double>>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    case BSRMV_COMPLEX_FLOAT:
+        return spmm_t<cplx<float>, cplx<float>>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    case BSRMV_DOUBLE:
         return spmm_t<double, double>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
-    if (m->vtype == BSRMV_DOUBLE)
-        return spmm_t<float, double>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
-    return spmm_t<float, float>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    default:
+        return m->vtype == BSRMV_DOUBLE
+                   ? spmm_t<float, double>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s)
+                   : spmm_t<float, float>(op, alpha, m, k, X, ldx, beta, Y, ldy, layout, nx, ny, s);
+    }
 }
 
-extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
-                                       int k, const void *d_X, int64_t ldx, double beta,
-                                       void *d_Y, int64_t ldy, bsrmv_layout layout, void *stream)
+/* What bsrmv_gpu_spmm and _scalars share: the checks, then the product. */
+static bsrmv_status gpu_spmm(const char *who, bsrmv_op op, Scalar alpha, const bsrmv_gpu_matrix *dA,
+                             int k, const void *d_X, int64_t ldx, Scalar beta, void *d_Y,
+                             int64_t ldy, bsrmv_layout layout, void *stream)
 {
-    if (!dA)
-        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
-    if (bsrmv_type_is_complex(dA->type))
-        return bsrmv_refuse_complex(dA->type, "bsrmv_gpu_spmm");
-    /* Device matrices are real: the conjugate transpose is the transpose. */
-    if (op == BSRMV_OP_C)
+    const bool cx = bsrmv_type_is_complex(dA->type);
+    /* The conjugate transpose of a real matrix is its transpose. */
+    if (op == BSRMV_OP_C && !cx)
         op = BSRMV_OP_T;
-    /* the full storage of a small symmetric matrix (real: A^T = A) */
+    /* the full storage of a small symmetric matrix: op(A) is A, or conj(A),
+     * which is the full storage's op C (complex symmetric) or op T
+     * (Hermitian), as for the SpMV */
     if (dA->use_full)
-        return bsrmv_gpu_spmm(BSRMV_OP_N, alpha, dA->full, k, d_X, ldx, beta, d_Y, ldy, layout, stream);
+        return gpu_spmm(who, sym_conj_a(dA, op) ? op : BSRMV_OP_N, alpha, dA->full, k, d_X, ldx,
+                        beta, d_Y, ldy, layout, stream);
     if (dA->sym)
         return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "bsrmv_gpu_spmm: symmetric storage is not supported (SpMV only)");
+                          "%s: symmetric storage is not supported (SpMV only)", who);
     int64_t nx, ny;
     /* X and Y in the vector type: double for float values with double
      * vectors (mixed precision) */
-    bsrmv_status st = bsrmv_spmm_check("bsrmv_gpu_spmm", op, dA->mb * dA->bs, dA->nb * dA->bs,
-                                       dA->vtype, alpha == 0, k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
+    bsrmv_status st = bsrmv_spmm_check(who, op, dA->mb * dA->bs, dA->nb * dA->bs, dA->vtype,
+                                       alpha.zero(), k, d_X, ldx, d_Y, ldy, layout, &nx, &ny);
     if (st)
         return st;
     DeviceScope ds;
@@ -199,15 +210,18 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
         return cuda_fail(e, "cudaSetDevice");
     if (ny > 0 && (st = check_device_ptr(d_Y, dA->device, "Y")))
         return st;
-    if (alpha != 0.0 && nx > 0 && (st = check_device_ptr(d_X, dA->device, "X")))
+    if (!alpha.zero() && nx > 0 && (st = check_device_ptr(d_X, dA->device, "X")))
         return st;
     if (ny == 0)
         return BSRMV_SUCCESS;
     /* One vector stored contiguously is an SpMV: the matrix's plan (op N
      * only for mixed precision: the SpMV has no mixed transpose). */
     if (k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)) &&
-        (op == BSRMV_OP_N || dA->vtype == dA->type))
-        return bsrmv_gpu_spmv(op, alpha, dA, d_X, nx, beta, d_Y, ny, stream);
+        (op == BSRMV_OP_N || dA->vtype == dA->type)) {
+        ScalarBuf a, b;
+        return bsrmv_gpu_spmv_scalars(op, store_scalar(dA->vtype, alpha, &a), dA, d_X, nx,
+                                      store_scalar(dA->vtype, beta, &b), d_Y, ny, stream);
+    }
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
     /* the handle's scratch is the only part of it the call changes */
@@ -215,17 +229,42 @@ extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gp
     return spmm_pair(op, alpha, m, k, d_X, ldx, beta, d_Y, ldy, layout, nx, ny, s);
 }
 
+extern "C" bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA,
+                                       int k, const void *d_X, int64_t ldx, double beta,
+                                       void *d_Y, int64_t ldy, bsrmv_layout layout, void *stream)
+{
+    if (!dA)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm: dA is NULL");
+    return gpu_spmm("bsrmv_gpu_spmm", op, Scalar{alpha, 0.0}, dA, k, d_X, ldx, Scalar{beta, 0.0},
+                    d_Y, ldy, layout, stream);
+}
+
+extern "C" bsrmv_status bsrmv_gpu_spmm_scalars(bsrmv_op op, const void *alpha,
+                                               const bsrmv_gpu_matrix *dA, int k, const void *d_X,
+                                               int64_t ldx, const void *beta, void *d_Y,
+                                               int64_t ldy, bsrmv_layout layout, void *stream)
+{
+    if (!dA || !alpha || !beta)
+        return bsrmv_fail(BSRMV_ERR_ARGUMENT, "bsrmv_gpu_spmm_scalars: NULL matrix or scalar");
+    return gpu_spmm("bsrmv_gpu_spmm_scalars", op, load_scalar(dA->vtype, alpha), dA, k, d_X, ldx,
+                    load_scalar(dA->vtype, beta), d_Y, ldy, layout, stream);
+}
+
 /* Y = A X for the solvers' columns (solve_internal.h), which lie interleaved
- * in one allocation: no overlap check, the caller has checked the rest. */
+ * in one allocation: no overlap check, the caller has checked the rest.
+ * Symmetric storage only through its full copy (the solver asks for it). */
 extern "C" bsrmv_status bsrmv_gpu_spmm_cols(const bsrmv_gpu_matrix *dA, int k, const void *d_X,
                                            int64_t ldx, void *d_Y, int64_t ldy, void *stream)
 {
     const int64_t nx = dA->nb * dA->bs, ny = dA->mb * dA->bs;
     if (k == 1)
         return bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, dA, d_X, nx, 0.0, d_Y, ny, stream);
+    if (dA->use_full)
+        dA = dA->full;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
     bsrmv_gpu_matrix *m = (bsrmv_gpu_matrix *)dA;
     const bsrmv_layout col = BSRMV_LAYOUT_COL;
-    return spmm_pair(BSRMV_OP_N, 1.0, m, k, d_X, ldx, 0.0, d_Y, ldy, col, nx, ny, s);
+    return spmm_pair(BSRMV_OP_N, Scalar{1.0, 0.0}, m, k, d_X, ldx, Scalar{0.0, 0.0}, d_Y, ldy, col,
+                     nx, ny, s);
 }

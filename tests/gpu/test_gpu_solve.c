@@ -344,8 +344,8 @@ static void compare_complex(bsrmv_solver m, const tu_csys *S, int precond, int r
     bsrmv_precond_destroy(P);
 }
 
-/* multi() for a complex system: complex matrices have no SpMM, so the
- * columns' products are one SpMV each; column 1 is zero. */
+/* multi() for a complex system: the columns' products are one SpMM each
+ * (column 1 is zero, so k = 3 runs two columns: a chunk of width 2). */
 static void multi_complex(bsrmv_solver m, const tu_csys *S, int k)
 {
     const bsrmv_type t = S->type;
@@ -374,7 +374,11 @@ static void multi_complex(bsrmv_solver m, const tu_csys *S, int k)
                               &o, &one, NULL));
         TU_OK(bsrmv_gpu_to_host(x1, dx1, (size_t)n * vs));
         printf(" %d", rep[j].iterations);
-        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= 1,
+        /* the SpMM sums otherwise than the plan's SpMV kernel: complex
+         * float BiCGSTAB gets the 10% slack of the real multi() */
+        const int slack =
+            1 + (t == BSRMV_COMPLEX_FLOAT && m == BSRMV_SOLVER_BICGSTAB ? one.iterations / 10 : 0);
+        TU_CHECK(rep[j].converged && abs(rep[j].iterations - one.iterations) <= slack,
                  "column %d: %d iterations, alone %d", j, rep[j].iterations, one.iterations);
         for (int64_t i = n; i < ldx; i++)
             TU_CHECK(isnan(creall(tu_cget(x, t, i))), "column %d: padding written", j);
@@ -465,6 +469,8 @@ static void test_complex(void)
             }
             if (bss[i] == 3)
                 multi_complex(BSRMV_SOLVER_BICGSTAB, &N, 3);
+            if (bss[i] == 11) /* the runtime-bs SpMM kernel */
+                multi_complex(BSRMV_SOLVER_GMRES, &N, 5);
             tu_csys_drop(&N);
             tu_csys H = tu_csys_make(mb, bss[i], types[t], order, TU_HPD, 200 + seed);
             for (int p = 0; p < 2; p++)
