@@ -360,45 +360,12 @@ bsrmv_solve_options solve_options(double rtol, int max_iter, int restart, bool x
     return o;
 }
 
-// One host solve: the block-Jacobi preconditioner of Pm (if asked), then
-// run(P, options, report) without the GIL.  Status, message and report; a
-// solve that ran but did not converge returns normally (the caller
-// decides), every other failure raises.
-template <typename Run>
-static std::tuple<bsrmv_status, std::string, bsrmv_solve_report, std::vector<double>>
-host_solve(const Matrix &M, const Matrix &Pm, bool precond, InVec b, OutVec x, double rtol,
-           int max_iter, int restart, bool x0_zero, double inner_rtol, Run run)
-{
-    M.check_vec(b.dtype(), "b");
-    M.check_vec(x.dtype(), "x");
-    if (b.shape(0) != x.shape(0))
-        raise(BSRMV_ERR_DIMENSION, "b and x differ in length");
-    std::vector<double> hist;
-    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
-    o.inner_rtol = inner_rtol;
-    bsrmv_solve_report r{};
-    bsrmv_status s;
-    std::string msg;
-    {
-        nb::gil_scoped_release nogil;
-        apply_threads();
-        bsrmv_precond *P = nullptr;
-        s = precond ? bsrmv_precond_block_jacobi(&P, Pm.A) : BSRMV_SUCCESS;
-        if (s == BSRMV_SUCCESS)
-            s = run(P, &o, &r);
-        msg = bsrmv_last_error();
-        bsrmv_precond_destroy(P);
-    }
-    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
-        raise(s, msg);
-    return {s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist)};
-}
-
 nb::tuple matrix_solve(const Matrix &M, int method, bool precond, InVec b, OutVec x, double rtol,
                        int max_iter, int restart, bool x0_zero)
 {
     auto [s, msg, r, hist] = host_solve(
-        M, M, precond, b, x, rtol, max_iter, restart, x0_zero, 0.0,
+        M, precond, [&](bsrmv_precond **P) { return bsrmv_precond_block_jacobi(P, M.A); }, b, x,
+        rtol, max_iter, restart, x0_zero, 0.0,
         [&](bsrmv_precond *P, const bsrmv_solve_options *o, bsrmv_solve_report *rep) {
             return bsrmv_solve((bsrmv_solver)method, M.A, P, b.data(), x.data(),
                                (int64_t)b.shape(0), o, rep);
@@ -414,7 +381,8 @@ nb::tuple matrix_solve_refined(const Matrix &M, const Matrix &Af, int method, bo
                                bool x0_zero, double inner_rtol)
 {
     auto [s, msg, r, hist] = host_solve(
-        M, Af, precond, b, x, rtol, max_iter, restart, x0_zero, inner_rtol,
+        M, precond, [&](bsrmv_precond **P) { return bsrmv_precond_block_jacobi(P, Af.A); }, b,
+        x, rtol, max_iter, restart, x0_zero, inner_rtol,
         [&](bsrmv_precond *P, const bsrmv_solve_options *o, bsrmv_solve_report *rep) {
             return bsrmv_solve_refined((bsrmv_solver)method, M.A, Af.A, P, b.data(), x.data(),
                                        (int64_t)b.shape(0), o, rep);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -190,6 +191,41 @@ bsrmv_solve_options solve_options(double rtol, int max_iter, int restart, bool x
 // seconds, residual history): what the package's SolveReport is made of.
 nb::tuple report_tuple(bsrmv_status s, const std::string &msg, const bsrmv_solve_report &r,
                        std::vector<double> &&hist);
+
+// One host solve: the preconditioner make_p makes (if asked), then run(P,
+// options, report) without the GIL.  Status, message, report and residual
+// history; a solve that ran but did not converge returns normally (the
+// caller decides), every other failure raises.  M: a matrix class with
+// check_vec (the host one, the distributed one).
+template <typename Mat, typename MakeP, typename Run>
+std::tuple<bsrmv_status, std::string, bsrmv_solve_report, std::vector<double>>
+host_solve(const Mat &M, bool precond, MakeP make_p, InVec b, OutVec x, double rtol,
+           int max_iter, int restart, bool x0_zero, double inner_rtol, Run run)
+{
+    M.check_vec(b.dtype(), "b");
+    M.check_vec(x.dtype(), "x");
+    if (b.shape(0) != x.shape(0))
+        raise(BSRMV_ERR_DIMENSION, "b and x differ in length");
+    std::vector<double> hist;
+    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
+    o.inner_rtol = inner_rtol;
+    bsrmv_solve_report r{};
+    bsrmv_status s;
+    std::string msg;
+    {
+        nb::gil_scoped_release nogil;
+        apply_threads();
+        bsrmv_precond *P = nullptr;
+        s = precond ? make_p(&P) : BSRMV_SUCCESS;
+        if (s == BSRMV_SUCCESS)
+            s = run(P, &o, &r);
+        msg = bsrmv_last_error();
+        bsrmv_precond_destroy(P);
+    }
+    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
+        raise(s, msg);
+    return {s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist)};
+}
 
 #ifdef BSRMV_PY_MPI
 // mpi.cpp: the distributed matrix class and functions.

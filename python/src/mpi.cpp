@@ -161,29 +161,14 @@ nb::tuple dist_solve(DistMatrix &D, int method, bool precond, InVec b, OutVec x,
                      int max_iter, int restart, bool x0_zero)
 {
     bsrmv_dist_matrix *A = D.get();
-    D.check_vec(b.dtype(), "b");
-    D.check_vec(x.dtype(), "x");
-    if (b.shape(0) != x.shape(0))
-        raise(BSRMV_ERR_DIMENSION, "b and x differ in length");
-    std::vector<double> hist;
-    bsrmv_solve_options o = solve_options(rtol, max_iter, restart, x0_zero, &hist);
-    bsrmv_solve_report r{};
-    bsrmv_status s;
-    std::string msg;
-    {
-        nb::gil_scoped_release nogil;
-        apply_threads();
-        bsrmv_precond *P = nullptr;
-        s = precond ? bsrmv_dist_precond_block_jacobi(&P, A) : BSRMV_SUCCESS;
-        if (s == BSRMV_SUCCESS)
-            s = bsrmv_dist_solve((bsrmv_solver)method, A, P, b.data(), x.data(),
-                                 (int64_t)b.shape(0), &o, &r);
-        msg = bsrmv_last_error();
-        bsrmv_precond_destroy(P);
-    }
-    if (s != BSRMV_SUCCESS && s != BSRMV_ERR_NOT_CONVERGED)
-        raise(s, msg);
-    return report_tuple(s, s == BSRMV_SUCCESS ? std::string() : msg, r, std::move(hist));
+    auto [s, msg, r, hist] = host_solve(
+        D, precond, [&](bsrmv_precond **P) { return bsrmv_dist_precond_block_jacobi(P, A); }, b,
+        x, rtol, max_iter, restart, x0_zero, 0.0,
+        [&](bsrmv_precond *P, const bsrmv_solve_options *o, bsrmv_solve_report *rep) {
+            return bsrmv_dist_solve((bsrmv_solver)method, A, P, b.data(), x.data(),
+                                    (int64_t)b.shape(0), o, rep);
+        });
+    return report_tuple(s, msg, r, std::move(hist));
 }
 
 } // namespace
