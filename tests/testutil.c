@@ -416,3 +416,11 @@ void *tu_mv_column(const void *M, bsrmv_type t, bsrmv_layout lay, int64_t n, int
         memcpy(v + i * vs, (const char *)M + tu_mv_at(lay, i, j, ld) * vs, vs);
     return v;
 }
+
+void *tu_to_device(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    TU_OK(bsrmv_gpu_malloc(&d, bytes));
+    TU_OK(bsrmv_gpu_to_device(d, h, bytes));
+    return d;
+}

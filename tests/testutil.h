@@ -110,4 +110,8 @@ int tu_no_gpu(void);
 /* BSRMV_GPU_TEST_QUICK: 0 unset or "0", 2 for "2" (racecheck), else 1. */
 int tu_gpu_quick(void);
 
+/* A device copy of the `bytes` at h (a failed allocation or copy fails the
+ * test). */
+void *tu_to_device(const void *h, size_t bytes);
+
 #endif

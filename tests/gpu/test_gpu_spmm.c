@@ -29,14 +29,6 @@ static const int ks_few[] = {1, 4, 8, 19};
 #define NK_FEW ((int)(sizeof ks_few / sizeof ks_few[0]))
 static long calls;
 
-static void *to_device(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TU_OK(bsrmv_gpu_malloc(&d, bytes));
-    TU_OK(bsrmv_gpu_to_device(d, h, bytes));
-    return d;
-}
-
 /* One call checked column by column; pad: extra leading dimension. */
 static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_matrix *dA,
                     bsrmv_op op, bsrmv_layout lay, int k, int64_t pad, double alpha, double beta,
@@ -60,7 +52,7 @@ static void run_one(const char *what, const bsrmv_matrix *A, const bsrmv_gpu_mat
     void *Y0 = beta == 0 ? tu_nan_vector(ey, vt) : tu_random_vector(ey, vt, seed + 1);
     void *Y = malloc((size_t)ey * vs);
     TU_CHECK(Y, "out of memory");
-    void *dX = to_device(X, (size_t)ex * vs), *dY = to_device(Y0, (size_t)ey * vs);
+    void *dX = tu_to_device(X, (size_t)ex * vs), *dY = tu_to_device(Y0, (size_t)ey * vs);
     bsrmv_status s = bsrmv_gpu_spmm(op, alpha, dA, k, dX, ldx, beta, dY, ldy, lay, NULL);
     const char *ls = lay == BSRMV_LAYOUT_ROW ? "row" : "col";
     TU_CHECK(s == BSRMV_SUCCESS, "%s: k=%d %s layout: %s", what, k, ls, bsrmv_last_error());
@@ -187,7 +179,7 @@ static void test_alpha_zero(void)
     double Y[12], back[12];
     for (int i = 0; i < 12; i++)
         Y[i] = i + 1;
-    void *dY = to_device(Y, sizeof Y);
+    void *dY = tu_to_device(Y, sizeof Y);
     TU_OK(bsrmv_gpu_spmm(BSRMV_OP_N, 0.0, dA, 3, NULL, 4, -2.5, dY, 4, BSRMV_LAYOUT_COL, NULL));
     TU_OK(bsrmv_gpu_to_host(back, dY, sizeof back));
     for (int i = 0; i < 12; i++)

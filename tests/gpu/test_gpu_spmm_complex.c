@@ -26,14 +26,6 @@ static const int ks_few[] = {2, 5, 16};
 static int quick;
 static long calls;
 
-static void *to_device(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TU_OK(bsrmv_gpu_malloc(&d, bytes));
-    TU_OK(bsrmv_gpu_to_device(d, h, bytes));
-    return d;
-}
-
 /* One call on dA checked column by column against the products of R (A's
  * full storage); pad: extra leading dimension; scalars: complex alpha and
  * beta through bsrmv_gpu_spmm_scalars, else their real parts through
@@ -61,7 +53,7 @@ static void run_one(const char *what, const bsrmv_matrix *R, const bsrmv_gpu_mat
     void *Y0 = beta == 0 ? tu_nan_vector(ey, vt) : tu_random_vector(ey, vt, seed + 1);
     void *Y = malloc((size_t)ey * vs);
     TU_CHECK(Y, "out of memory");
-    void *dX = to_device(X, (size_t)ex * vs), *dY = to_device(Y0, (size_t)ey * vs);
+    void *dX = tu_to_device(X, (size_t)ex * vs), *dY = tu_to_device(Y0, (size_t)ey * vs);
     const bsrmv_status s =
         scalars ? bsrmv_gpu_spmm_scalars(op, &a, dA, k, dX, ldx, &b, dY, ldy, lay, NULL)
                 : bsrmv_gpu_spmm(op, creal(alpha), dA, k, dX, ldx, creal(beta), dY, ldy, lay, NULL);

@@ -55,6 +55,22 @@ def _layouts(shape: Tuple[int, ...], strides: Tuple[int, ...], itemsize: int):
     return tuple(out)
 
 
+def _in_layout_of(y: np.ndarray, x: np.ndarray, dt: np.dtype):
+    """(x, row) for one SpMM call: y's layout decides (it is written in
+    place; one in neither layout is an ArgumentError), row True for
+    row-major, and x is converted once to dt in that layout where it is
+    not in it already."""
+    ly = _layouts(y.shape, y.strides, y.itemsize)
+    if ly == (None, None):
+        raise ArgumentError("y must be row-major or column-major with unit stride along"
+                            f" one axis (strides {y.strides}; it is written in place)")
+    row = ly[0] is not None
+    lx = _layouts(x.shape, x.strides, x.itemsize)
+    if x.dtype != dt or lx[0 if row else 1] is None:
+        x = np.asarray(x, dtype=dt, order="C" if row else "F")
+    return x, row
+
+
 class BSRMatrix:
     """A square-block BSR matrix the library computes with.
 
@@ -391,13 +407,7 @@ class BSRMatrix:
             y = np.empty((n_out, k), dtype=vdt, order="F" if col else "C")
         else:
             self._check_out(y, (n_out, k))
-        ly = _layouts(y.shape, y.strides, y.itemsize)
-        if ly == (None, None):
-            raise ArgumentError("y must be row-major or column-major with unit stride along"
-                                f" one axis (strides {y.strides}; it is written in place)")
-        row = ly[0] is not None
-        if x.dtype != vdt or lx[0 if row else 1] is None:
-            x = np.asarray(x, dtype=vdt, order="C" if row else "F")
+        x, row = _in_layout_of(y, x, vdt)
         self._m.spmm(op, complex(alpha), x, complex(beta), y, row)
         return y
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _core
 from ._errors import ArgumentError, DimensionError
-from ._matrix import BSRMatrix, _layouts, _value_dtype
+from ._matrix import BSRMatrix, _in_layout_of, _value_dtype
 from ._solve import SolveReport, _args, _report
 
 __all__ = ["DistMatrix", "available"]
@@ -184,13 +184,7 @@ class DistMatrix:
                 raise ArgumentError("y must be C-contiguous")
             self._m.spmv(op, complex(alpha), x, complex(beta), y)
             return y
-        ly = _layouts(y.shape, y.strides, y.itemsize)
-        if ly == (None, None):
-            raise ArgumentError("y must be row-major or column-major")
-        row = ly[0] is not None
-        lx = _layouts(x.shape, x.strides, x.itemsize)
-        if x.dtype != dt or lx[0 if row else 1] is None:
-            x = np.asarray(x, dtype=dt, order="C" if row else "F")
+        x, row = _in_layout_of(y, x, dt)
         self._m.spmm(op, complex(alpha), x, complex(beta), y, row)
         return y
 
