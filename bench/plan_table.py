@@ -341,6 +341,23 @@ def plain_rows(bs, dbl, row):
     # 0.138, float 0.066-0.067 against staged g4's 0.122 (CSR_ALG1 0.101)
     if 2 <= bs <= 4 and (bs == 3 or (dbl and not row)):
         out.append((("memsm>=30", "mean<12", "staged=1"), cfg("staged", 2, 1, 128, 3)))
+    # H100 (memsm 25), every kernel, both timing modes: on 7-point grids of
+    # ~400 MB, double column-major, the lane-block kernel with 4 lanes a
+    # block row at bs 2 (0.184 ms, staged 0.189, k1_small 0.234), 8 at bs 3
+    # (0.153, staged 0.171, by-column g16 0.250; row-major 0.152 against
+    # staged's 0.169; float 0.086 against 0.099) and the vector stream with
+    # 4 rows a warp at bs 4 (0.154, lane-block g8 0.156, by-column g16
+    # 0.179); on the bridge matrices of 190000 segments the staged kernel
+    # at bs 2 (truss, 0.050 ms, lane-block g4 0.054, k1_small 0.069) and
+    # the lane-block kernel at bs 3 (frame, 0.099, staged 0.099, by-column
+    # g16 0.191; float 0.058 against staged's 0.065).  Best cuSPARSE path:
+    # 0.245, 0.230, 0.180, 0.075 and 0.167 ms.
+    if bs == 2 and dbl and not row:
+        out.append((("memsm<30", "mean<12", "staged=1"), cfg("staged", 2, 1, 128, 3)))
+    if bs == 3:
+        out.append((("memsm<30", "mean<12"), cfg("lane_block", 8, 1, 128, 0)))
+    if bs == 4 and dbl and not row:
+        out.append((("memsm<30", "mean<12"), cfg("vec_stream", 32, 4, 128, 0)))
     if not dbl or row:
         pass
     elif 2 <= bs <= 7:  # short rows (7-point grids), double column-major
@@ -406,7 +423,11 @@ def plain_rows(bs, dbl, row):
     elif (dbl or bs >= 64 or 32 < bs <= 40) if row else bs >= 17:
         out.append(((), k3(bs, dbl, row)))
     elif not dbl and not row:
-        out.append(((), cfg("row_per_thread", 0, 1, 256, 8)))
+        # a thread a scalar row needs rows to fill the device: on bcsstk16
+        # split at bs 13-15 (376 block rows, 37 scalar rows an SM; H100) it
+        # took 0.026-0.030 ms, the column stream (K3) 0.008
+        out.append((("rowsm>=1024",), cfg("row_per_thread", 0, 1, 256, 8)))
+        out.append(((), k3(bs, dbl, row)))
     else:
         out.append(((), k2(bs, 8 if 16 <= bs <= 32 else 4)))
     out.append(((), bycol32 if bs <= 32 else k3(bs, dbl, row)))

@@ -307,17 +307,34 @@ int main(void)
         f.v[PF_L2] = grid_float[i].l2;
         picks(d, &f, grid_float[i].want);
     }
-    /* rows of 7 blocks (a 7-point grid, the bridge frame's 5): the H100
-     * rows by-column with 16 lanes, on an H200's bandwidth per SM staged
-     * with 2 lanes a row, in float and row-major blocks too at bs 3 */
+    /* rows of 7 blocks (a 7-point grid, the bridge frame's 5): on an
+     * H100's bandwidth per SM the lane-block kernel with 8 lanes a row at
+     * bs 3, in float and row-major blocks too, staged with 2 lanes at
+     * double bs 2 and the vector stream at double bs 4; on an H200's
+     * staged with 2 lanes a row at bs 2-4 */
     features_of(&f, 1000000, 7, 7, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 50 * 1048576.0);
     f.v[PF_L2] = 20;
-    picks(d, &f, "by_column/g16/r4/t256/p0");
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
+    f.bs = 2;
+    picks(d, &f, "staged/g2/r1/t128/p3");
+    f.bs = 4;
+    picks(d, &f, "vec_stream/g32/r4/t128/p0");
     f.v[PF_MEMSM] = 4800.0 / 132;
+    picks(d, &f, "staged/g2/r1/t128/p3");
+    f.bs = 3;
     picks(d, &f, "staged/g2/r1/t128/p3");
     f.type = BSRMV_FLOAT;
     f.order = BSRMV_ROW_MAJOR;
     picks(d, &f, "staged/g2/r1/t128/p3");
+    f.v[PF_MEMSM] = 3350.0 / 132;
+    picks(d, &f, "lane_block/g8/r1/t128/p0");
+    /* float column-major blocks at bs 13 on few rows (bcsstk16 split: 376
+     * block rows, 37 scalar rows an SM): the column stream, not a thread a
+     * scalar row, which a large matrix gets */
+    features_of(&f, 376, 20, 30, 13, BSRMV_FLOAT, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    picks(d, &f, "k3_large/g32/r1/t0/p1");
+    features_of(&f, 400000, 20, 20, 13, BSRMV_FLOAT, BSRMV_COL_MAJOR, 50 * 1048576.0);
+    picks(d, &f, "row_per_thread/g0/r1/t256/p8");
     /* short rows past the L2 (3 blocks, at most 8): on an H200 in a banded
      * order the lane-block kernel (8 lanes a row at bs 6, 4 at bs 4), in no
      * banded order the merge path, at double bs 8 the fragment stream (128
