@@ -793,8 +793,9 @@ bsrmv_status bsrmv_gpu_device_name(int device, char *name, size_t len);
  * by-column, wide, vector-stream and staged kernels, chosen from the
  * plan's rows for the pair and its float rows; op T and symmetric
  * storage are not built for it (BSRMV_ERR_UNSUPPORTED).  Complex matrices
- * upload, wrap and multiply (bsrmv_gpu_spmv, bsrmv_gpu_spmv_scalars, every
- * op); the other GPU entry points refuse them (docs/COMPLEX.md). */
+ * (bs <= 32) upload, wrap, multiply (SpMV and SpMM, every op) and solve;
+ * the refined solve and the benchmark's gather bound refuse them
+ * (docs/COMPLEX.md). */
 bsrmv_status bsrmv_gpu_matrix_upload(bsrmv_gpu_matrix **dA, const bsrmv_matrix *A,
                                      int device, void *stream);
 

@@ -412,16 +412,18 @@ struct GpuMatrix {
     ~GpuMatrix() { bsrmv_gpu_matrix_destroy(A); }
 };
 
+// type: a bsrmv_type value (the package maps the array's dtype)
 GpuMatrix *gpu_wrap(uintptr_t row_ptr, uintptr_t col_idx, uintptr_t val, int64_t mb, int64_t nb,
-                    int bs, int64_t nnzb, int dbl, int row_major, int device)
+                    int bs, int64_t nnzb, int type, int row_major, int device)
 {
+    if (type < BSRMV_FLOAT || type > BSRMV_COMPLEX_DOUBLE)
+        raise(BSRMV_ERR_ARGUMENT, "unknown value type " + std::to_string(type));
     bsrmv_gpu_matrix *A = nullptr;
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         s = bsrmv_gpu_matrix_wrap(&A, mb, nb, bs, nnzb, (const int64_t *)as_ptr(row_ptr),
-                                  (const int32_t *)as_ptr(col_idx), as_ptr(val),
-                                  dbl ? BSRMV_DOUBLE : BSRMV_FLOAT,
+                                  (const int32_t *)as_ptr(col_idx), as_ptr(val), (bsrmv_type)type,
                                   row_major ? BSRMV_ROW_MAJOR : BSRMV_COL_MAJOR, device);
     }
     check(s);
@@ -440,31 +442,38 @@ GpuMatrix *gpu_upload(const Matrix &M, int device, uintptr_t stream)
     return new GpuMatrix(A);
 }
 
-void gpu_spmv(GpuMatrix &G, int op, double alpha, uintptr_t x, int64_t nx, double beta,
-              uintptr_t y, int64_t ny, uintptr_t stream)
+// op 0: A, 1: A^T, 2: A^H; alpha and beta as values of the vector type
+// (bsrmv_gpu_spmv_scalars), complex ones refused for a real matrix.
+void gpu_spmv(GpuMatrix &G, int op, std::complex<double> alpha, uintptr_t x, int64_t nx,
+              std::complex<double> beta, uintptr_t y, int64_t ny, uintptr_t stream)
 {
+    scalar_buf a, b;
+    const bsrmv_op o = product_args(op, G.plan.vector_type, alpha, beta, a, b);
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         std::lock_guard<std::mutex> lock(G.mu);
-        s = bsrmv_gpu_spmv(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, G.A, as_ptr(x), nx, beta,
-                           as_ptr(y), ny, as_ptr(stream));
+        s = bsrmv_gpu_spmv_scalars(o, a.v, G.A, as_ptr(x), nx, b.v, as_ptr(y), ny,
+                                   as_ptr(stream));
     }
     check(s);
 }
 
 // X and Y: k vectors in `row_layout` with leading dimensions in elements
 // (the package reads them from the arrays' strides).
-void gpu_spmm(GpuMatrix &G, int op, double alpha, int k, uintptr_t X, int64_t ldx, double beta,
-              uintptr_t Y, int64_t ldy, int row_layout, uintptr_t stream)
+void gpu_spmm(GpuMatrix &G, int op, std::complex<double> alpha, int k, uintptr_t X, int64_t ldx,
+              std::complex<double> beta, uintptr_t Y, int64_t ldy, int row_layout,
+              uintptr_t stream)
 {
+    scalar_buf a, b;
+    const bsrmv_op o = product_args(op, G.plan.vector_type, alpha, beta, a, b);
     bsrmv_status s;
     {
         nb::gil_scoped_release nogil;
         std::lock_guard<std::mutex> lock(G.mu);
-        s = bsrmv_gpu_spmm(op ? BSRMV_OP_T : BSRMV_OP_N, alpha, G.A, k, as_ptr(X), ldx, beta,
-                           as_ptr(Y), ldy, row_layout ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL,
-                           as_ptr(stream));
+        s = bsrmv_gpu_spmm_scalars(o, a.v, G.A, k, as_ptr(X), ldx, b.v, as_ptr(Y), ldy,
+                                   row_layout ? BSRMV_LAYOUT_ROW : BSRMV_LAYOUT_COL,
+                                   as_ptr(stream));
     }
     check(s);
 }
@@ -686,7 +695,7 @@ NB_MODULE(_core, m)
         .def("tune", &gpu_tune, nb::arg("candidates"), nb::arg("stream"))
         .def_prop_ro("kernel", &gpu_kernel)
         .def_prop_ro("device", [](const GpuMatrix &G) { return G.plan.device; })
-        .def_prop_ro("vector_double",
-                     [](const GpuMatrix &G) { return G.plan.vector_type == BSRMV_DOUBLE; })
+        .def_prop_ro("vector_dtype_name",
+                     [](const GpuMatrix &G) { return type_name(G.plan.vector_type); })
         .def_prop_ro("owns_arrays", [](const GpuMatrix &G) { return G.plan.owns_arrays != 0; });
 }

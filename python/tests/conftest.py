@@ -34,6 +34,36 @@ def spmv_bound(S, x, dtype, transpose=False):
     return 2 * k * eps * (absA @ np.abs(x.astype(np.float64))) + np.finfo(dtype).tiny
 
 
+def random_complex(rng, mb, nb, bs, dtype, density=0.3):
+    """random_bsr's patterns with complex values (one long row past 3 block rows)."""
+    R = random_bsr(rng, mb, nb, bs, density=density, long_row=mb > 3)
+    I = random_bsr(rng, mb, nb, bs, density=density)
+    S = (R + 1j * I).tobsr(blocksize=(bs, bs)).astype(dtype)
+    S.sum_duplicates()
+    return S
+
+
+def cvec(rng, n, dtype):
+    return (rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)).astype(dtype)
+
+
+def tol_for(dtype, S, x):
+    """An elementwise bound of a complex product's error (complex multiplies
+    round more than real ones: 8 k eps rather than spmv_bound's 2 k eps)."""
+    eps = np.finfo(dtype).eps
+    k = max(1, int(np.max(np.diff(S.tocsr().indptr), initial=1)))
+    return 8 * k * eps * (abs(S.astype(np.complex128)) @ np.abs(x) + 1)
+
+
+def hermitian(rng, nb, bs, dtype, shift=0.0):
+    """A Hermitian bsr_array, shifted by shift * I (positive definite for a
+    large enough shift)."""
+    R = random_complex(rng, nb, nb, bs, np.complex128)
+    H = (R + R.conj().T + shift * sp.eye_array(nb * bs)).tobsr(blocksize=(bs, bs))
+    H.sum_duplicates()
+    return H.astype(dtype)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -6,28 +6,10 @@ import pytest
 import scipy.sparse as sp
 
 import bsrmv
-from conftest import random_bsr
+from conftest import cvec, hermitian, random_bsr, random_complex, tol_for
 
 CTYPES = [np.complex128, np.complex64]
 SCALARS = [(1.0, 0.0), (0.0, 1.0), (0.75 - 0.5j, 0.0), (2.0, 1.0 + 0.25j), (0.5j, -0.25)]
-
-
-def random_complex(rng, mb, nb, bs, dtype, density=0.3):
-    R = random_bsr(rng, mb, nb, bs, density=density, long_row=mb > 3)
-    I = random_bsr(rng, mb, nb, bs, density=density)
-    S = (R + 1j * I).tobsr(blocksize=(bs, bs)).astype(dtype)
-    S.sum_duplicates()
-    return S
-
-
-def cvec(rng, n, dtype):
-    return (rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)).astype(dtype)
-
-
-def tol_for(dtype, S, x):
-    eps = np.finfo(dtype).eps
-    k = max(1, int(np.max(np.diff(S.tocsr().indptr), initial=1)))
-    return 8 * k * eps * (abs(S.astype(np.complex128)) @ np.abs(x) + 1)
 
 
 @pytest.mark.parametrize("dtype", CTYPES)
@@ -61,13 +43,6 @@ def test_from_scipy_and_back(rng):
     assert np.array_equal(A.to_scipy().toarray(), S.toarray())
     x = cvec(rng, 18, np.complex128)
     assert np.allclose(A.aslinearoperator().rmatvec(x), S.toarray().conj().T @ x)
-
-
-def hermitian(rng, nb, bs, dtype, shift=0.0):
-    R = random_complex(rng, nb, nb, bs, np.complex128)
-    H = (R + R.conj().T + shift * sp.eye_array(nb * bs)).tobsr(blocksize=(bs, bs))
-    H.sum_duplicates()
-    return H.astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", CTYPES)

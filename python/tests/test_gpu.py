@@ -8,7 +8,7 @@ from scipy.sparse.linalg import spsolve
 
 import bsrmv
 import bsrmv.gpu as bg
-from conftest import random_bsr, spmv_bound
+from conftest import cvec, hermitian, random_bsr, random_complex, spmv_bound, tol_for
 
 HAVE_GPU = bg.device_count() > 0
 needs_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device or a CPU-only build")
@@ -126,6 +126,28 @@ def test_multivector_calls(monkeypatch):
               y=FakeDeviceArray((6, 2), "<f8", None, ptr=0xa000))
     assert M._m.calls == [("spmm", 0, 1.0, 2, 0x1000, 7, 0.0, 0x9000, 6, False, 1),
                           ("spmm", 1, 1.0, 2, 0x2000, 2, 0.0, 0xa000, 2, True, 1)]
+
+
+def test_complex_calls(monkeypatch):
+    """Complex scalars and A^H reach the library as they are; complex x or
+    b for a real matrix is refused before any call."""
+    monkeypatch.setattr(bg, "_device_of", lambda obj, fw, ptr: 0)
+    Z = fake_matrix((6, 4), np.complex128)
+    x = FakeDeviceArray((6,), "<c16", ptr=0x1000)
+    y = FakeDeviceArray((4,), "<c16", ptr=0x9000)
+    Z.hmatvec(x, alpha=0.5 - 1j, beta=2j, y=y)
+    X = FakeDeviceArray((4, 3), "<c16", (16, 64), ptr=0x2000)
+    Y = FakeDeviceArray((6, 3), "<c16", (16, 96), ptr=0xa000)
+    Z.matvec(X, alpha=1j, y=Y)
+    assert Z._m.calls == [("spmv", 2, 0.5 - 1j, 0x1000, 6, 2j, 0x9000, 4, 1),
+                          ("spmm", 0, 1j, 3, 0x2000, 4, 0j, 0xa000, 6, False, 1)]
+    assert all(type(a) is complex for c in Z._m.calls for a in (c[2], c[5 if c[0] == "spmv" else 6]))
+    R = fake_matrix((6, 4), np.float64)
+    with pytest.raises(bsrmv.ArgumentError, match="x is complex"):
+        R.matvec(FakeDeviceArray((4,), "<c16"), y=FakeDeviceArray((6,), "<f8"))
+    with pytest.raises(bsrmv.ArgumentError, match="x is complex"):
+        R.matvec(FakeDeviceArray((4, 2), "<c8"), y=FakeDeviceArray((6, 2), "<f8"))
+    assert R._m.calls == []
 
 
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present")
@@ -274,6 +296,92 @@ def test_cupy_solve(cupy, rng):
     x, rep = bsrmv.solve(H, cupy.asarray(b), "bicgstab", tol=1e-10)
     assert rep.converged and np.linalg.norm(cupy.asnumpy(x) - ref) <= 1e-8 * np.linalg.norm(ref)
     assert H.kernel
+
+
+CSCALARS = [(1.0, 0.0), (0.0, 1.0), (0.75 - 0.5j, 0.0), (2.0, 1.0 + 0.25j)]
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("bs", [1, 2, 3, 4, 8, 11])
+def test_cupy_complex_matches_scipy(cupy, rng, bs, dtype):
+    """Complex device matrices (both block orders) against scipy: A, A^T and
+    A^H, complex alpha and beta, y poisoned with NaN, several vectors in
+    both layouts."""
+    for mb, nb in [(1, 1), (9, 6), (120, 80)]:
+        S = random_complex(rng, mb, nb, bs, dtype)
+        D = S.toarray().astype(np.complex128)
+        for order in ("row", "col"):
+            data = S.data if order == "row" else np.ascontiguousarray(S.data.transpose(0, 2, 1))
+            G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(data), cupy.asarray(S.indices),
+                                            cupy.asarray(S.indptr), S.shape, order=order)
+            assert G.dtype == dtype and G.vector_dtype == dtype
+            for op, M in ((0, D), (1, D.T), (2, D.conj().T)):
+                f = (G.matvec, G.rmatvec, G.hmatvec)[op]
+                x = cvec(rng, M.shape[1], dtype)
+                y0 = cvec(rng, M.shape[0], dtype)
+                Sx = S if op == 0 else S.T
+                for alpha, beta in CSCALARS:
+                    yd = cupy.asarray(y0) if beta != 0 else cupy.full(M.shape[0], cupy.nan,
+                                                                      dtype=dtype)
+                    out = f(cupy.asarray(x), alpha=alpha, beta=beta, y=yd)
+                    assert out is yd
+                    ref = alpha * (M @ x) + (beta * y0 if beta != 0 else 0)
+                    assert np.all(np.abs(cupy.asnumpy(out) - ref)
+                                  <= tol_for(dtype, Sx, x) * (1 + abs(beta)))
+                for k, layout in ((3, "F"), (5, "C")):
+                    X = np.asarray(np.stack([cvec(rng, M.shape[1], dtype) for _ in range(k)], 1),
+                                   order=layout)
+                    Y = f(cupy.asarray(X), alpha=0.5j)
+                    assert Y.dtype == dtype
+                    assert np.allclose(cupy.asnumpy(Y), 0.5j * (M @ X), rtol=1e-4, atol=1e-4)
+    with pytest.raises(bsrmv.ArgumentError, match="complex alpha"):
+        R = random_bsr(rng, 4, 4, 2)
+        Gr = bg.GpuBSRMatrix.from_arrays(cupy.asarray(R.data), cupy.asarray(R.indices),
+                                         cupy.asarray(R.indptr), R.shape)
+        Gr.matvec(cupy.ones(8), alpha=1j)
+    with pytest.raises(bsrmv.ArgumentError, match="x is complex"):
+        Gr.matvec(cupy.ones(8, dtype=cupy.complex128))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_cupy_complex_storage_and_solve(cupy, rng, dtype):
+    """Hermitian and complex symmetric storage uploaded from the host, and
+    the device solvers on complex systems (BiCGSTAB, GMRES; CG on a
+    Hermitian positive definite one, in full and Hermitian storage)."""
+    tol = 1e-9 if dtype == np.complex128 else 1e-4
+    H = hermitian(rng, 10, 4, dtype, shift=40.0)
+    Dh = H.toarray().astype(np.complex128)
+    n = H.shape[0]
+    b = cvec(rng, n, dtype)
+    x = cvec(rng, n, dtype)
+    for host in (bsrmv.BSRMatrix.from_scipy(H), bsrmv.BSRMatrix.from_scipy(H, hermitian=True)):
+        G = bg.GpuBSRMatrix.from_host(host)
+        assert G.dtype == dtype and G.symmetric == host.symmetric
+        for f, M in ((G.matvec, Dh), (G.rmatvec, Dh.T), (G.hmatvec, Dh.conj().T)):
+            assert np.all(np.abs(cupy.asnumpy(f(cupy.asarray(x), alpha=1 - 2j)) - (1 - 2j) * (M @ x))
+                          <= 3 * tol_for(dtype, H, x))
+        X = np.asfortranarray(np.stack([cvec(rng, n, dtype) for _ in range(3)], 1))
+        assert np.allclose(cupy.asnumpy(G @ cupy.asarray(X)), Dh @ X, rtol=1e-4, atol=1e-4)
+        xs, rep = bsrmv.solve(G, cupy.asarray(b), "cg", tol=tol)
+        assert rep.converged, rep.message
+        assert np.linalg.norm(b - Dh @ cupy.asnumpy(xs)) <= 2 * tol * np.linalg.norm(b)
+    C = random_complex(rng, 12, 12, 3, np.complex128)
+    Dn = C.toarray() + np.diag(np.abs(C.toarray()).sum(axis=1) * (1 + 0.5j) + 1)
+    N = sp.bsr_array(Dn.astype(dtype), blocksize=(3, 3))
+    G = bg.GpuBSRMatrix.from_arrays(cupy.asarray(N.data), cupy.asarray(N.indices),
+                                    cupy.asarray(N.indptr), N.shape)
+    b = cvec(rng, N.shape[0], dtype)
+    for method in ("bicgstab", "gmres"):
+        xs, rep = bsrmv.solve(G, cupy.asarray(b), method, tol=tol)
+        assert rep.converged and xs.dtype == dtype, rep.message
+        assert np.linalg.norm(b - N.toarray().astype(np.complex128) @ cupy.asnumpy(xs)) \
+            <= 2 * tol * np.linalg.norm(b)
+    with pytest.raises(bsrmv.ArgumentError, match="b is complex"):
+        R = bsrmv.BSRMatrix.from_scipy(
+            (random_bsr(rng, 4, 4, 2) + 4 * sp.eye_array(8)).tobsr(blocksize=(2, 2)))
+        bsrmv.solve(bg.GpuBSRMatrix.from_host(R), cupy.ones(8, dtype=cupy.complex128), "bicgstab")
 
 
 # ---- PyTorch -------------------------------------------------------------

@@ -19,6 +19,9 @@ from ._errors import ArgumentError, DimensionError, NoDeviceError
 from ._matrix import BSRMatrix, _layouts, _value_dtype
 
 _INT32_MAX = np.iinfo(np.int32).max
+# the library's bsrmv_type values
+_TYPE_CODE = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.complex64): 2,
+              np.dtype(np.complex128): 3}
 
 
 def device_count() -> int:
@@ -210,7 +213,7 @@ class GpuBSRMatrix:
         self._host = host
         self.shape: Tuple[int, int] = shape
         self.dtype = np.dtype(dtype)
-        self.vector_dtype = np.dtype(np.float64 if core.vector_double else self.dtype)
+        self.vector_dtype = np.dtype(core.vector_dtype_name)
         self.symmetric: bool = host is not None and host.symmetric
         self.blocksize: int = bs
         self.nnzb: int = nnzb
@@ -250,7 +253,7 @@ class GpuBSRMatrix:
                                  f"nnzb*bs*bs = {nnzb * bs * bs}")
         _synchronize(_stream_ptr(stream, dv), dv)
         core = _core.GpuMatrix.wrap(rp.ptr, ci.ptr, dv.ptr, m // bs, n // bs, bs, nnzb,
-                                    dv.dtype == np.float64, order == "row", dv.device)
+                                    _TYPE_CODE[dv.dtype], order == "row", dv.device)
         return cls(core, (m, n), dv.dtype, bs, nnzb, order, keep=(rp.obj, ci.obj, dv.obj))
 
     @classmethod
@@ -277,9 +280,11 @@ class GpuBSRMatrix:
             raise ArgumentError(f"candidates must be an int >= 0, got {candidates!r}")
         return self._m.tune(candidates, _stream_ptr(stream, None))
 
-    def _apply(self, op: int, x: Any, alpha: float, beta: float, y: Any, stream: Any) -> Any:
+    def _apply(self, op: int, x: Any, alpha: Any, beta: Any, y: Any, stream: Any) -> Any:
         n_in, n_out = (self.shape[1], self.shape[0]) if op == 0 else self.shape
         xd = _Dev(x, "x")
+        if xd.dtype.kind == "c" and self.vector_dtype.kind != "c":
+            raise ArgumentError(f"x is complex; the matrix is {self.dtype}")
         if len(xd.shape) == 2:
             return self._apply_multi(op, xd, alpha, beta, y, stream, n_in, n_out)
         vdt = self.vector_dtype
@@ -299,7 +304,8 @@ class GpuBSRMatrix:
             raise DimensionError(f"y has shape {yd.shape}, expected ({n_out},)")
         if yd.device != self.device:
             raise ArgumentError(f"y is on device {yd.device}, the matrix on {self.device}")
-        self._m.spmv(op, alpha, xd.ptr, n_in, beta, yd.ptr, n_out, _stream_ptr(stream, xd))
+        self._m.spmv(op, complex(alpha), xd.ptr, n_in, complex(beta), yd.ptr, n_out,
+                     _stream_ptr(stream, xd))
         return y
 
     def _apply_multi(self, op, xd, alpha, beta, y, stream, n_in, n_out):
@@ -342,23 +348,30 @@ class GpuBSRMatrix:
         if by_column:
             es = vdt.itemsize
             for j in range(k):
-                self._m.spmv(op, alpha, xd.ptr + j * lx[1] * es, n_in, beta,
+                self._m.spmv(op, complex(alpha), xd.ptr + j * lx[1] * es, n_in, complex(beta),
                              yd.ptr + j * ly[1] * es, n_out, s)
             return y
         i = 0 if row else 1
-        self._m.spmm(op, alpha, k, xd.ptr, lx[i], beta, yd.ptr, ly[i], row, s)
+        self._m.spmm(op, complex(alpha), k, xd.ptr, lx[i], complex(beta), yd.ptr, ly[i], row, s)
         return y
 
-    def matvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0, y: Any = None,
+    def matvec(self, x: Any, alpha: Any = 1.0, beta: Any = 0.0, y: Any = None,
                stream: Any = None) -> Any:
         """y = alpha*A@x + beta*y on the device; y is allocated by x's
-        framework when not given (then of x's type)."""
+        framework when not given (then of the matrix's vector dtype).
+        alpha and beta may be complex for a complex matrix."""
         return self._apply(0, x, alpha, beta, y, stream)
 
-    def rmatvec(self, x: Any, alpha: float = 1.0, beta: float = 0.0, y: Any = None,
+    def rmatvec(self, x: Any, alpha: Any = 1.0, beta: Any = 0.0, y: Any = None,
                 stream: Any = None) -> Any:
         """y = alpha*A.T@x + beta*y on the device."""
         return self._apply(1, x, alpha, beta, y, stream)
+
+    def hmatvec(self, x: Any, alpha: Any = 1.0, beta: Any = 0.0, y: Any = None,
+                stream: Any = None) -> Any:
+        """y = alpha*A^H@x + beta*y on the device, the conjugate transpose
+        (A.T for a real matrix)."""
+        return self._apply(2, x, alpha, beta, y, stream)
 
     def __matmul__(self, x: Any) -> Any:
         return self._apply(0, x, 1.0, 0.0, None, None)
@@ -375,7 +388,10 @@ class GpuBSRMatrix:
         from ._solve import _report, _refine_on
 
         n = self.shape[0]
-        bd = _convert(_Dev(b, "b"), self.vector_dtype, "b")
+        bd = _Dev(b, "b")
+        if bd.dtype.kind == "c" and self.vector_dtype.kind != "c":
+            raise ArgumentError(f"b is complex; the matrix is {self.dtype}")
+        bd = _convert(bd, self.vector_dtype, "b")
         if bd.shape != (n,):
             raise DimensionError(f"b has shape {bd.shape}, expected ({n},)")
         if x0 is None:
