@@ -367,8 +367,12 @@ void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, doubl
 int tu_no_gpu(void)
 {
     int ndev = 0;
-    if (bsrmv_gpu_device_count(&ndev) == BSRMV_SUCCESS && ndev >= 1)
+    char name[256];
+    if (bsrmv_gpu_device_count(&ndev) == BSRMV_SUCCESS && ndev >= 1) {
+        TU_OK(bsrmv_gpu_device_name(0, name, sizeof name));
+        printf("device: %s\n", name);
         return 0;
+    }
     printf("no CUDA device (%s): GPU tests skipped\n", bsrmv_last_error());
     return 1;
 }

@@ -103,8 +103,9 @@ void tu_check_result(const char *what, const bsrmv_matrix *A, bsrmv_op op, doubl
  * vector type. */
 double tu_rel_residual(const bsrmv_matrix *A, const void *b, const void *x);
 
-/* GPU tests: 1 (after printing why) when no CUDA device can be used; the
- * caller then exits 77, ctest's skip code for the gpu label. */
+/* GPU tests: 0 after printing the name of device 0, or 1 (after printing
+ * why) when no CUDA device can be used; the caller then exits 77, ctest's
+ * skip code for the gpu label. */
 int tu_no_gpu(void);
 
 /* BSRMV_GPU_TEST_QUICK: 0 unset or "0", 2 for "2" (racecheck), else 1. */

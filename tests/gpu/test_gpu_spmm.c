@@ -269,9 +269,6 @@ int main(void)
 {
     if (tu_no_gpu())
         return 77;
-    char name[256];
-    TU_OK(bsrmv_gpu_device_name(0, name, sizeof name));
-    printf("device: %s\n", name);
     test_bad_calls();
     printf("bad calls: ok\n");
     test_alpha_zero();
