@@ -646,10 +646,10 @@ bsrmv_status bsrmv_solve_refined(bsrmv_solver method, const bsrmv_matrix *A,
  * bsrmv_solve would for it alone; the matrix products of all unfinished
  * columns are done together, one SpMM per product of the method (A read
  * once per 16 columns), and a column drops out when it has converged (a
- * zero column at once, x = 0).  On the GPU symmetric storage without its
- * full copy (no SpMM there) multiplies column by column.  Each
- * column's iterates are those of bsrmv_solve up to the rounding of the
- * SpMM (without SpMM: the same bits).  reports: k entries
+ * zero column at once, x = 0).  Each column's iterates are those of
+ * bsrmv_solve up to the rounding of the SpMM (a product that runs as
+ * SpMVs, as bsrmv_gpu_spmm does for few columns of symmetric storage:
+ * the same bits).  reports: k entries
  * (may be NULL), each as bsrmv_solve fills it; their seconds span the
  * joint solve, their bytes count every product as a separate SpMV.
  * opt->monitor is called for every column's iterations (the column is not
@@ -852,8 +852,11 @@ bsrmv_status bsrmv_gpu_spmv_scalars(bsrmv_op op, const void *alpha, const bsrmv_
  * handle must not run on two streams at once.  X, Y and the sums are in
  * dA's vector type: double for float values with double vectors (mixed
  * precision, both ops); complex values take complex X and Y (scalars
- * through bsrmv_gpu_spmm_scalars).  Symmetric storage whose full copy the
- * handle does not keep: BSRMV_ERR_UNSUPPORTED. */
+ * through bsrmv_gpu_spmm_scalars).  Symmetric and Hermitian storage, every
+ * op: on the full copy where the handle keeps one, else two passes over
+ * the stored blocks (the second scatters with atomic adds, so its sums are
+ * not bitwise reproducible either; float values with double vectors there:
+ * BSRMV_ERR_UNSUPPORTED, as for bsrmv_gpu_spmv). */
 bsrmv_status bsrmv_gpu_spmm(bsrmv_op op, double alpha, const bsrmv_gpu_matrix *dA, int k,
                             const void *d_X, int64_t ldx, double beta, void *d_Y, int64_t ldy,
                             bsrmv_layout layout, void *stream);
@@ -924,8 +927,7 @@ bsrmv_status bsrmv_gpu_solve(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                              int64_t n, const bsrmv_solve_options *opt,
                              bsrmv_solve_report *report, void *stream);
 /* bsrmv_solve_multi on the device: B and X in device memory, the products
- * of the unfinished columns one bsrmv_gpu_spmm each (by column for
- * symmetric storage whose full copy the handle does not keep); errors as
+ * of the unfinished columns one bsrmv_gpu_spmm each; errors as
  * bsrmv_solve_multi plus those of bsrmv_gpu_solve. */
 bsrmv_status bsrmv_gpu_solve_multi(bsrmv_solver method, const bsrmv_gpu_matrix *dA,
                                    const bsrmv_gpu_precond *dP, int64_t n, int k, const void *d_B,

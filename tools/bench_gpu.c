@@ -306,7 +306,8 @@ static void emit(const struct bench_options *o, const struct bench_case *c, cons
         bsrmv_matrix_info si;
         bsrmv_matrix_get_info(c->S, &si);
         br.nnzb = si.nnzb;
-        br.bytes = bsrmv_matrix_spmv_bytes(c->S);
+        if (r->k == 0) /* an SpMM record brings its own */
+            br.bytes = bsrmv_matrix_spmv_bytes(c->S);
         br.speedup = r->full_ms / r->ms;
     }
     bench_record_set_time(&br, r->ms);
@@ -905,10 +906,14 @@ static int mm_bufs_make(struct bench_case *c, int k, int col, struct mm_bufs *m)
 /* k vectors in `lay`: k bsrmv_gpu_spmv calls ("spmvxK"), bsrmv_gpu_spmm
  * ("spmm-row"/"spmm-col") and cusparseSpMM with the BSR descriptor (both
  * block orders, BSR_ALG1) and the CSR expansion (CSR_ALG1..3), in the same
- * layout, each checked against (j+1) * y_ref and timed the same way; the
- * records, then one summary line on stderr. */
+ * layout, each checked against (j+1) * y_ref and timed the same way; with
+ * dS (--sym: the symmetric storage's handle) the same two bsrmv calls on
+ * it ("sym-spmvxK", "sym-spmm-L": bytes those of the stored blocks read
+ * once per SpMV, resp. once, speedup over the full storage's same call);
+ * the records, then a summary line (and one for the symmetric storage) on
+ * stderr. */
 static int spmm_one(const struct bench_options *o, struct bench_case *c, struct bx *b, const struct cs_dev *d,
-                    cusparseHandle_t h, int k, bsrmv_layout lay, int reps)
+                    cusparseHandle_t h, bsrmv_gpu_matrix *dS, int k, bsrmv_layout lay, int reps)
 {
     const bsrmv_matrix_info *in = &c->info;
     const size_t vs = bsrmv_type_size(in->vector_type); /* of X and Y */
@@ -917,7 +922,7 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
     const cudaDataType vt = cuda_type(in->type);
     const int dbl = in->type == BSRMV_DOUBLE || in->type == BSRMV_COMPLEX_DOUBLE;
     const double vec_bytes = (double)(in->rows + in->cols) * (double)vs;
-    struct rec recs[8];
+    struct rec recs[10];
     int nrec = 0, rc = 0;
     struct mm_bufs m = {0};
     memset(recs, 0, sizeof recs);
@@ -953,6 +958,30 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
         goto fail;
     r->speedup = recs[0].ms / r->ms;
     nrec++;
+    if (dS) {
+        struct mmx speer = peer, smine = mine;
+        speer.dA = smine.dA = dS;
+        const call_fn fns[2] = {call_spmv_k, call_spmm};
+        struct mmx *ctx[2] = {&speer, &smine};
+        for (int q = 0; q < 2; q++) {
+            r = &recs[nrec];
+            if (q == 0)
+                snprintf(r->kernel, sizeof r->kernel, "sym-spmvx%d", k);
+            else
+                snprintf(r->kernel, sizeof r->kernel, "sym-spmm-%s", col ? "col" : "row");
+            r->backend = "gpu";
+            r->k = k;
+            const double sb = (double)bsrmv_matrix_spmv_bytes(c->S);
+            r->bytes = q == 0 ? sb * k : sb + (k - 1) * vec_bytes;
+            r->rel_err = q == 0 ? check_mm(c, fns[q], ctx[q], m.dYc, m.Y0c, m.Yh, ybytes, k, 1, b->s)
+                                : check_mm(c, fns[q], ctx[q], m.dY, m.Y0, m.Yh, ybytes, k, col, b->s);
+            if (time_calls(fns[q], ctx[q], reps, b->s, &r->ms) != 0)
+                goto fail;
+            r->full_ms = recs[q].ms; /* its speedup: over the full storage's same call */
+            nrec++;
+        }
+    }
+    const int nmine = nrec;
     /* cuSPARSE */
     struct cmm cm = {.h = h, .vt = vt};
     /* alpha and beta in the values' type (a complex one: imaginary part 0) */
@@ -1023,6 +1052,12 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
     fprintf(stderr, "spmm-summary %s %d %s %s %d %.5f %.5f %.3f %s %.5f %.3f\n", c->matrix, in->bs,
             bench_type_name(in->type, in->vector_type), col ? "col" : "row", k, recs[1].ms, recs[0].ms,
             recs[1].speedup, best_name, best_cs, best_cs > 0 ? best_cs / recs[1].ms : 0.0);
+    /* symmetric storage: its SpMM ms, its k SpMVs ms, their ratio, the
+     * full storage's SpMM ms and the ratio to it */
+    if (nmine == 4)
+        fprintf(stderr, "sym-spmm-summary %s %d %s %s %d %.5f %.5f %.3f %.5f %.3f\n", c->matrix,
+                in->bs, bench_type_name(in->type, in->vector_type), col ? "col" : "row", k,
+                recs[3].ms, recs[2].ms, recs[2].ms / recs[3].ms, recs[1].ms, recs[1].ms / recs[3].ms);
     mm_bufs_free(&m);
     return rc;
 fail:
@@ -1039,6 +1074,7 @@ static int spmm_paths(const struct bench_options *o, struct bench_case *c, struc
     const int64_t nnz = in->nnzb * in->bs * in->bs;
     struct cs_dev d = {0};
     cusparseHandle_t h = NULL;
+    bsrmv_gpu_matrix *dS = NULL;
     int rc = 0;
     /* the k SpMVs run the plan's choice, whatever the kernel list left set */
     bsrmv_gpu_matrix_set_config(b->dA, NULL);
@@ -1071,10 +1107,16 @@ static int spmm_paths(const struct bench_options *o, struct bench_case *c, struc
         }
         csr_free(&e);
     }
+    if (c->S && bsrmv_gpu_matrix_upload(&dS, c->S, 0, b->s) != BSRMV_SUCCESS) {
+        fprintf(stderr, "bsrmv: upload of the symmetric matrix: %s\n", bsrmv_last_error());
+        rc = 1;
+        goto done;
+    }
     for (int li = 0; li < o->n_layouts && !rc; li++)
         for (int q = 0; q < o->n_k && !rc; q++)
-            rc = spmm_one(o, c, b, &d, h, o->k[q], o->layouts[li], reps);
+            rc = spmm_one(o, c, b, &d, h, dS, o->k[q], o->layouts[li], reps);
 done:
+    bsrmv_gpu_matrix_destroy(dS);
     if (h)
         cusparseDestroy(h);
     cs_dev_free(&d);

@@ -312,9 +312,6 @@ void cli_parse_options(int argc, char **argv, struct bench_options *o, int bench
                     "or --example");
     if (blocking_given && o->source != BENCH_MTX)
         args_fail("--split and --promote apply to --mtx only");
-    if (o->sym && o->n_k > 0 && o->gpu)
-        args_fail("--sym and --k with --gpu: bsrmv_gpu_spmm takes no symmetric matrix (the "
-                  "host SpMM does: leave out --gpu)");
     if (o->no_cpu && !o->gpu)
         args_fail("--no-cpu needs --gpu (there would be nothing to time)");
     if (o->gpu)

@@ -110,15 +110,16 @@ def test_multivector_calls(monkeypatch):
         G.matvec(xf, y=FakeDeviceArray((6, 3), "<f8", (16, 96)))
     with pytest.raises(bsrmv.ArgumentError, match="beta != 0 needs y="):
         G.matvec(xf, beta=1.0)
-    # symmetric: one SpMV per column, column-major only
+    # symmetric: one SpMM, as for full storage, in either layout
     S = fake_matrix((6, 6), np.float64, symmetric=True)
     x = FakeDeviceArray((6, 2), "<f8", (8, 56), ptr=0x1000)        # ld 7
     y = FakeDeviceArray((6, 2), "<f8", (8, 48), ptr=0x9000)        # ld 6
     S.matvec(x, y=y)
-    assert S._m.calls == [("spmv", 0, 1.0, 0x1000, 6, 0.0, 0x9000, 6, 1),
-                          ("spmv", 0, 1.0, 0x1000 + 56, 6, 0.0, 0x9000 + 48, 6, 1)]
-    with pytest.raises(bsrmv.ArgumentError, match="column-major"):
-        S.matvec(x, y=FakeDeviceArray((6, 2), "<f8", None))
+    assert S._m.calls == [("spmm", 0, 1.0, 2, 0x1000, 7, 0.0, 0x9000, 6, False, 1)]
+    S._m.calls.clear()
+    S.matvec(FakeDeviceArray((6, 2), "<f8", None, ptr=0x2000),
+             y=FakeDeviceArray((6, 2), "<f8", None, ptr=0xa000))
+    assert S._m.calls == [("spmm", 0, 1.0, 2, 0x2000, 2, 0.0, 0xa000, 2, True, 1)]
     # mixed precision: one SpMM of float64 vectors, either layout
     M = fake_matrix((6, 6), np.float32, vector_dtype=np.float64)
     M.matvec(x, y=y)
@@ -499,13 +500,13 @@ def test_cupy_symmetric_and_mixed(cupy, rng):
         G = bg.GpuBSRMatrix.from_host(host)
         assert G.symmetric == host.symmetric and G.vector_dtype == np.float64
         assert np.allclose(cupy.asnumpy(G @ cupy.asarray(x)), ref @ x, rtol=1e-12, atol=1e-12)
-        # symmetric: column by column, column-major; mixed: one SpMM in x's layout
+        # one SpMM in x's layout, or in y's
         Y = G @ cupy.asarray(X)
-        assert Y.flags.f_contiguous if host.symmetric else Y.flags.c_contiguous
+        assert Y.flags.c_contiguous
         assert np.allclose(cupy.asnumpy(Y), ref @ X, rtol=1e-12, atol=1e-12)
-        if host.symmetric:
-            with pytest.raises(bsrmv.ArgumentError, match="column-major"):
-                G.matvec(cupy.asarray(X), y=cupy.zeros((150, 4)))
+        Yf = cupy.zeros((150, 4), order="F")
+        G.matvec(cupy.asarray(X), y=Yf)
+        assert np.allclose(cupy.asnumpy(Yf), ref @ X, rtol=1e-12, atol=1e-12)
         xs, rep = bsrmv.solve(G, cupy.asarray(x), "cg", tol=1e-10)
         assert rep.converged
         assert np.linalg.norm(ref @ cupy.asnumpy(xs) - x) <= 1e-9 * np.linalg.norm(x)

@@ -30,7 +30,10 @@ template <typename T, typename V = T> struct MmArgs {
     int kc;    /* vectors of the chunk                                     */
     bool xvec; /* xj == 1, and x and xs allow loads of NV values at once
                 * (NV*sizeof(V) aligned)                                   */
-    bool conj; /* OP_T of complex values: conjugated (OP_C)                */
+    bool conj; /* complex values conjugated as loaded: OP_C, and the
+                * passes of conj(A) of symmetric storage (spmm.cu)        */
+    bool skip_diag; /* the transpose kernel leaves out blocks on the
+                     * diagonal: the mirror pass of symmetric storage    */
     V alpha, beta;
 };
 
@@ -101,7 +104,7 @@ __host__ __device__ constexpr bool staged_async(int bs, int kt)
 template <typename T, typename V>
 cudaError_t launch_spmm_n(const MmArgs<T, V> &a, int order, const MmLaunch &l, cudaStream_t s);
 /* Y += alpha*A^T*X (conj: A^H) for all kc vectors (atomic scatter; Y
- * already scaled). */
+ * already scaled); skip_diag: the blocks off the diagonal only. */
 template <typename T, typename V>
 cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s);
 /* xp (row-major, ld ldp) = the kc columns of x (column-major, ld ldx),

@@ -50,7 +50,13 @@
  * OP_T: a warp per block row scatters alpha * A(:, c)^T X(row, j) into
  * Y(col*bs + c, j) with atomic adds (the SpMV transpose kernel's scheme),
  * all vectors of the call in one pass; OP_C conjugates each value as it
- * is loaded (MmArgs::conj). */
+ * is loaded (MmArgs::conj, which the OP_N kernels honour too).
+ *
+ * Symmetric storage (diagonal and upper blocks, spmm.cu) is two passes
+ * over the stored blocks: the OP_N kernels for (D + U) X, then the
+ * transpose kernel without the diagonal blocks for U^T X (U^H X:
+ * Hermitian storage).  The matrix is read twice, its half each time: the
+ * bytes of the full storage's SpMM without its memory. */
 #ifndef BSRMV_CUDA_K_SPMM_IMPL_CUH
 #define BSRMV_CUDA_K_SPMM_IMPL_CUH
 
@@ -89,7 +95,8 @@ __device__ __forceinline__ void block_batches(const MmArgs<T, V> &a, int64_t b0,
         const V *xb = a.x + (int64_t)ldc<L2h::first>(a.col_idx + b) * bs * a.xs + j0 * a.xj;
         const T *vb = a.val + b * bs2;
         for (int c = 0; c < bs; ++c) {
-            const V av = (V)ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c));
+            const V av = (V)conj_if(ldv<true, L2h::first>(vb + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)),
+                                    a.conj);
             V xv[NV];
             x_piece(a, xb + (int64_t)c * a.xs, j0, whole, xv);
 #pragma unroll
@@ -253,7 +260,7 @@ __global__ void __launch_bounds__(128) k_spmm_staged(const MmArgs<T, V> a)
 #pragma unroll
             for (int rr = 0; rr < BS; ++rr) {
                 /* mixed precision: widened here, by the P lanes of the block */
-                const V av = (V)ab[ORD == COL ? c * BS + rr : rr * BS + c];
+                const V av = (V)conj_if(ab[ORD == COL ? c * BS + rr : rr * BS + c], a.conj);
 #pragma unroll
                 for (int v = 0; v < NV; ++v)
                     madd(acc[rr][v], av, xc[v]);
@@ -458,31 +465,80 @@ cudaError_t launch_spmm_pack(const T *x, int64_t ldx, int64_t n, int kc, T *xp, 
     return cudaGetLastError();
 }
 
-template <typename T, typename V, int ORD>
-__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a)
+/* 2^lp lanes per (block, column c) pair, over the vectors: with a row-major
+ * Y (spmm_t_lanes) the lanes of a pair add into consecutive values of a
+ * row of Y, so that one atomic instruction of the warp touches a few
+ * lines instead of 32; 1 lane per pair with a column-major Y, where a
+ * block's bs columns land on consecutive values.  At a compile-time BS
+ * the column's values are loaded once, into registers, for all of the
+ * lane's vectors; at the runtime bs (BS == 0) they are loaded again per
+ * vector (from L1). */
+template <typename T, typename V, int ORD, int BS>
+__global__ void __launch_bounds__(256) k_spmm_t(const MmArgs<T, V> a, int lp)
 {
-    const int bs = a.bs;
+    const int bs = BS > 0 ? BS : a.bs;
     const int64_t bs2 = (int64_t)bs * bs;
     const int lane = threadIdx.x & 31;
+    const int j0 = lane & ((1 << lp) - 1), pair = lane >> lp, npairs = 32 >> lp;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     for (int64_t row = warp; row < a.mb; row += nwarps) {
         const int64_t s = a.row_ptr[row], e = a.row_ptr[row + 1];
         const V *xr = a.x + row * bs * a.xs;
-        for (int64_t t = s * bs + lane; t < e * bs; t += 32) {
+        for (int64_t t = s * bs + pair; t < e * bs; t += npairs) {
             const int64_t b = t / bs;
             const int c = (int)(t - b * bs);
+            const int64_t cb = ldc(a.col_idx + b);
+            if (a.skip_diag && cb == row)
+                continue;
             const T *v = a.val + b * bs2;
-            V *py = a.y + ((int64_t)ldc(a.col_idx + b) * bs + c) * a.ys;
-            for (int j = 0; j < a.kc; ++j) {
+            auto load = [&](int r) {
+                return (V)conj_if(ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)), a.conj);
+            };
+            V line[BS > 0 ? BS : 1];
+            if constexpr (BS > 0)
+#pragma unroll
+                for (int r = 0; r < BS; ++r)
+                    line[r] = load(r);
+            V *py = a.y + (cb * bs + c) * a.ys;
+            for (int j = j0; j < a.kc; j += 1 << lp) {
                 V sum = V(0);
-                for (int r = 0; r < bs; ++r)
-                    madd(sum, (V)conj_if(ld(v + (ORD == COL ? (int64_t)c * bs + r : (int64_t)r * bs + c)), a.conj),
-                         ld(xr + r * a.xs + j * a.xj));
+#pragma unroll
+                for (int r = 0; r < bs; ++r) {
+                    V coef;
+                    if constexpr (BS > 0)
+                        coef = line[r];
+                    else
+                        coef = load(r);
+                    madd(sum, coef, ld(xr + r * a.xs + j * a.xj));
+                }
                 atomicAdd(py + j * a.yj, a.alpha * sum);
             }
         }
     }
+}
+
+/* log2 of the lanes per (block, column) pair of k_spmm_t: the chunk's
+ * vectors rounded up to a power of two, at most a warp, where Y is
+ * row-major; else 0. */
+template <typename T, typename V> static int spmm_t_lanes(const MmArgs<T, V> &a)
+{
+    if (a.yj != 1)
+        return 0;
+    int lp = 0;
+    while (lp < 5 && (1 << lp) < a.kc)
+        ++lp;
+    return lp;
+}
+
+template <typename T, typename V, int BS>
+static void run_t(const MmArgs<T, V> &a, int order, unsigned g, int threads, cudaStream_t s)
+{
+    const int lp = spmm_t_lanes(a);
+    if (order == COL)
+        k_spmm_t<T, V, COL, BS><<<g, threads, 0, s>>>(a, lp);
+    else
+        k_spmm_t<T, V, ROW, BS><<<g, threads, 0, s>>>(a, lp);
 }
 
 template <typename T, typename V>
@@ -490,10 +546,15 @@ cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s)
 {
     const int threads = 256;
     const unsigned g = bsrmv_grid(a.mb * 32, threads);
-    if (order == COL)
-        k_spmm_t<T, V, COL><<<g, threads, 0, s>>>(a);
-    else
-        k_spmm_t<T, V, ROW><<<g, threads, 0, s>>>(a);
+    const int bsk = BSRMV_COMPILED_BS(BSRMV_SPMM_LIST, a.bs);
+#define X(BS, P_)                                                                                  \
+    if (bsk == BS) {                                                                               \
+        run_t<T, V, BS>(a, order, g, threads, s);                                                  \
+        return cudaGetLastError();                                                                 \
+    }
+    BSRMV_SPMM_LIST(X)
+#undef X
+    run_t<T, V, 0>(a, order, g, threads, s);
     return cudaGetLastError();
 }
 

@@ -782,11 +782,10 @@ extern "C" bsrmv_status bsrmv_sv_gpu_init(sv_backend *be, bsrmv_solver method,
     be->release = g_release;
     be->sync = g_sync;
     be->spmv = g_spmv;
-    /* bsrmv_gpu_spmm takes full storage of every type (mixed precision
-     * too: the columns are in the vector type, as g_spmv's) and symmetric
-     * storage through its full copy; symmetric storage without one solves
-     * several right-hand sides with one SpMV per column */
-    be->spmm = !dA->sym || dA->use_full ? g_spmm : nullptr;
+    /* bsrmv_gpu_spmm takes every storage and type (mixed precision too:
+     * the columns are in the vector type, as g_spmv's; symmetric storage
+     * on its own arrays as bsrmv_gpu_spmm_cols says) */
+    be->spmm = g_spmm;
     switch (pl.vector_type) {
     case BSRMV_DOUBLE: set_ops<double>(be); break;
     case BSRMV_FLOAT: set_ops<float>(be); break;

@@ -63,8 +63,30 @@ static bool mm_copy_x(int bs, int kt)
     return kt >= 8 || bs * kt >= 32;
 }
 
+/* The transpose kernel over all k vectors, X and Y in place (Y already
+ * holds beta*Y, or the first pass of symmetric storage). */
+template <typename T, typename V>
+static bsrmv_status spmm_scatter(MmArgs<T, V> a, const bsrmv_gpu_matrix *m, int k, const void *X,
+                                 int64_t ldx, void *Y, bool row, const char *what, cudaStream_t s)
+{
+    a.x = (const V *)X;
+    a.xs = row ? ldx : 1;
+    a.xj = row ? 1 : ldx;
+    a.y = (V *)Y;
+    a.kc = k;
+    const cudaError_t e = launch_spmm_t<T, V>(a, m->order == BSRMV_COL_MAJOR ? COL : ROW, s);
+    if (e != cudaSuccess) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "launching %s (bs=%d, k=%d)", what, m->bs, k);
+        return cuda_fail(e, msg);
+    }
+    return BSRMV_SUCCESS;
+}
+
 /* T: the values, V: X, Y and the sums (the handle's vtype).  op is OP_N,
- * OP_T or (complex values) OP_C. */
+ * OP_T or (complex values) OP_C.  Symmetric storage's op(A) is A or
+ * conj(A) (sym_conj_a): its stored blocks as OP_N, conjugated for conj(A),
+ * then the mirror pass (k_spmm_impl.cuh). */
 template <typename T, typename V>
 static bsrmv_status spmm_t(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k,
                            const void *X, int64_t ldx, Scalar beta, void *Y, int64_t ldy,
@@ -82,7 +104,11 @@ static bsrmv_status spmm_t(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k
     a.alpha = to_vector_type<V>(alpha);
     a.beta = to_vector_type<V>(beta);
     a.xvec = false;
-    a.conj = op == BSRMV_OP_C;
+    a.skip_diag = false;
+    const bool conj_a = m->sym && sym_conj_a(m, op);
+    a.conj = m->sym ? conj_a : op == BSRMV_OP_C;
+    if (m->sym)
+        op = BSRMV_OP_N;
     cudaError_t e;
     if (a.alpha == V(0) || op != BSRMV_OP_N) {
         if ((e = launch_spmm_scale<V>((V *)Y, ny, k, a.ys, a.yj, a.beta, s)) != cudaSuccess)
@@ -92,18 +118,8 @@ static bsrmv_status spmm_t(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k
     }
     const int order = m->order == BSRMV_COL_MAJOR ? COL : ROW;
     char what[128];
-    if (op != BSRMV_OP_N) {
-        a.x = (const V *)X;
-        a.xs = row ? ldx : 1;
-        a.xj = row ? 1 : ldx;
-        a.y = (V *)Y;
-        a.kc = k;
-        if ((e = launch_spmm_t<T, V>(a, order, s)) != cudaSuccess) {
-            snprintf(what, sizeof what, "launching the transpose SpMM (bs=%d, k=%d)", m->bs, k);
-            return cuda_fail(e, what);
-        }
-        return BSRMV_SUCCESS;
-    }
+    if (op != BSRMV_OP_N)
+        return spmm_scatter<T, V>(a, m, k, X, ldx, Y, row, "the transpose SpMM", s);
     /* A column-major X, where mm_copy_x says so: each chunk is copied
      * row-major into the handle's scratch, ld rounded up to 4 values so
      * that the kernels' vector loads stay aligned (the widest chunk is
@@ -157,7 +173,43 @@ static bsrmv_status spmm_t(bsrmv_op op, Scalar alpha, bsrmv_gpu_matrix *m, int k
             st = cuda_fail(e, what);
         }
     }
+    if (!st && m->sym) {
+        /* U^T X (Hermitian storage: U^H X); conj(A) conjugates every
+         * stored block and so flips the mirror's conjugation, as the
+         * SpMV's SYM_CONJ_* bits do */
+        a.conj = conj_a != m->herm;
+        a.skip_diag = true;
+        st = spmm_scatter<T, V>(a, m, k, X, ldx, Y, row, "the symmetric storage's mirror pass", s);
+    }
     return st;
+}
+
+/* Whether symmetric storage on its own arrays multiplies column-major
+ * vectors with one SpMV each rather than with the two passes: at few
+ * vectors the passes' scatter costs more than it saves (H100, SPD 27-point
+ * grids, docs/SYMMETRIC.md "Several vectors on the GPU"): below 4 vectors,
+ * below 8 at bs <= 2. */
+static bool sym_by_columns(const bsrmv_gpu_matrix *m, int k)
+{
+    return m->sym && !m->use_full && k < (m->bs <= 2 ? 8 : 4);
+}
+
+/* k SpMVs on the columns of column-major X and Y (alpha, beta: values of
+ * the vector type); X may be NULL where alpha is 0. */
+static bsrmv_status spmv_columns(bsrmv_op op, const void *alpha, const bsrmv_gpu_matrix *dA, int k,
+                                 const void *d_X, int64_t ldx, const void *beta, void *d_Y,
+                                 int64_t ldy, int64_t nx, int64_t ny, void *stream)
+{
+    const size_t vs = bsrmv_type_size(dA->vtype);
+    for (int j = 0; j < k; j++) {
+        const void *xj = d_X ? (const char *)d_X + (size_t)j * (size_t)ldx * vs : nullptr;
+        bsrmv_status st = bsrmv_gpu_spmv_scalars(op, alpha, dA, xj, nx, beta,
+                                                 (char *)d_Y + (size_t)j * (size_t)ldy * vs, ny,
+                                                 stream);
+        if (st)
+            return st;
+    }
+    return BSRMV_SUCCESS;
 }
 
 /* The kernels of the handle's (value, vector) type pair. */
@@ -194,9 +246,9 @@ static bsrmv_status gpu_spmm(const char *who, bsrmv_op op, Scalar alpha, const b
     if (dA->use_full)
         return gpu_spmm(who, sym_conj_a(dA, op) ? op : BSRMV_OP_N, alpha, dA->full, k, d_X, ldx,
                         beta, d_Y, ldy, layout, stream);
-    if (dA->sym)
-        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED,
-                          "%s: symmetric storage is not supported (SpMV only)", who);
+    if (dA->sym && dA->vtype != dA->type)
+        return bsrmv_fail(BSRMV_ERR_UNSUPPORTED, "%s: symmetric storage is not built for float "
+                          "values with double vectors", who);
     int64_t nx, ny;
     /* X and Y in the vector type: double for float values with double
      * vectors (mixed precision) */
@@ -215,12 +267,14 @@ static bsrmv_status gpu_spmm(const char *who, bsrmv_op op, Scalar alpha, const b
     if (ny == 0)
         return BSRMV_SUCCESS;
     /* One vector stored contiguously is an SpMV: the matrix's plan (op N
-     * only for mixed precision: the SpMV has no mixed transpose). */
-    if (k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)) &&
-        (op == BSRMV_OP_N || dA->vtype == dA->type)) {
+     * only for mixed precision: the SpMV has no mixed transpose); so are
+     * a few columns of symmetric storage (sym_by_columns). */
+    if ((k == 1 && (layout == BSRMV_LAYOUT_COL || (ldx == 1 && ldy == 1)) &&
+         (op == BSRMV_OP_N || dA->vtype == dA->type)) ||
+        (layout == BSRMV_LAYOUT_COL && sym_by_columns(dA, k))) {
         ScalarBuf a, b;
-        return bsrmv_gpu_spmv_scalars(op, store_scalar(dA->vtype, alpha, &a), dA, d_X, nx,
-                                      store_scalar(dA->vtype, beta, &b), d_Y, ny, stream);
+        return spmv_columns(op, store_scalar(dA->vtype, alpha, &a), dA, k, d_X, ldx,
+                            store_scalar(dA->vtype, beta, &b), d_Y, ldy, nx, ny, stream);
     }
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */
     cudaStream_t s = (cudaStream_t)stream;
@@ -252,13 +306,18 @@ extern "C" bsrmv_status bsrmv_gpu_spmm_scalars(bsrmv_op op, const void *alpha,
 
 /* Y = A X for the solvers' columns (solve_internal.h), which lie interleaved
  * in one allocation: no overlap check, the caller has checked the rest.
- * Symmetric storage only through its full copy (the solver asks for it). */
+ * Symmetric storage runs its full copy where the plan does, else its two
+ * passes or, for few columns, one SpMV each (sym_by_columns). */
 extern "C" bsrmv_status bsrmv_gpu_spmm_cols(const bsrmv_gpu_matrix *dA, int k, const void *d_X,
                                            int64_t ldx, void *d_Y, int64_t ldy, void *stream)
 {
     const int64_t nx = dA->nb * dA->bs, ny = dA->mb * dA->bs;
-    if (k == 1)
-        return bsrmv_gpu_spmv(BSRMV_OP_N, 1.0, dA, d_X, nx, 0.0, d_Y, ny, stream);
+    if (k == 1 || sym_by_columns(dA, k)) {
+        ScalarBuf a, b;
+        return spmv_columns(BSRMV_OP_N, store_scalar(dA->vtype, Scalar{1.0, 0.0}, &a), dA, k,
+                            d_X, ldx, store_scalar(dA->vtype, Scalar{0.0, 0.0}, &b), d_Y, ldy, nx,
+                            ny, stream);
+    }
     if (dA->use_full)
         dA = dA->full;
     cudaGetLastError(); /* a non-sticky error left by someone else is not ours */

@@ -12,10 +12,11 @@
  * pair), both ops, alpha/beta in {0, 1, -2.5}, Y poisoned with NaN where
  * beta == 0 and its padding checked untouched; empty rows, one block row,
  * non-square shapes, a long row; then the bad calls (k < 1, ld too small,
- * overlap, measured in the vector type for mixed, NULL, host pointers,
- * symmetric storage without its full copy).  Exit 77 (skipped) without a
- * CUDA device. */
+ * overlap, measured in the vector type for mixed, NULL, host pointers);
+ * symmetric storage on its own arrays and through its full copy against
+ * the full storage (test_sym).  Exit 77 (skipped) without a CUDA device. */
 #include "testutil.h"
+#include "testutil_complex.h"
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -158,6 +159,53 @@ static void test_block_sizes(void)
     }
 }
 
+/* Symmetric storage on its own arrays (a SYM kernel set, so the full copy
+ * is not used: the SpMM's two passes over the stored blocks) against the
+ * full storage: double and float, both orders, bs 1-8 (the staged kernel
+ * and the transpose kernel's compile-time sizes) and 11, 16 (runtime bs),
+ * ops N and T (A^T = A), a fifth of the rows empty, one block row, many
+ * rows with a long one; then the plan's choice (the full copy where it
+ * fits the L2) on the small matrix. */
+static void test_sym(void)
+{
+    const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
+    const bsrmv_gpu_config symk = {BSRMV_GPU_SYM_ATOMIC, 32, 2, 256, 0};
+    for (size_t q = 0; q < sizeof sizes / sizeof sizes[0]; q++) {
+        const int bs = sizes[q];
+        const int64_t mb = 20000 / ((int64_t)bs * bs * 4) + 40;
+        const tu_shape shapes[] = {{11, 11, bs, 3.0, 0.2, -1, 0},
+                                   {1, 1, bs, 1.0, 0.0, -1, 0},
+                                   {mb, mb, bs, 5.0, 0.05, mb / 2, mb < 120 ? mb : 120}};
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 2; o++)
+                for (int h = 0; h < 3; h++) {
+                    const uint64_t seed = 7000 + 10 * (uint64_t)bs + 4 * (uint64_t)h + 2 * t + o;
+                    bsrmv_matrix *S = tu_random_sym(&shapes[h], (bsrmv_type)t, (bsrmv_order)o,
+                                                    BSRMV_SYM_SYMMETRIC, seed, h == 1);
+                    bsrmv_matrix *R;
+                    TU_OK(bsrmv_matrix_from_sym(&R, S));
+                    bsrmv_gpu_matrix *dS = NULL;
+                    TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
+                    for (int plan = 0; plan < (h == 0 ? 2 : 1); plan++) {
+                        TU_OK(bsrmv_gpu_matrix_set_config(dS, plan ? NULL : &symk));
+                        int c = (int)(seed % 9);
+                        for (int op = 0; op < 2; op++)
+                            for (int lay = 0; lay < 2; lay++)
+                                for (int k = 0; k < NK_FEW; k++, c++)
+                                    run_one(plan ? "symmetric storage, plan" : "symmetric storage",
+                                            R, dS, (bsrmv_op)op, (bsrmv_layout)lay, ks_few[k],
+                                            k % 3, coefs[c % 3], coefs[(c / 3) % 3],
+                                            seed + 100 * (uint64_t)k);
+                    }
+                    bsrmv_gpu_matrix_destroy(dS);
+                    bsrmv_matrix_destroy(R);
+                    bsrmv_matrix_destroy(S);
+                }
+        printf("symmetric storage, bs=%d: ok\n", bs);
+        fflush(stdout);
+    }
+}
+
 static void test_edge_shapes(void)
 {
     tu_shape empty = {6, 5, 3, 0.0, 1.0, -1, 0};
@@ -242,8 +290,8 @@ static void test_bad_calls(void)
     TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_T, 1, dM, 3, hX, 3, 0, Y, 3, R, NULL), BSRMV_ERR_ARGUMENT);
     bsrmv_gpu_matrix_destroy(dM);
     bsrmv_matrix_destroy(M);
-    /* symmetric storage run on its own arrays (a SYM kernel forced, so the
-     * full copy is not used): refused, whatever the type pair */
+    /* symmetric storage on its own arrays (a SYM kernel set): the overlap
+     * check as for full storage */
     bsrmv_matrix *L, *S;
     TU_OK(bsrmv_generate_block_laplacian(&L, 4, 3, 2, 2, 3, BSRMV_DOUBLE, BSRMV_COL_MAJOR));
     TU_OK(bsrmv_matrix_to_sym(&S, L, 1e-14));
@@ -251,11 +299,8 @@ static void test_bad_calls(void)
     TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
     const bsrmv_gpu_config sym = {BSRMV_GPU_SYM_ATOMIC, 32, 16, 256, 0};
     TU_OK(bsrmv_gpu_matrix_set_config(dS, &sym));
-    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dS, 2, X, 48, 0, Y, 48, C, NULL),
-             BSRMV_ERR_UNSUPPORTED);
-    TU_CHECK(strstr(bsrmv_last_error(), "symmetric") != NULL, "message: %s", bsrmv_last_error());
-    /* the plan's choice runs the full copy: SpMM as for the full matrix */
-    TU_OK(bsrmv_gpu_matrix_set_config(dS, NULL));
+    TU_FAILS(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dS, 2, X, 48, 0, X + 40, 48, C, NULL),
+             BSRMV_ERR_ARGUMENT);
     TU_OK(bsrmv_gpu_spmm(BSRMV_OP_N, 1, dS, 2, X, 48, 0, Y, 48, C, NULL));
     bsrmv_gpu_matrix_destroy(dS);
     bsrmv_matrix_destroy(S);
@@ -275,6 +320,7 @@ int main(void)
     test_edge_shapes();
     printf("alpha == 0, empty rows: ok\n");
     test_block_sizes();
+    test_sym();
     printf("test_gpu_spmm: all %ld calls passed\n", calls);
     return 0;
 }

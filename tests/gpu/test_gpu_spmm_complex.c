@@ -10,8 +10,8 @@
  * Y poisoned with NaN where beta == 0 and its padding checked untouched;
  * empty rows, one block row, non-square shapes, a long row; complex
  * symmetric and Hermitian storage through the full copy the handle keeps
- * (every op: op T of Hermitian and op C of symmetric storage are conj(A));
- * then the bad calls.  Exit 77 (skipped) without a CUDA device.
+ * and on their own arrays (every op: op T of Hermitian and op C of
+ * symmetric storage are conj(A)); then the bad calls.  Exit 77 (skipped) without a CUDA device.
  * BSRMV_GPU_TEST_QUICK=1: fewer sizes and k. */
 #include "testutil_complex.h"
 
@@ -86,12 +86,15 @@ static void run_one(const char *what, const bsrmv_matrix *R, const bsrmv_gpu_mat
 }
 
 /* Every op and layout and the k of the list on A (R: its full storage);
- * alpha/beta rotate through the nine pairs. */
+ * alpha/beta rotate through the nine pairs.  cfg: a configuration set on
+ * the handle (a SYM kernel: symmetric storage on its own arrays). */
 static void run_cases(const char *what, const bsrmv_matrix *A, const bsrmv_matrix *R,
-                      uint64_t seed, bool few)
+                      uint64_t seed, bool few, const bsrmv_gpu_config *cfg)
 {
     bsrmv_gpu_matrix *dA = NULL;
     TU_OK(bsrmv_gpu_matrix_upload(&dA, A, 0, NULL));
+    if (cfg)
+        TU_OK(bsrmv_gpu_matrix_set_config(dA, cfg));
     const int *kl = few || quick ? ks_few : ks;
     const int nk = few || quick ? NK_FEW : NK;
     int c = (int)(seed % 9);
@@ -104,9 +107,12 @@ static void run_cases(const char *what, const bsrmv_matrix *A, const bsrmv_matri
 }
 
 /* Both complex types and orders: full storage of the shape and, with
- * `sym` (a square shape), its symmetric and Hermitian storage. */
+ * `sym` (a square shape), its symmetric and Hermitian storage, through
+ * the plan (the full copy of a small matrix) and on their own arrays (the
+ * SpMM's two passes). */
 static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool few, bool sym)
 {
+    const bsrmv_gpu_config symk = {BSRMV_GPU_SYM_ATOMIC, 32, 2, 256, 0};
     static const bsrmv_type types[] = {BSRMV_COMPLEX_DOUBLE, BSRMV_COMPLEX_FLOAT};
     static const char *const storage[] = {"full", "symmetric", "Hermitian"};
     char name[160];
@@ -124,7 +130,12 @@ static void run_all(const char *what, const tu_shape *sh, uint64_t seed, bool fe
                 if (m > 0)
                     TU_OK(bsrmv_matrix_from_sym(&R, M[m]));
                 snprintf(name, sizeof name, "%s, %s storage", what, storage[m]);
-                run_cases(name, M[m], R, seed + 31 * (uint64_t)m, few || m > 0);
+                run_cases(name, M[m], R, seed + 31 * (uint64_t)m, few || m > 0, NULL);
+                if (m > 0) {
+                    snprintf(name, sizeof name, "%s, %s storage on its own arrays", what,
+                             storage[m]);
+                    run_cases(name, M[m], R, seed + 37 * (uint64_t)m, true, &symk);
+                }
                 if (R != M[m])
                     bsrmv_matrix_destroy(R);
             }
@@ -153,6 +164,8 @@ static void test_block_sizes(void)
         const int64_t mb = 20000 / ((int64_t)bs * bs * 4) + 40;
         tu_shape big = {mb, mb + 3, bs, 5.0, 0.05, mb / 2, mb < 120 ? mb : 120};
         run_all("many rows, long row", &big, seed + 13, true, false);
+        tu_shape bigsq = {mb, mb, bs, 5.0, 0.05, mb / 2, mb < 120 ? mb : 120};
+        run_all("many rows, square", &bigsq, seed + 17, true, true);
         printf("bs=%d: ok (%ld calls so far)\n", bs, calls);
         fflush(stdout);
     }
@@ -184,23 +197,6 @@ static void test_bad_calls(void)
     TU_OK(bsrmv_gpu_spmm_scalars(BSRMV_OP_N, &one, dA, 2, X + 24, 6, &one, X + 8, 8, C, NULL));
     TU_FAILS(bsrmv_gpu_spmm_scalars((bsrmv_op)7, &one, dA, 2, X, 6, &one, Y, 8, C, NULL),
              BSRMV_ERR_ARGUMENT);
-    /* symmetric storage run on its own arrays (a SYM kernel forced, so the
-     * full copy is not used): refused, for every op */
-    tu_shape sq = {6, 6, 3, 3.0, 0.0, -1, 0};
-    bsrmv_matrix *S = tu_random_sym(&sq, BSRMV_COMPLEX_FLOAT, BSRMV_COL_MAJOR, BSRMV_SYM_HERMITIAN,
-                                    3, true);
-    bsrmv_gpu_matrix *dS = NULL;
-    TU_OK(bsrmv_gpu_matrix_upload(&dS, S, 0, NULL));
-    const bsrmv_gpu_config symk = {BSRMV_GPU_SYM_ATOMIC, 32, 2, 256, 0};
-    TU_OK(bsrmv_gpu_matrix_set_config(dS, &symk));
-    float _Complex onef = 1;
-    for (int op = 0; op < 3; op++) {
-        TU_FAILS(bsrmv_gpu_spmm_scalars((bsrmv_op)op, &onef, dS, 2, X, 18, &onef, Y, 18, C, NULL),
-                 BSRMV_ERR_UNSUPPORTED);
-        TU_CHECK(strstr(bsrmv_last_error(), "symmetric") != NULL, "message: %s", bsrmv_last_error());
-    }
-    bsrmv_gpu_matrix_destroy(dS);
-    bsrmv_matrix_destroy(S);
     /* real matrices take _scalars with a value of their type; op C is op T */
     bsrmv_matrix *D = tu_random_bsr(&sh, BSRMV_DOUBLE, BSRMV_COL_MAJOR, 9);
     bsrmv_gpu_matrix *dD = NULL;

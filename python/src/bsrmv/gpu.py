@@ -312,10 +312,8 @@ class GpuBSRMatrix:
         """k vectors: one bsrmv_gpu_spmm call in y's layout (row-major, or
         column-major with a leading dimension), x converted once by its
         framework when its dtype or layout does not fit (mixed precision:
-        x and y in float64).  Symmetric matrices (SpMV only in the library)
-        multiply the columns one by one, in the column-major layout."""
+        x and y in float64)."""
         vdt = self.vector_dtype
-        by_column = self.symmetric
         if xd.shape[0] != n_in:
             raise DimensionError(f"x has {xd.shape[0]} rows, expected {n_in}")
         k = xd.shape[1]
@@ -323,7 +321,7 @@ class GpuBSRMatrix:
         if y is None:
             if beta != 0.0:
                 raise ArgumentError("beta != 0 needs y=")
-            col = by_column or (xd.dtype == vdt and lx[0] is None and lx[1] is not None)
+            col = xd.dtype == vdt and lx[0] is None and lx[1] is not None
             y = _empty(xd, (n_out, k), vdt, fortran=col)
         yd = _Dev(y, "y")
         if yd.dtype != vdt:
@@ -331,11 +329,10 @@ class GpuBSRMatrix:
         if yd.shape != (n_out, k):
             raise DimensionError(f"y has shape {yd.shape}, expected ({n_out}, {k})")
         ly = _dev_layouts(yd)
-        if ly == (None, None) or (by_column and ly[1] is None):
-            raise ArgumentError(("y must be column-major" if by_column else
-                                 "y must be row-major or column-major") +
+        if ly == (None, None):
+            raise ArgumentError("y must be row-major or column-major"
                                 f" (strides {yd.strides}; it is written in place)")
-        row = ly[0] is not None and not by_column
+        row = ly[0] is not None
         if xd.dtype != vdt or lx[0 if row else 1] is None:
             xd = _convert(xd, vdt, "x", fortran=not row)
             lx = _dev_layouts(xd)
@@ -345,12 +342,6 @@ class GpuBSRMatrix:
         if k == 0:
             return y
         s = _stream_ptr(stream, xd)
-        if by_column:
-            es = vdt.itemsize
-            for j in range(k):
-                self._m.spmv(op, complex(alpha), xd.ptr + j * lx[1] * es, n_in, complex(beta),
-                             yd.ptr + j * ly[1] * es, n_out, s)
-            return y
         i = 0 if row else 1
         self._m.spmm(op, complex(alpha), k, xd.ptr, lx[i], complex(beta), yd.ptr, ly[i], row, s)
         return y
