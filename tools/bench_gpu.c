@@ -903,6 +903,25 @@ static int mm_bufs_make(struct bench_case *c, int k, int col, struct mm_bufs *m)
            upload(&m->dYc, m->Y0c, yb);
 }
 
+/* One bsrmv record of spmm_one: `name` (k appended where it ends in "x"),
+ * checked against the reference in ctx's own Y and layout, then timed. 0,
+ * or 1 where timing failed. */
+static int mine_rec(struct rec *r, const char *name, int k, double bytes, struct bench_case *c, call_fn fn,
+                    struct mmx *ctx, const struct mm_bufs *m, size_t ybytes, int reps, cudaStream_t s)
+{
+    const size_t n = strlen(name);
+    if (n && name[n - 1] == 'x')
+        snprintf(r->kernel, sizeof r->kernel, "%s%d", name, k);
+    else
+        snprintf(r->kernel, sizeof r->kernel, "%s", name);
+    r->backend = "gpu";
+    r->k = k;
+    r->bytes = bytes;
+    const void *Y0 = ctx->dY == m->dYc ? m->Y0c : m->Y0;
+    r->rel_err = check_mm(c, fn, ctx, ctx->dY, Y0, m->Yh, ybytes, k, ctx->layout == BSRMV_LAYOUT_COL, s);
+    return time_calls(fn, ctx, reps, s, &r->ms) != 0;
+}
+
 /* k vectors in `lay`: k bsrmv_gpu_spmv calls ("spmvxK"), bsrmv_gpu_spmm
  * ("spmm-row"/"spmm-col") and cusparseSpMM with the BSR descriptor (both
  * block orders, BSR_ALG1) and the CSR expansion (CSR_ALG1..3), in the same
@@ -939,47 +958,22 @@ static int spmm_one(const struct bench_options *o, struct bench_case *c, struct 
     mine.ldx = col ? in->cols : k;
     mine.ldy = col ? in->rows : k;
     /* k SpMVs with the plan's choice, then the SpMM */
-    struct rec *r = &recs[nrec];
-    snprintf(r->kernel, sizeof r->kernel, "spmvx%d", k);
-    r->backend = "gpu";
-    r->k = k;
-    r->bytes = c->bytes * k;
-    r->rel_err = check_mm(c, call_spmv_k, &peer, m.dYc, m.Y0c, m.Yh, ybytes, k, 1, b->s);
-    if (time_calls(call_spmv_k, &peer, reps, b->s, &r->ms) != 0)
+    if (mine_rec(&recs[nrec++], "spmvx", k, c->bytes * k, c, call_spmv_k, &peer, &m, ybytes, reps, b->s) ||
+        mine_rec(&recs[nrec++], col ? "spmm-col" : "spmm-row", k, c->bytes + (k - 1) * vec_bytes, c, call_spmm,
+                 &mine, &m, ybytes, reps, b->s))
         goto fail;
-    nrec++;
-    r = &recs[nrec];
-    snprintf(r->kernel, sizeof r->kernel, "spmm-%s", col ? "col" : "row");
-    r->backend = "gpu";
-    r->k = k;
-    r->bytes = c->bytes + (k - 1) * vec_bytes;
-    r->rel_err = check_mm(c, call_spmm, &mine, m.dY, m.Y0, m.Yh, ybytes, k, col, b->s);
-    if (time_calls(call_spmm, &mine, reps, b->s, &r->ms) != 0)
-        goto fail;
-    r->speedup = recs[0].ms / r->ms;
-    nrec++;
+    recs[1].speedup = recs[0].ms / recs[1].ms;
     if (dS) {
         struct mmx speer = peer, smine = mine;
         speer.dA = smine.dA = dS;
-        const call_fn fns[2] = {call_spmv_k, call_spmm};
-        struct mmx *ctx[2] = {&speer, &smine};
-        for (int q = 0; q < 2; q++) {
-            r = &recs[nrec];
-            if (q == 0)
-                snprintf(r->kernel, sizeof r->kernel, "sym-spmvx%d", k);
-            else
-                snprintf(r->kernel, sizeof r->kernel, "sym-spmm-%s", col ? "col" : "row");
-            r->backend = "gpu";
-            r->k = k;
-            const double sb = (double)bsrmv_matrix_spmv_bytes(c->S);
-            r->bytes = q == 0 ? sb * k : sb + (k - 1) * vec_bytes;
-            r->rel_err = q == 0 ? check_mm(c, fns[q], ctx[q], m.dYc, m.Y0c, m.Yh, ybytes, k, 1, b->s)
-                                : check_mm(c, fns[q], ctx[q], m.dY, m.Y0, m.Yh, ybytes, k, col, b->s);
-            if (time_calls(fns[q], ctx[q], reps, b->s, &r->ms) != 0)
-                goto fail;
-            r->full_ms = recs[q].ms; /* its speedup: over the full storage's same call */
-            nrec++;
-        }
+        const double sb = (double)bsrmv_matrix_spmv_bytes(c->S);
+        if (mine_rec(&recs[nrec++], "sym-spmvx", k, sb * k, c, call_spmv_k, &speer, &m, ybytes, reps, b->s) ||
+            mine_rec(&recs[nrec++], col ? "sym-spmm-col" : "sym-spmm-row", k, sb + (k - 1) * vec_bytes, c,
+                     call_spmm, &smine, &m, ybytes, reps, b->s))
+            goto fail;
+        /* their speedups: over the full storage's same call */
+        recs[2].full_ms = recs[0].ms;
+        recs[3].full_ms = recs[1].ms;
     }
     const int nmine = nrec;
     /* cuSPARSE */

@@ -532,13 +532,14 @@ template <typename T, typename V> static int spmm_t_lanes(const MmArgs<T, V> &a)
 }
 
 template <typename T, typename V, int BS>
-static void run_t(const MmArgs<T, V> &a, int order, unsigned g, int threads, cudaStream_t s)
+static cudaError_t run_t(const MmArgs<T, V> &a, int order, unsigned g, int threads, cudaStream_t s)
 {
     const int lp = spmm_t_lanes(a);
     if (order == COL)
         k_spmm_t<T, V, COL, BS><<<g, threads, 0, s>>>(a, lp);
     else
         k_spmm_t<T, V, ROW, BS><<<g, threads, 0, s>>>(a, lp);
+    return cudaGetLastError();
 }
 
 template <typename T, typename V>
@@ -548,14 +549,11 @@ cudaError_t launch_spmm_t(const MmArgs<T, V> &a, int order, cudaStream_t s)
     const unsigned g = bsrmv_grid(a.mb * 32, threads);
     const int bsk = BSRMV_COMPILED_BS(BSRMV_SPMM_LIST, a.bs);
 #define X(BS, P_)                                                                                  \
-    if (bsk == BS) {                                                                               \
-        run_t<T, V, BS>(a, order, g, threads, s);                                                  \
-        return cudaGetLastError();                                                                 \
-    }
+    if (bsk == BS)                                                                                 \
+        return run_t<T, V, BS>(a, order, g, threads, s);
     BSRMV_SPMM_LIST(X)
 #undef X
-    run_t<T, V, 0>(a, order, g, threads, s);
-    return cudaGetLastError();
+    return run_t<T, V, 0>(a, order, g, threads, s);
 }
 
 template <typename T>
