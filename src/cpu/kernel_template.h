@@ -202,9 +202,14 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, const int cj, con
  * the work per byte) went from 1.30-1.35x the full storage to 1.9x at bs
  * 4 and 6.  1, 2, 4 and 8 KiB ahead: the symmetric set's geometric mean
  * 1.65, 1.70, 1.73, 1.73.  Real matrices that stay in the caches: level
- * (24 cases promoted to bs 2-12, 1.03x). */
-INLINE void FN(prefetch_ahead)(const T *a, const int64_t bs2)
+ * (24 cases promoted to bs 2-12, 1.03x).  The general product asks for it
+ * where bsrmv_cpu_prefetch says (off on AMD CPUs: spmv.c); the symmetric
+ * product always, for its twice the work per byte: on the AMD VM bcsstk25
+ * promoted to bs 3 took 0.48-0.56 ms with it and 0.55-0.65 without. */
+INLINE void FN(prefetch_ahead)(const int on, const T *a, const int64_t bs2)
 {
+    if (!on)
+        return;
     /* Blocks past 2 KiB are long runs the hardware follows by itself; the
      * prefetches only took issue slots there (bcsstk16 split at bs 18-32:
      * 0.61-0.95x, bs 24 1.09x). */
@@ -220,7 +225,7 @@ INLINE void FN(prefetch_ahead)(const T *a, const int64_t bs2)
  * limited by the latency of one chain of FMAs; acc holds U*bs values (pad
  * where pad is not 0). */
 INLINE void FN(row_sum)(const int bs, const int U, const int pad, const bsrmv_order order,
-                        int64_t k, const int64_t k1, const int32_t *restrict ci,
+                        const int pf, int64_t k, const int64_t k1, const int32_t *restrict ci,
                         const T *restrict val, const V *restrict x, V *restrict acc)
 {
     const int64_t bs2 = (int64_t)bs * bs;
@@ -243,7 +248,7 @@ INLINE void FN(row_sum)(const int bs, const int U, const int pad, const bsrmv_or
     }
     for (; k + U <= k1; k += U)
         for (int u = 0; u < U; u++) {
-            FN(prefetch_ahead)(val + (k + u) * bs2, bs2);
+            FN(prefetch_ahead)(pf, val + (k + u) * bs2, bs2);
             FN(block_n)(bs, pad, order, 0, acc + u * bs, val + (k + u) * bs2,
                         x + (int64_t)ci[k + u] * bs);
         }
@@ -265,14 +270,14 @@ INLINE void FN(row_sum)(const int bs, const int U, const int pad, const bsrmv_or
 
 /* y rows [r0, r1) = alpha * (A x) + beta * y; acc holds U*bs values, or
  * pad where pad is not 0 (U is 1 then). */
-INLINE void FN(rows_n)(const int bs, const int U, const int pad, const bsrmv_order order,
-                       int64_t r0, int64_t r1, const int W64, const int64_t *restrict rp64,
-                       const int32_t *restrict rp32, const int32_t *restrict ci,
-                       const T *restrict val, const V *restrict x, V alpha, V beta,
-                       V *restrict y, V *restrict acc)
+INLINE void FN(rows_n_pf)(const int bs, const int U, const int pad, const bsrmv_order order,
+                          const int pf, int64_t r0, int64_t r1, const int W64,
+                          const int64_t *restrict rp64, const int32_t *restrict rp32,
+                          const int32_t *restrict ci, const T *restrict val,
+                          const V *restrict x, V alpha, V beta, V *restrict y, V *restrict acc)
 {
     for (int64_t i = r0; i < r1; i++) {
-        FN(row_sum)(bs, U, pad, order, RP_(i), RP_(i + 1), ci, val, x, acc);
+        FN(row_sum)(bs, U, pad, order, pf, RP_(i), RP_(i + 1), ci, val, x, acc);
         V *yi = y + i * bs;
         /* beta == 0 must not read y: NaN there would survive 0*NaN. */
         if (beta == 0)
@@ -282,6 +287,23 @@ INLINE void FN(rows_n)(const int bs, const int U, const int pad, const bsrmv_ord
             for (int r = 0; r < bs; r++)
                 yi[r] = alpha * acc[r] + beta * yi[r];
     }
+}
+
+/* rows_n_pf with prefetch_ahead on or off (bsrmv_cpu_prefetch), each a
+ * loop of its own: a test of the flag per block ran lns_3937 promoted to
+ * bs 2 at 0.80x (AMD EPYC, one and two threads). */
+INLINE void FN(rows_n)(const int bs, const int U, const int pad, const bsrmv_order order,
+                       int64_t r0, int64_t r1, const int W64, const int64_t *restrict rp64,
+                       const int32_t *restrict rp32, const int32_t *restrict ci,
+                       const T *restrict val, const V *restrict x, V alpha, V beta,
+                       V *restrict y, V *restrict acc)
+{
+    if (bsrmv_cpu_prefetch)
+        FN(rows_n_pf)(bs, U, pad, order, 1, r0, r1, W64, rp64, rp32, ci, val, x, alpha, beta,
+                      y, acc);
+    else
+        FN(rows_n_pf)(bs, U, pad, order, 0, r0, r1, W64, rp64, rp32, ci, val, x, alpha, beta,
+                      y, acc);
 }
 
 /* yt += (the blocks from cut c0 to cut c1)^T x: each block scatters into
@@ -341,7 +363,7 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
             for (int u = 0; u < U; u++) {
                 const int64_t j = ci[k + u];
                 const T *a = val + (k + u) * bs2;
-                FN(prefetch_ahead)(a, bs2);
+                FN(prefetch_ahead)(1, a, bs2);
                 FN(block_n)(bs, 0, order, cn, acc + u * bs, a, x + j * bs);
                 FN(block_t)(bs, order, ct, bs < 4, j < r1 ? y + j * bs : buf + (j - r1) * bs, a,
                             ax);
@@ -349,7 +371,7 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
         for (; k < k1; k++) {
             const int64_t j = ci[k];
             const T *a = val + k * bs2;
-            FN(prefetch_ahead)(a, bs2);
+            FN(prefetch_ahead)(1, a, bs2);
             FN(block_n)(bs, 0, order, cn, acc, a, x + j * bs);
             FN(block_t)(bs, order, ct, bs < 4, j < r1 ? y + j * bs : buf + (j - r1) * bs, a, ax);
         }
@@ -377,8 +399,8 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
                (const T *)A->val, (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
 #define ARGS_P int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A, const void *x, void *out
 #define PASS_P(BS, U, ORDER, ACC)                                                       \
-    FN(row_sum)(BS, U, 0, ORDER, k0, k1, A->col_idx, (const T *)A->val, (const V *)x,   \
-                ACC);                                                                   \
+    FN(row_sum)(BS, U, 0, ORDER, bsrmv_cpu_prefetch, k0, k1, A->col_idx, (const T *)A->val, \
+                (const V *)x, ACC);                                                     \
     memcpy(out, ACC, (size_t)(BS) * sizeof(V))
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt

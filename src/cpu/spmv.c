@@ -9,6 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the general product prefetches its values (prefetch_ahead in
+ * kernel_template.h).  The prefetch made one core of a 2-core Xeon VM
+ * read 1.1-1.4x faster; on one core of a 2-core AMD EPYC (Zen 4) VM the
+ * SpMV ran 1.15-1.30x faster without it at bs 12 and 16 (9 promoted
+ * matrices and two 27-point grids, where it lost to PETSc SeqBAIJ and
+ * scipy's BSR) and 1.03-1.16x at bs 2-8, and no distance from 1 to 8 KiB,
+ * nor prefetcht1 or prefetchnta, did better than none; on two threads
+ * 1.01-1.31x faster without it.  So it is off on AMD CPUs; BSRMV_CPU_PREFETCH=0 or 1 in the
+ * environment at load time overrides the choice. */
+int bsrmv_cpu_prefetch = 1;
+
+__attribute__((constructor)) static void prefetch_init(void)
+{
+    const char *e = getenv("BSRMV_CPU_PREFETCH");
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    bsrmv_cpu_prefetch = !__builtin_cpu_is("amd");
+#endif
+    if (e && (*e == '0' || *e == '1'))
+        bsrmv_cpu_prefetch = *e == '1';
+}
+
 /* Position of bs in the specialised tables, -1 if it has none. */
 #define COUNT_(B) +1
 static const int nspecialised = 0 BSRMV_CPU_BLOCK_SIZES(COUNT_);
