@@ -203,7 +203,7 @@ INLINE void FN(block_t)(const int bs, const bsrmv_order order, const int cj, con
  * 4 and 6.  1, 2, 4 and 8 KiB ahead: the symmetric set's geometric mean
  * 1.65, 1.70, 1.73, 1.73.  Real matrices that stay in the caches: level
  * (24 cases promoted to bs 2-12, 1.03x).  The general product asks for it
- * where bsrmv_cpu_prefetch says (off on AMD CPUs: spmv.c); the symmetric
+ * for blocks up to bsrmv_cpu_prefetch_max bytes (spmv.c); the symmetric
  * product always, for its twice the work per byte: on the AMD VM bcsstk25
  * promoted to bs 3 took 0.48-0.56 ms with it and 0.55-0.65 without. */
 INLINE void FN(prefetch_ahead)(const int on, const T *a, const int64_t bs2)
@@ -289,8 +289,8 @@ INLINE void FN(rows_n_pf)(const int bs, const int U, const int pad, const bsrmv_
     }
 }
 
-/* rows_n_pf with prefetch_ahead on or off (bsrmv_cpu_prefetch), each a
- * loop of its own: a test of the flag per block ran lns_3937 promoted to
+/* rows_n_pf with prefetch_ahead on or off (bsrmv_cpu_prefetch_max), each
+ * a loop of its own: a test of the flag per block ran lns_3937 promoted to
  * bs 2 at 0.80x (AMD EPYC, one and two threads). */
 INLINE void FN(rows_n)(const int bs, const int U, const int pad, const bsrmv_order order,
                        int64_t r0, int64_t r1, const int W64, const int64_t *restrict rp64,
@@ -298,7 +298,7 @@ INLINE void FN(rows_n)(const int bs, const int U, const int pad, const bsrmv_ord
                        const T *restrict val, const V *restrict x, V alpha, V beta,
                        V *restrict y, V *restrict acc)
 {
-    if (bsrmv_cpu_prefetch)
+    if ((int64_t)bs * bs * (int64_t)sizeof(T) <= bsrmv_cpu_prefetch_max)
         FN(rows_n_pf)(bs, U, pad, order, 1, r0, r1, W64, rp64, rp32, ci, val, x, alpha, beta,
                       y, acc);
     else
@@ -399,8 +399,8 @@ INLINE void FN(rows_sym)(const int bs, const int U, const bsrmv_order order, con
                (const T *)A->val, (const V *)x, (V)alpha, (V)beta, (V *)y, ACC)
 #define ARGS_P int bs, int64_t k0, int64_t k1, const bsrmv_matrix *A, const void *x, void *out
 #define PASS_P(BS, U, ORDER, ACC)                                                       \
-    FN(row_sum)(BS, U, 0, ORDER, bsrmv_cpu_prefetch, k0, k1, A->col_idx, (const T *)A->val, \
-                (const V *)x, ACC);                                                     \
+    FN(row_sum)(BS, U, 0, ORDER, (BS) * (BS) * (int)sizeof(T) <= bsrmv_cpu_prefetch_max,  \
+                k0, k1, A->col_idx, (const T *)A->val, (const V *)x, ACC);              \
     memcpy(out, ACC, (size_t)(BS) * sizeof(V))
 #define ARGS_T                                                                          \
     int bs, bsrmv_cut c0, bsrmv_cut c1, const bsrmv_matrix *A, const void *x, void *yt

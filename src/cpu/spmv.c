@@ -9,26 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the general product prefetches its values (prefetch_ahead in
- * kernel_template.h).  The prefetch made one core of a 2-core Xeon VM
- * read 1.1-1.4x faster; on one core of a 2-core AMD EPYC (Zen 4) VM the
- * SpMV ran 1.15-1.30x faster without it at bs 12 and 16 (9 promoted
- * matrices and two 27-point grids, where it lost to PETSc SeqBAIJ and
- * scipy's BSR) and 1.03-1.16x at bs 2-8, and no distance from 1 to 8 KiB,
- * nor prefetcht1 or prefetchnta, did better than none; on two threads
- * 1.01-1.31x faster without it.  So it is off on AMD CPUs; BSRMV_CPU_PREFETCH=0 or 1 in the
- * environment at load time overrides the choice. */
-int bsrmv_cpu_prefetch = 1;
+/* The largest block, in bytes, whose values the general product prefetches
+ * (prefetch_ahead in kernel_template.h).  The prefetch made one core of a
+ * 2-core Xeon VM read 1.1-1.4x faster.  On one core of a 2-core AMD EPYC
+ * (Zen 4) VM, both loops timed alternately in one process: at bs 4-16 the
+ * SpMV ran 1.07-1.30x faster without it (27-point grids of ~350 MB and 9
+ * promoted matrices of 22-200 MB, where it had lost to PETSc SeqBAIJ and
+ * scipy's BSR), no distance from 1 to 8 KiB nor prefetcht1 or prefetchnta
+ * doing better than none; at bs 2 it ran 1.19x faster with it on the
+ * 383 MB grid (level at bs 3 and on two threads), 1.05-1.10x slower on
+ * matrices of 1-10 MB.  So on AMD CPUs only blocks of up to 72 bytes (bs
+ * 3 in double) are prefetched.  BSRMV_CPU_PREFETCH=0 (never) or 1 (up to
+ * 2 KiB, as elsewhere) in the environment at load time overrides it. */
+int bsrmv_cpu_prefetch_max = 2048;
 
 __attribute__((constructor)) static void prefetch_init(void)
 {
     const char *e = getenv("BSRMV_CPU_PREFETCH");
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    bsrmv_cpu_prefetch = !__builtin_cpu_is("amd");
+    if (__builtin_cpu_is("amd"))
+        bsrmv_cpu_prefetch_max = 72;
 #endif
     if (e && (*e == '0' || *e == '1'))
-        bsrmv_cpu_prefetch = *e == '1';
+        bsrmv_cpu_prefetch_max = *e == '1' ? 2048 : 0;
 }
 
 /* Position of bs in the specialised tables, -1 if it has none. */

@@ -46,9 +46,9 @@ static inline double _Complex load_scalar(bsrmv_type t, const void *p)
     }
 }
 
-/* Whether the general SpMV kernels prefetch their values (prefetch_ahead):
- * set once at load time (spmv.c), read-only after. */
-extern int bsrmv_cpu_prefetch;
+/* The largest block, in bytes, that the general SpMV kernels prefetch
+ * (prefetch_ahead): set once at load time (spmv.c), read-only after. */
+extern int bsrmv_cpu_prefetch_max;
 
 /* Below this many multiply-adds a parallel region costs more than it saves. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 13)
