@@ -3,7 +3,8 @@
 
   bench/plot.py [RUN_DIR ...] [--out docs/results/plots]
 
-Without RUN_DIR: the newest full CPU and GPU runs in bench/results/.  Per
+Without RUN_DIR: the newest full run of each CPU and GPU machine in
+bench/results/.  Per
 run (file names start with the run's label):
   _gbps_vs_bs.png   GB/s vs bs per library: grids, real matrices promoted
                     (geometric mean over the matrices), the split sweep
@@ -354,7 +355,7 @@ def main():
     ap.add_argument("runs", nargs="*")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results", "plots"))
     a = ap.parse_args()
-    dirs = a.runs or bd.find_runs("cpu")[:1] + bd.newest_runs("gpu")
+    dirs = a.runs or bd.newest_runs("cpu") + bd.newest_runs("gpu")
     if not a.runs:
         dirs += bd.find_mpi_runs()[:1]
     os.makedirs(a.out, exist_ok=True)

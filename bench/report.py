@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """docs/RESULTS.md from the suite's JSON lines (bench/suite.sh).
 
-  bench/report.py [--cpu DIR] [--gpu DIR]... [--gpu-mpi DIR] [--out docs/RESULTS.md]
+  bench/report.py [--cpu DIR]... [--gpu DIR]... [--gpu-mpi DIR] [--out docs/RESULTS.md]
                   [--template bench/RESULTS.template.md] [--readme README.md]
 
 Without --cpu/--gpu/--gpu-mpi: the newest full run of each mode in
-bench/results/ (a quick run when there is no full one), for the GPU one per
-GPU model (label); --gpu may be given more than once.  Every (matrix, bs) measured is a
+bench/results/ (a quick run when there is no full one), one per machine
+(label: a CPU model, a GPU model); --cpu and --gpu may be given more than
+once.  Every (matrix, bs) measured is a
 row, with bsrmv / best peer on it, good or bad; geometric means per set;
 what was skipped and why; wrong results listed apart.  Values are medians
 over the rounds and processes of a run (bsrmv: the in-process library
@@ -789,12 +790,15 @@ def wrong_lines(run):
     return out
 
 
-def headline(cpu, cpu_sum, gpus):
+def headline(cpus, gpus):
     lines = ["| machine | set | rows | bsrmv / best peer, geometric mean | min | max | rows below 1 |",
              "|---|---|---|---|---|---|---|"]
     foot = []
-    if cpu:
+    for cpu, cpu_sum in cpus:
+        llc = str(cpu.meta.get("llc", ""))
         name = f"CPU {cpu.meta.get('cpu')}, {cpu.meta.get('nproc')} cores"
+        if llc.endswith("K") and llc[:-1].isdigit():  # two machines of one model name apart
+            name += f", L3 {int(llc[:-1]) // 1024} MB"
         if cpu.meta.get("other_load", 0) > 0.25:
             name += " (loaded*)"
             foot.append(f"\\* Loaded run: other processes used {cpu.meta['other_load']:.1f} of the "
@@ -834,28 +838,30 @@ def plot_lines(label):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cpu")
+    ap.add_argument("--cpu", action="append", help="a CPU run directory (repeatable)")
     ap.add_argument("--gpu", action="append", help="a GPU run directory (repeatable)")
     ap.add_argument("--gpu-mpi", help="a gpu-mpi run directory (bench/suite.sh --gpu-mpi)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "RESULTS.md"))
     ap.add_argument("--template", default=os.path.join(ROOT, "bench", "RESULTS.template.md"))
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     a = ap.parse_args()
-    cpu_dir = a.cpu or next(iter(bd.find_runs("cpu")), None)
-    cpu = bd.Run(cpu_dir) if cpu_dir else None
+    cpu_runs = [bd.Run(d) for d in (a.cpu or bd.newest_runs("cpu"))]
     gpu_runs = [bd.Run(d) for d in (a.gpu or bd.newest_runs("gpu"))]
     mpi_dir = a.gpu_mpi or next(iter(bd.find_mpi_runs()), None)
     mpi = bd.MpiRun(mpi_dir) if mpi_dir else None
 
-    cpu_lines, cpu_sum = (cpu_section(cpu, f"CPU: {cpu.meta.get('label')}") if cpu
-                          else (["## CPU", "", "No CPU run found in bench/results/."], []))
     def with_plots(lines, label):
         """The plots after the run's header, before the first table."""
         i = next((k for k, l in enumerate(lines) if l.startswith("### ")), len(lines))
         return lines[:i] + plot_lines(label) + lines[i:]
 
-    if cpu:
-        cpu_lines = with_plots(cpu_lines, cpu.meta["label"])
+    cpus, cpu_lines = [], []
+    for cpu in cpu_runs:
+        lines, cpu_sum = cpu_section(cpu, f"CPU: {cpu.meta.get('label')}")
+        cpu_lines += with_plots(lines, cpu.meta["label"])
+        cpus.append((cpu, cpu_sum))
+    if not cpu_runs:
+        cpu_lines = ["## CPU", "", "No CPU run found in bench/results/."]
     gpus, gpu_lines = [], []
     for gpu in gpu_runs:
         lines, gpu_sum = gpu_section(gpu, f"GPU: {gpu.gpu_name} ({gpu.meta.get('label')})")
@@ -879,7 +885,7 @@ def main():
                   "No gpu-mpi run in bench/results/ yet: on a machine with 2, 4 or 8 GPUs, "
                   "`bench/suite.sh --gpu-mpi --out \"$OUT/gpu-mpi\"`, then copy that directory to "
                   "`bench/results/` and run `python3 bench/plot.py && python3 bench/report.py`.", ""])
-    head = headline(cpu, cpu_sum, gpus)
+    head = headline(cpus, gpus)
     try:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
@@ -891,12 +897,12 @@ def main():
             .replace("{{CPU}}", "\n".join(cpu_lines))
             .replace("{{GPU}}", "\n".join(gpu_lines))
             .replace("{{GPU_MPI}}", "\n".join(mpi_lines))
-            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (cpu, *gpu_runs, mpi) if r) or "none")
+            .replace("{{SOURCES}}", ", ".join(f"`{rel(r.path)}`" for r in (*cpu_runs, *gpu_runs, mpi) if r) or "none")
             .replace("{{COMMIT}}", commit))
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write(text)
-    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (cpu, *gpu_runs, mpi) if r)}")
+    print(f"report: wrote {rel(a.out)} from {', '.join(rel(r.path) for r in (*cpu_runs, *gpu_runs, mpi) if r)}")
 
     if a.readme and os.path.exists(a.readme):
         with open(a.readme) as f:
