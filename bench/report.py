@@ -855,18 +855,20 @@ def main():
         i = next((k for k, l in enumerate(lines) if l.startswith("### ")), len(lines))
         return lines[:i] + plot_lines(label) + lines[i:]
 
-    cpus, cpu_lines = [], []
-    for cpu in cpu_runs:
-        lines, cpu_sum = cpu_section(cpu, f"CPU: {cpu.meta.get('label')}")
-        cpu_lines += with_plots(lines, cpu.meta["label"])
-        cpus.append((cpu, cpu_sum))
+    def sections(runs, section, title):
+        """Each run's section with its plots, and (run, summary) for the headline."""
+        summaries, lines = [], []
+        for run in runs:
+            part, summary = section(run, title(run))
+            lines += with_plots(part, run.meta["label"])
+            summaries.append((run, summary))
+        return summaries, lines
+
+    cpus, cpu_lines = sections(cpu_runs, cpu_section, lambda r: f"CPU: {r.meta.get('label')}")
     if not cpu_runs:
         cpu_lines = ["## CPU", "", "No CPU run found in bench/results/."]
-    gpus, gpu_lines = [], []
-    for gpu in gpu_runs:
-        lines, gpu_sum = gpu_section(gpu, f"GPU: {gpu.gpu_name} ({gpu.meta.get('label')})")
-        gpu_lines += with_plots(lines, gpu.meta["label"])
-        gpus.append((gpu, gpu_sum))
+    gpus, gpu_lines = sections(gpu_runs, gpu_section,
+                               lambda r: f"GPU: {r.gpu_name} ({r.meta.get('label')})")
     if not gpu_runs:
         gpu_lines = ["## GPU: pending device run", "",
                      "No GPU run in bench/results/ yet. On the GPU machine, after the CUDA build of "
