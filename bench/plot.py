@@ -4,8 +4,7 @@
   bench/plot.py [RUN_DIR ...] [--out docs/results/plots]
 
 Without RUN_DIR: the newest full run of each CPU and GPU machine in
-bench/results/.  Per
-run (file names start with the run's label):
+bench/results/.  Per run (file names start with the run's label):
   _gbps_vs_bs.png   GB/s vs bs per library: grids, real matrices promoted
                     (geometric mean over the matrices), the split sweep
                     (Eberhardt & Hoemmen Fig. 8/9 style)

@@ -797,7 +797,7 @@ def headline(cpus, gpus):
     for cpu, cpu_sum in cpus:
         llc = str(cpu.meta.get("llc", ""))
         name = f"CPU {cpu.meta.get('cpu')}, {cpu.meta.get('nproc')} cores"
-        if llc.endswith("K") and llc[:-1].isdigit():  # two machines of one model name apart
+        if llc.endswith("K") and llc[:-1].isdigit():  # tells two machines of one model name apart
             name += f", L3 {int(llc[:-1]) // 1024} MB"
         if cpu.meta.get("other_load", 0) > 0.25:
             name += " (loaded*)"
