@@ -810,6 +810,10 @@ def main():
     ap.add_argument("--measured", type=int, default=0, metavar="N",
                     help="also report the measured choice of the table's choice and the next N of its order "
                          "(bsrmv_gpu_matrix_tune with max_candidates N), from the records")
+    ap.add_argument("--bounds", type=int, default=0, metavar="N",
+                    help="also report, on the held-out cases, the best of the configurations that are among "
+                         "the N best of some training case of the same type, order and bs: what any table "
+                         "choosing among them could reach")
     ap.add_argument("--cv", action="store_true",
                     help="also leave each matrix out in turn: learn on the others, pick for it")
     ap.add_argument("--l2-mib", type=float, default=60, help="the L2 size the device reports (H200: 60, H100: 50)")
@@ -841,6 +845,9 @@ def main():
         tops = [(key, c, min(rank(model, key, c)[:a.measured + 1], key=lambda k: c["k"][k]))
                 for key, c in sorted(cases.items())]
         report("held-%d" % a.measured, [p for p in tops if matrix_of(p[1]) in held])
+    if a.bounds:
+        train = {k: c for k, c in cases.items() if matrix_of(c) not in held}
+        report("bound-%d" % a.bounds, bounds(train, [p for p in picks if matrix_of(p[1]) in held], a))
     if a.cv:
         names = sorted({matrix_of(c) for c in cases.values()})
         cv = []
@@ -855,6 +862,26 @@ def main():
         picks = sorted((key, c, predict(model, key, c)) for key, c in other.items())
         report("other-held", [p for p in picks if matrix_of(p[1]) in held])
         report("other-train", [p for p in picks if matrix_of(p[1]) not in held])
+        if a.bounds:
+            report("other-bound-%d" % a.bounds, bounds(train, [p for p in picks if matrix_of(p[1]) in held], a))
+
+
+def bounds(train, picks, opt):
+    """The picks [(key, case, cfg)] with each cfg replaced by the fastest on
+    the case of the configurations among the opt.bounds best (by the
+    objective) of some solver-like training case of its type, order and bs:
+    an oracle that knows which training matrix to copy.  Where it falls
+    short, no table that picks among those configurations does better."""
+    obj = OBJECTIVES[opt.objective]
+    tops = collections.defaultdict(set)
+    for key, c in train.items():
+        if key[4]:
+            tops[key[1:4]] |= set(make_point(c, obj, opt.bounds)["s"])
+    out = []
+    for key, c, pick in picks:
+        cand = [k for k in tops.get(key[1:4], ()) if k in c["k"]]
+        out.append((key, c, min(cand, key=lambda k: c["k"][k]) if cand else pick))
+    return out
 
 
 def check(paths, best_paths=()):
