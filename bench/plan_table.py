@@ -27,6 +27,8 @@ conditions match, and whose kernel is built for the matrix, is the plan.
 
 --cv also learns once per matrix with that matrix left out and reports the
 choice on it: the estimate of how the table does on matrices it has not seen.
+--bounds N reports the ceiling of any table that copies, for a held-out
+case, one of the N best configurations of a training case of its key.
 """
 import argparse
 import collections
@@ -835,7 +837,8 @@ def main():
     MEMSM = a.memsm
     cases = load(a.data, a.matrices)
     held = set(a.holdout.split(",")) - {""}
-    model = learn({k: c for k, c in cases.items() if matrix_of(c) not in held}, a)
+    train = {k: c for k, c in cases.items() if matrix_of(c) not in held}
+    model = learn(train, a)
     write_table(sys.stdout, model, a.device, len(held))
     picks = sorted((key, c, predict(model, key, c)) for key, c in cases.items())
     report("held-out", [p for p in picks if matrix_of(p[1]) in held])
@@ -846,7 +849,6 @@ def main():
                 for key, c in sorted(cases.items())]
         report("held-%d" % a.measured, [p for p in tops if matrix_of(p[1]) in held])
     if a.bounds:
-        train = {k: c for k, c in cases.items() if matrix_of(c) not in held}
         report("bound-%d" % a.bounds, bounds(train, [p for p in picks if matrix_of(p[1]) in held], a))
     if a.cv:
         names = sorted({matrix_of(c) for c in cases.values()})
